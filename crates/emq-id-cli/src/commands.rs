@@ -1,0 +1,268 @@
+//! The subcommands. Each answers every input it was given and returns the failures.
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use serde_json::{json, Value};
+
+use crate::args::{stdin_lines, Args};
+use crate::{civil, help, Failure};
+
+type Out<'a> = &'a mut dyn Write;
+
+pub fn run(argv: &[OsString]) -> Vec<Failure> {
+    let Some(command) = argv.first().map(|c| c.to_string_lossy().into_owned()) else {
+        print!("{}", help::MAIN);
+        return vec![Failure::Usage("no command given".into())];
+    };
+    if matches!(command.as_str(), "--help" | "-h" | "help") {
+        print!("{}", help::MAIN);
+        return vec![];
+    }
+    let Some(text) = help::of(&command) else {
+        return vec![Failure::Usage(format!("unknown command {command:?}"))];
+    };
+    let rest = &argv[1..];
+    if rest.iter().any(|a| a == "--help" || a == "-h") {
+        println!("{text}");
+        return vec![];
+    }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let failures = match dispatch(&command, rest, &mut out) {
+        Ok(failures) => failures,
+        Err(f) => vec![f],
+    };
+    if let Err(e) = out.flush() {
+        return vec![Failure::Io(e.to_string())];
+    }
+    failures
+}
+
+fn dispatch(command: &str, argv: &[OsString], out: Out) -> Result<Vec<Failure>, Failure> {
+    match command {
+        "decode" => {
+            let args = Args::parse(argv, &["--hex"], &[])?;
+            each(&args, out, |text, out| decode(text, out))
+        }
+        "encode" => {
+            let args = Args::parse(argv, &[], &[])?;
+            let [ns, snowflake] = args.positional.as_slice() else {
+                return Err(Failure::Usage("encode takes NS SNOWFLAKE".into()));
+            };
+            let s = parse_u64(snowflake)?;
+            let text = emq_id::encode(ns, s).map_err(|e| Failure::gate(e, ns))?;
+            line(out, &String::from_utf8_lossy(&text))?;
+            Ok(vec![])
+        }
+        "mint" => mint(&Args::parse(argv, &["--json"], &["--node", "-n", "--at"])?, out),
+        "hash32" => {
+            let args = Args::parse(argv, &[], &[])?;
+            each(&args, out, |value, out| {
+                let s = if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
+                    parse_u64(value)?
+                } else {
+                    emq_id::decode(value).map_err(|e| Failure::gate(e, value))?.1
+                };
+                line(out, &emq_id::hash32(s).to_string())
+            })
+        }
+        "min-for" => {
+            let args = Args::parse(argv, &[], &[])?;
+            each(&args, out, |time, out| {
+                let ms = parse_time(time)?;
+                let s = emq_id::min_for(ms).map_err(|e| Failure::gate(e, time))?;
+                line(out, &s.to_string())
+            })
+        }
+        "slot" => {
+            let args = Args::parse(argv, &["--hex"], &[])?;
+            let hex = args.has("--hex");
+            each(&args, out, |key, out| {
+                let tag = emq_id::hashtag(key);
+                let mut answer = serde_json::Map::new();
+                let spell = |answer: &mut serde_json::Map<String, Value>, name: &str, bytes: &[u8]| {
+                    match std::str::from_utf8(bytes) {
+                        Ok(text) if !hex => answer.insert(name.into(), json!(text)),
+                        _ => answer.insert(format!("{name}_hex"), json!(to_hex(bytes))),
+                    };
+                };
+                spell(&mut answer, "key", key);
+                answer.insert("slot".into(), json!(emq_id::slot(key)));
+                spell(&mut answer, "hashtag", tag);
+                line(out, &Value::Object(answer).to_string())
+            })
+        }
+        "key" => {
+            let args = Args::parse(argv, &["--hex"], &[])?;
+            let values = inputs(&args)?;
+            let (queue, kind, id) = match values.as_slice() {
+                [q, k] => (q, k, None),
+                [q, k, id] => (q, k, Some(id.as_slice())),
+                _ => return Err(Failure::Usage("key takes QUEUE KIND [ID]".into())),
+            };
+            let key = emq_id::key(queue, kind, id).map_err(|e| {
+                let culprit = match e.gate() {
+                    emq_id::Gate::Queue => queue.as_slice(),
+                    emq_id::Gate::Kind => kind.as_slice(),
+                    _ => id.unwrap_or_default(),
+                };
+                Failure::gate(e, culprit)
+            })?;
+            line(out, key.as_str())?;
+            Ok(vec![])
+        }
+        "check" => match emq_id::self_check() {
+            Ok(()) => {
+                line(out, &format!("ok: this build agrees with {} and {}", emq_id::CONTRACT, emq_id::KEYSPACE))?;
+                Ok(vec![])
+            }
+            Err(m) => Err(Failure::Io(m.to_string())),
+        },
+        _ => unreachable!("help::of lists every command"),
+    }
+}
+
+/// The command's inputs: its arguments (hex-decoded under `--hex`), else stdin lines.
+fn inputs(args: &Args) -> Result<Vec<Vec<u8>>, Failure> {
+    let raw = if args.positional.is_empty() { stdin_lines()? } else { args.positional.clone() };
+    if !args.has("--hex") {
+        return Ok(raw);
+    }
+    raw.iter().map(|h| from_hex(h).ok_or_else(|| Failure::Usage(format!("not hex: {:?}", String::from_utf8_lossy(h))))).collect()
+}
+
+/// Runs `f` over every input, collecting failures instead of stopping at the first.
+fn each(args: &Args, out: Out, mut f: impl FnMut(&[u8], Out) -> Result<(), Failure>) -> Result<Vec<Failure>, Failure> {
+    let mut failures = vec![];
+    for value in inputs(args)? {
+        if let Err(fail) = f(&value, out) {
+            failures.push(fail);
+        }
+    }
+    Ok(failures)
+}
+
+fn decode(text: &[u8], out: Out) -> Result<(), Failure> {
+    let id = emq_id::Id::parse(text).map_err(|e| Failure::gate(e, text))?;
+    line(out, &describe(&id).to_string())
+}
+
+fn describe(id: &emq_id::Id) -> Value {
+    json!({
+        "id": id.to_string(),
+        "ns": id.ns_str(),
+        "snowflake": id.snowflake().to_string(),
+        "unix_ms": id.unix_ms().to_string(),
+        "time": civil::format_ms(id.unix_ms() as i64),
+        "node": id.node(),
+        "seq": id.seq(),
+        "hash32": id.hash32(),
+    })
+}
+
+fn mint(args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
+    let [ns] = args.positional.as_slice() else {
+        return Err(Failure::Usage("mint takes one NS".into()));
+    };
+    emq_id::encode(ns, 0).map_err(|e| Failure::gate(e, ns))?;
+    let node = match args.one("--node") {
+        Some(n) => Some(emq_id::parse_node(n).map_err(|e| Failure::gate(e, n.as_bytes()))?),
+        None => None,
+    };
+    let clock: Vec<&str> = args.all("--at").collect();
+    if !clock.is_empty() {
+        let node = node.ok_or_else(|| Failure::Usage("--at replays a fresh minter: give its --node".into()))?;
+        return replay(ns, node, &clock, out);
+    }
+    let count: u64 = match args.one("-n") {
+        Some(n) => n.parse().map_err(|_| Failure::Usage(format!("-n takes a count, not {n:?}")))?,
+        None => 1,
+    };
+    let process;
+    let local;
+    let minter = match node {
+        Some(node) => {
+            local = emq_id::Minter::new(node).map_err(|e| Failure::gate(e, node.to_string().as_bytes()))?;
+            &local
+        }
+        None => {
+            let env = std::env::var(emq_id::NODE_ENV).unwrap_or_default();
+            process = emq_id::process_minter().map_err(|e| Failure::gate(e, env.as_bytes()))?;
+            if process.source() == emq_id::NodeSource::Fallback {
+                eprintln!(
+                    "warning: neither --node nor {} is set; drew node {} at random: ids may collide with another process's",
+                    emq_id::NODE_ENV,
+                    process.node()
+                );
+            }
+            process.minter()
+        }
+    };
+    for _ in 0..count {
+        let s = minter.next().map_err(|e| Failure::gate(e, b"clock"))?;
+        let id = emq_id::Id::new(ns, s).map_err(|e| Failure::gate(e, ns))?;
+        if args.has("--json") {
+            line(out, &describe(&id).to_string())?;
+        } else {
+            line(out, &id.to_string())?;
+        }
+    }
+    Ok(vec![])
+}
+
+/// `mint --at`: the pure step from state 0, one JSON line per clock reading.
+fn replay(ns: &[u8], node: u16, clock: &[&str], out: Out) -> Result<Vec<Failure>, Failure> {
+    let minter = emq_id::Minter::new(node).map_err(|e| Failure::gate(e, node.to_string().as_bytes()))?;
+    let mut failures = vec![];
+    for now in clock {
+        let ms: i64 = now.parse().map_err(|_| Failure::Usage(format!("--at takes unix ms, not {now:?}")))?;
+        let answer = match minter.next_at(ms) {
+            Ok(s) => {
+                let id = emq_id::Id::new(ns, s).map_err(|e| Failure::gate(e, ns))?;
+                json!({ "now_ms": now, "id": id.to_string(), "snowflake": s.to_string() })
+            }
+            Err(e) => {
+                failures.push(Failure::gate(e, now.as_bytes()));
+                json!({ "now_ms": now, "error": e.code() })
+            }
+        };
+        line(out, &answer.to_string())?;
+    }
+    Ok(failures)
+}
+
+fn line(out: Out, text: &str) -> Result<(), Failure> {
+    writeln!(out, "{text}").map_err(|e| Failure::Io(e.to_string()))
+}
+
+/// A decimal `u64`; anything else (including ≥ 2^64) is the range gate.
+fn parse_u64(text: &[u8]) -> Result<u64, Failure> {
+    std::str::from_utf8(text)
+        .ok()
+        .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
+        .and_then(|t| t.parse().ok())
+        .ok_or_else(|| {
+            let e = emq_id::Error::from_gate(emq_id::Gate::Range, "a snowflake is a decimal below 2^64");
+            Failure::gate(e, text)
+        })
+}
+
+fn parse_time(text: &[u8]) -> Result<i64, Failure> {
+    let t = String::from_utf8_lossy(text);
+    if let Ok(ms) = t.parse::<i64>() {
+        return Ok(ms);
+    }
+    civil::parse_ms(&t).ok_or_else(|| Failure::Usage(format!("not unix ms or ISO-8601: {t:?}")))
+}
+
+fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn from_hex(text: &[u8]) -> Option<Vec<u8>> {
+    if text.len() % 2 != 0 {
+        return None;
+    }
+    text.chunks(2).map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok()).collect()
+}

@@ -1,0 +1,96 @@
+//! [`Id`]: a branded id held as its parts, ordered as its text.
+
+use core::fmt;
+use core::str::FromStr;
+
+use crate::codec::{decode, encode, ID_LEN, NS_LEN};
+use crate::error::{Error, Result};
+use crate::{hash::hash32, snowflake};
+
+/// A branded id: a namespace of three bytes `A`–`Z` and a snowflake below 2^63.
+///
+/// Its derived order (namespace, then snowflake) is the byte order of its
+/// 14-byte text, because base62 digits are in ASCII order: sorting `Id`s and
+/// sorting their texts under a byte collation give the same sequence.
+///
+/// ```
+/// use emq_id::Id;
+/// let id: Id = "USR0KHTOWnGLuC".parse().unwrap();
+/// assert_eq!(id.ns_str(), "USR");
+/// assert_eq!(id.snowflake(), 274557032793636864);
+/// assert_eq!(id.to_string(), "USR0KHTOWnGLuC");
+/// assert!(id < "USR0NgWEfAEJfs".parse().unwrap());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Id {
+    ns: [u8; NS_LEN],
+    snowflake: u64,
+}
+
+impl Id {
+    /// An id from its parts; the same gates as [`encode`](crate::encode).
+    pub fn new(ns: &[u8], snowflake: u64) -> Result<Id> {
+        encode(ns, snowflake)?;
+        Ok(Id { ns: [ns[0], ns[1], ns[2]], snowflake })
+    }
+
+    /// Parses the 14-byte text form; the same gates as [`decode`](crate::decode).
+    pub fn parse(text: &[u8]) -> Result<Id> {
+        let (ns, snowflake) = decode(text)?;
+        Ok(Id { ns, snowflake })
+    }
+
+    /// The namespace bytes.
+    pub const fn ns(&self) -> [u8; NS_LEN] {
+        self.ns
+    }
+
+    /// The namespace as text (always ASCII `A`–`Z`).
+    pub fn ns_str(&self) -> &str {
+        core::str::from_utf8(&self.ns).expect("a namespace is ASCII by construction")
+    }
+
+    /// The snowflake.
+    pub const fn snowflake(&self) -> u64 {
+        self.snowflake
+    }
+
+    /// The 14-byte text form.
+    pub fn to_bytes(&self) -> [u8; ID_LEN] {
+        encode(&self.ns, self.snowflake).expect("an Id holds only valid parts")
+    }
+
+    /// Unix milliseconds of minting; see [`unix_ms`](crate::unix_ms).
+    pub const fn unix_ms(&self) -> u64 {
+        snowflake::unix_ms(self.snowflake)
+    }
+
+    /// The minting node; see [`node`](crate::node).
+    pub const fn node(&self) -> u16 {
+        snowflake::node(self.snowflake)
+    }
+
+    /// The sequence within the millisecond; see [`seq`](crate::seq).
+    pub const fn seq(&self) -> u16 {
+        snowflake::seq(self.snowflake)
+    }
+
+    /// The placement hash of the snowflake; see [`hash32`](crate::hash32).
+    pub const fn hash32(&self) -> u32 {
+        hash32(self.snowflake)
+    }
+}
+
+impl fmt::Display for Id {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let bytes = self.to_bytes();
+        f.write_str(core::str::from_utf8(&bytes).expect("the text form is ASCII"))
+    }
+}
+
+impl FromStr for Id {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Id> {
+        Id::parse(s.as_bytes())
+    }
+}

@@ -1,0 +1,62 @@
+//! # emq-id
+//!
+//! The single source of truth for EchoMQ's two cross-runtime facts:
+//!
+//! 1. **Branded ids** (contract `branded-snowflake/1.0.0`): 14 bytes, a
+//!    namespace of three letters `A`–`Z` and 11 base62 digits of a 63-bit
+//!    snowflake `ts(41) | node(10) | seq(12)`. Their byte order is their
+//!    numeric order is their mint order.
+//! 2. **Placement on a Valkey Cluster** (`emq-keyspace/1`): the hash slot of a
+//!    key, and key builders that brace the queue name so every key of a queue
+//!    shares one slot.
+//!
+//! ```
+//! use emq_id::{Id, Minter, slot, job_key};
+//!
+//! let minter = Minter::new(42)?;                 // node 42 of 0..=1023
+//! let id = Id::new(b"JOB", minter.next_at(1_769_526_697_641)?)?;
+//! assert_eq!(id.node(), 42);
+//! let key = job_key(b"orders", &id.to_bytes())?;
+//! assert_eq!(slot(key.as_bytes()), slot(b"orders"));
+//! # Ok::<(), emq_id::Error>(())
+//! ```
+//!
+//! Every refusal is an [`Error`] naming a [`Gate`], whose stable name is the
+//! code every binding surfaces. The crate is `no_std` without its default
+//! `std` feature (which adds the wall clock and the `EMQ_NODE` minter).
+//! SPEC.md in the repository states the contract with its reasons.
+#![cfg_attr(not(feature = "std"), no_std)]
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+mod check;
+mod codec;
+mod error;
+mod hash;
+mod id;
+mod keyspace;
+mod mint;
+#[cfg(feature = "std")]
+mod process;
+mod slot;
+mod snowflake;
+
+pub use check::{self_check, Mismatch};
+pub use codec::{decode, encode, is_namespace, ALPHABET, ID_LEN, MAX_PAYLOAD, NS_LEN, PAYLOAD_LEN};
+pub use error::{Error, Gate, Result};
+pub use hash::hash32;
+pub use id::Id;
+pub use keyspace::{check_queue, job_key, key, queue_key, Key, Kind, JOB_NS, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN};
+pub use mint::{step, Minter};
+#[cfg(feature = "std")]
+pub use process::{mint, now_ms, parse_node, process_minter, NodeSource, ProcessMinter, NODE_ENV};
+pub use slot::{crc16, hashtag, slot, SLOTS};
+pub use snowflake::{compose, min_for, node, seq, unix_ms, EPOCH_MS, MAX_NODE, MAX_SEQ, MAX_SNOWFLAKE, MAX_TS};
+
+/// The contract this crate implements, as written in the vector file.
+pub const CONTRACT: &str = "branded-snowflake/1.0.0";
+
+/// The project README's Rust examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+pub struct ReadmeDoctests;

@@ -1,0 +1,101 @@
+//! Valkey Cluster placement: the `{hashtag}` of a key and its hash slot.
+//!
+//! The CRC is CRC16-XMODEM (poly 0x1021, init 0, no reflection, no final xor),
+//! computed eight bytes at a time with eight 256-entry tables ("slicing by
+//! 8"): a 16-bit CRC is fully shifted out after two bytes, so each of the
+//! eight bytes of a block contributes one independent table lookup.
+
+/// Number of hash slots in a Valkey or Redis Cluster.
+pub const SLOTS: u16 = 16384;
+
+const POLY: u16 = 0x1021;
+
+/// `TABLES[k][b]`: the CRC of byte `b` followed by `k` zero bytes.
+static TABLES: [[u16; 256]; 8] = {
+    let mut t = [[0u16; 256]; 8];
+    let mut b = 0;
+    while b < 256 {
+        let mut crc = (b as u16) << 8;
+        let mut bit = 0;
+        while bit < 8 {
+            crc = if crc & 0x8000 != 0 { (crc << 1) ^ POLY } else { crc << 1 };
+            bit += 1;
+        }
+        t[0][b] = crc;
+        b += 1;
+    }
+    let mut k = 1;
+    while k < 8 {
+        let mut b = 0;
+        while b < 256 {
+            let prev = t[k - 1][b];
+            t[k][b] = (prev << 8) ^ t[0][(prev >> 8) as usize];
+            b += 1;
+        }
+        k += 1;
+    }
+    t
+};
+
+/// CRC16-XMODEM of `data`.
+///
+/// ```
+/// assert_eq!(emq_id::crc16(b"123456789"), 0x31C3);
+/// ```
+#[inline]
+pub fn crc16(data: &[u8]) -> u16 {
+    let mut crc = 0u16;
+    let mut blocks = data.chunks_exact(8);
+    for b in &mut blocks {
+        let hi = (crc >> 8) as u8;
+        let lo = crc as u8;
+        crc = TABLES[7][(b[0] ^ hi) as usize]
+            ^ TABLES[6][(b[1] ^ lo) as usize]
+            ^ TABLES[5][b[2] as usize]
+            ^ TABLES[4][b[3] as usize]
+            ^ TABLES[3][b[4] as usize]
+            ^ TABLES[2][b[5] as usize]
+            ^ TABLES[1][b[6] as usize]
+            ^ TABLES[0][b[7] as usize];
+    }
+    for &b in blocks.remainder() {
+        crc = (crc << 8) ^ TABLES[0][((crc >> 8) as u8 ^ b) as usize];
+    }
+    crc
+}
+
+/// The part of `key` the cluster hashes: the bytes between the first `{` and
+/// the first `}` after it, when that span is non-empty; otherwise the whole key.
+///
+/// ```
+/// use emq_id::hashtag;
+/// assert_eq!(hashtag(b"{user1000}.following"), b"user1000");
+/// assert_eq!(hashtag(b"foo{}{bar}"), b"foo{}{bar}");
+/// assert_eq!(hashtag(b"foo{{bar}}zap"), b"{bar");
+/// assert_eq!(hashtag(b"foo{bar}{zap}"), b"bar");
+/// ```
+#[inline]
+pub fn hashtag(key: &[u8]) -> &[u8] {
+    if let Some(open) = key.iter().position(|&b| b == b'{') {
+        let rest = &key[open + 1..];
+        if let Some(close) = rest.iter().position(|&b| b == b'}') {
+            if close > 0 {
+                return &rest[..close];
+            }
+        }
+    }
+    key
+}
+
+/// The cluster hash slot (0–16383) of `key`: `crc16(hashtag(key)) mod 16384`.
+/// Keys are bytes: NUL, invalid UTF-8 and any length are valid.
+///
+/// ```
+/// assert_eq!(emq_id::slot(b"123456789"), 12739);
+/// assert_eq!(emq_id::slot(b""), 0);
+/// assert_eq!(emq_id::slot(b"emq:{orders}:pending"), emq_id::slot(b"orders"));
+/// ```
+#[inline]
+pub fn slot(key: &[u8]) -> u16 {
+    crc16(hashtag(key)) & (SLOTS - 1)
+}

@@ -1,0 +1,141 @@
+//! From the vector file to checks: each check is one protocol request and the
+//! answer the file expects. Nothing here knows how many cases there are.
+
+use serde_json::{json, Map, Value};
+
+/// What a request must answer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expect {
+    /// `{"ok": value}` with exactly this value.
+    Ok(Value),
+    /// `{"error": {"gate": name, ...}}` with this gate.
+    Gate(String),
+}
+
+/// One request to an adapter and the answer the file expects.
+#[derive(Clone, Debug)]
+pub struct Check {
+    pub section: String,
+    /// Where the expectation came from, e.g. `ids[12] decode(text_hex)`.
+    pub label: String,
+    pub request: Value,
+    pub expect: Expect,
+}
+
+/// The sections, in file order. A file may leave one out; an unknown one is an error.
+pub const SECTIONS: [&str; 7] = ["ids", "rejects", "encode_rejects", "min_for", "mint", "slots", "keys"];
+
+fn field<'a>(case: &'a Value, name: &str, at: &str) -> Result<&'a Value, String> {
+    case.get(name).ok_or_else(|| format!("{at}: missing field {name:?}"))
+}
+
+fn pick(case: &Value, names: &[&str], at: &str) -> Result<Value, String> {
+    let mut out = Map::new();
+    for name in names {
+        out.insert(name.to_string(), field(case, name, at)?.clone());
+    }
+    Ok(Value::Object(out))
+}
+
+/// `{"ok": …}` unless the case names a gate (under `gate` or `error`).
+fn outcome(case: &Value, gate_field: &str, ok_fields: &[&str], at: &str) -> Result<Expect, String> {
+    match case.get(gate_field) {
+        Some(g) => Ok(Expect::Gate(g.as_str().ok_or_else(|| format!("{at}: {gate_field} is not a string"))?.into())),
+        None => Ok(Expect::Ok(pick(case, ok_fields, at)?)),
+    }
+}
+
+/// Every check the file implies, in file order.
+pub fn checks(file: &Value) -> Result<Vec<Check>, String> {
+    let obj = file.as_object().ok_or("the vector file is not a JSON object")?;
+    for key in obj.keys() {
+        if !SECTIONS.contains(&key.as_str()) && key != "contract" && key != "keyspace" {
+            return Err(format!("unknown section {key:?} in the vector file"));
+        }
+    }
+    let mut out = Vec::new();
+    for section in SECTIONS {
+        let Some(cases) = obj.get(section) else { continue };
+        let cases = cases.as_array().ok_or_else(|| format!("section {section} is not an array"))?;
+        for (i, case) in cases.iter().enumerate() {
+            let at = format!("{section}[{i}]");
+            let mut add = |what: &str, request: Value, expect: Expect| {
+                out.push(Check { section: section.into(), label: format!("{at} {what}"), request, expect });
+            };
+            match section {
+                "ids" => {
+                    let decoded = pick(case, &["ns", "snowflake", "unix_ms", "node", "seq", "hash32"], &at)?;
+                    let text_hex = field(case, "text_hex", &at)?;
+                    add("decode(text_hex)", json!({"op": "decode", "text_hex": text_hex}), Expect::Ok(decoded.clone()));
+                    let text = field(case, "text", &at)?;
+                    add("decode(text)", json!({"op": "decode", "text": text}), Expect::Ok(decoded));
+                    let request = json!({"op": "encode", "ns": field(case, "ns", &at)?, "snowflake": field(case, "snowflake", &at)?});
+                    add("encode", request, Expect::Ok(json!({"text": text})));
+                }
+                "rejects" => {
+                    let gate = outcome(case, "gate", &[], &at)?;
+                    add("decode(text_hex)", json!({"op": "decode", "text_hex": field(case, "text_hex", &at)?}), gate.clone());
+                    if let Some(text) = case.get("text") {
+                        add("decode(text)", json!({"op": "decode", "text": text}), gate);
+                    }
+                }
+                "encode_rejects" => {
+                    let request = json!({"op": "encode", "ns": field(case, "ns", &at)?, "snowflake": field(case, "snowflake", &at)?});
+                    add("encode", request, outcome(case, "gate", &[], &at)?);
+                }
+                "min_for" => {
+                    let request = json!({"op": "min_for", "unix_ms": field(case, "unix_ms", &at)?});
+                    add("min_for", request, outcome(case, "gate", &["snowflake"], &at)?);
+                }
+                "mint" => {
+                    let steps = field(case, "steps", &at)?.as_array().ok_or_else(|| format!("{at}: steps is not an array"))?;
+                    let now: Vec<Value> = steps.iter().map(|s| field(s, "now_ms", &at).cloned()).collect::<Result<_, _>>()?;
+                    let answers: Vec<Value> = steps
+                        .iter()
+                        .map(|s| match s.get("gate") {
+                            Some(g) => Ok(json!({"gate": g})),
+                            None => pick(s, &["snowflake"], &at),
+                        })
+                        .collect::<Result<_, _>>()?;
+                    let request = json!({"op": "mint", "node": field(case, "node", &at)?, "now_ms": now});
+                    add("mint", request, Expect::Ok(json!({"steps": answers})));
+                }
+                "slots" => {
+                    let answer = Expect::Ok(pick(case, &["slot", "hashtag_hex"], &at)?);
+                    add("slot(key_hex)", json!({"op": "slot", "key_hex": field(case, "key_hex", &at)?}), answer.clone());
+                    if let Some(key) = case.get("key") {
+                        add("slot(key)", json!({"op": "slot", "key": key}), answer);
+                    }
+                }
+                "keys" => {
+                    let mut request = json!({"op": "key", "queue": field(case, "queue", &at)?, "kind": field(case, "kind", &at)?});
+                    if let Some(id) = case.get("id") {
+                        request["id"] = id.clone();
+                    }
+                    add("key", request, outcome(case, "error", &["key"], &at)?);
+                }
+                _ => unreachable!("SECTIONS is exhaustive"),
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Compares one answer with its expectation; `None` when they agree.
+pub fn mismatch(expect: &Expect, answer: Option<&Value>) -> Option<String> {
+    let Some(answer) = answer else { return Some("no answer".into()) };
+    match (expect, answer.get("ok"), answer.get("error")) {
+        (Expect::Ok(want), Some(got), _) if got == want => None,
+        (Expect::Gate(want), _, Some(err)) if err.get("gate").and_then(Value::as_str) == Some(want) => None,
+        (Expect::Ok(want), ..) => Some(format!("expected ok {want}, got {}", strip_id(answer))),
+        (Expect::Gate(want), ..) => Some(format!("expected gate {want:?}, got {}", strip_id(answer))),
+    }
+}
+
+fn strip_id(answer: &Value) -> Value {
+    let mut a = answer.clone();
+    if let Some(o) = a.as_object_mut() {
+        o.remove("req");
+    }
+    a
+}

@@ -1,0 +1,119 @@
+//! `cargo xtask conformance`: one vector file, every runtime, judged here.
+//!
+//! The runner turns the file into checks ([`cases`]), hands each target's
+//! adapter the requests, and compares every answer with the file. Adapters
+//! translate; only this module decides pass or fail.
+
+pub mod adapter;
+pub mod cases;
+pub mod cli;
+pub mod rust;
+
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::Value;
+
+use adapter::Adapter;
+use cases::{mismatch, Check, SECTIONS};
+
+/// One target's results.
+pub struct Outcome {
+    pub target: String,
+    /// section → (passed, total)
+    pub tally: BTreeMap<String, (usize, usize)>,
+    /// The first mismatches, as `label: what`.
+    pub mismatches: Vec<String>,
+    pub failed_checks: usize,
+    /// An adapter that could not run at all.
+    pub broken: Option<String>,
+}
+
+impl Outcome {
+    pub fn passed(&self) -> bool {
+        self.broken.is_none() && self.failed_checks == 0 && self.tally.values().any(|(_, t)| *t > 0)
+    }
+}
+
+/// Runs every check through `adapter` and judges the answers.
+pub fn run_target(target: &str, adapter: &mut dyn Adapter, checks: &[Check]) -> Outcome {
+    let mut outcome = Outcome {
+        target: target.into(),
+        tally: BTreeMap::new(),
+        mismatches: vec![],
+        failed_checks: 0,
+        broken: None,
+    };
+    let requests: Vec<Value> = checks
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let mut r = c.request.clone();
+            r["req"] = Value::from(i);
+            r
+        })
+        .collect();
+    let answers = match adapter.answer_all(&requests) {
+        Ok(a) => a,
+        Err(e) => {
+            outcome.broken = Some(e);
+            return outcome;
+        }
+    };
+    let by_id: HashMap<u64, &Value> =
+        answers.iter().filter_map(|a| Some((a.get("req")?.as_u64()?, a))).collect();
+    for (i, check) in checks.iter().enumerate() {
+        let entry = outcome.tally.entry(check.section.clone()).or_default();
+        entry.1 += 1;
+        match mismatch(&check.expect, by_id.get(&(i as u64)).copied()) {
+            None => entry.0 += 1,
+            Some(why) => {
+                outcome.failed_checks += 1;
+                if outcome.mismatches.len() < 10 {
+                    outcome.mismatches.push(format!("{}: {why}", check.label));
+                }
+            }
+        }
+    }
+    outcome
+}
+
+/// The matrix: targets down, sections across, `passed/total` in each cell.
+pub fn render(outcomes: &[Outcome]) -> String {
+    let sections: Vec<&str> =
+        SECTIONS.iter().copied().filter(|s| outcomes.iter().any(|o| o.tally.contains_key(*s))).collect();
+    let mut rows = vec![];
+    let mut header = vec!["target".to_string()];
+    header.extend(sections.iter().map(|s| s.to_string()));
+    header.push("result".into());
+    rows.push(header);
+    for o in outcomes {
+        let mut row = vec![o.target.clone()];
+        for s in &sections {
+            row.push(match o.tally.get(*s) {
+                Some((p, t)) => format!("{p}/{t}"),
+                None => "-".into(),
+            });
+        }
+        row.push(if o.passed() { "PASS".into() } else { "FAIL".into() });
+        rows.push(row);
+    }
+    let widths: Vec<usize> = (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap()).collect();
+    let mut out = String::new();
+    for row in &rows {
+        let cells: Vec<String> = row.iter().zip(&widths).map(|(c, w)| format!("{c:>w$}")).collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    for o in outcomes {
+        if let Some(e) = &o.broken {
+            out.push_str(&format!("\n{}: adapter failed: {e}\n", o.target));
+        }
+        if !o.mismatches.is_empty() {
+            out.push_str(&format!("\n{}: {} failed check(s); first ones:\n", o.target, o.failed_checks));
+            for m in &o.mismatches {
+                out.push_str(&format!("  {m}\n"));
+            }
+        }
+    }
+    out
+}

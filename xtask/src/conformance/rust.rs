@@ -1,0 +1,87 @@
+//! The `rust` target: the core's public API, in process.
+
+use serde_json::{json, Value};
+
+use super::adapter::{bytes, decimal, Adapter};
+
+pub struct RustAdapter;
+
+impl Adapter for RustAdapter {
+    fn answer_all(&mut self, requests: &[Value]) -> Result<Vec<Value>, String> {
+        Ok(requests
+            .iter()
+            .map(|r| {
+                let mut a = answer(r);
+                a["req"] = r["req"].clone();
+                a
+            })
+            .collect())
+    }
+}
+
+fn gate(e: emq_id::Error) -> Value {
+    json!({"error": {"gate": e.code(), "message": e.to_string()}})
+}
+
+fn answer(r: &Value) -> Value {
+    match translate(r) {
+        Ok(Ok(v)) => json!({ "ok": v }),
+        Ok(Err(e)) => gate(e),
+        Err(protocol) => json!({ "unsupported": protocol }),
+    }
+}
+
+type Answer = Result<emq_id::Result<Value>, String>;
+
+fn translate(r: &Value) -> Answer {
+    let op = r.get("op").and_then(Value::as_str).unwrap_or("");
+    Ok(match op {
+        "decode" => {
+            let text = bytes(r, "text")?;
+            emq_id::decode(&text).map(|(ns, s)| {
+                json!({
+                    "ns": String::from_utf8_lossy(&ns),
+                    "snowflake": s.to_string(),
+                    "unix_ms": emq_id::unix_ms(s).to_string(),
+                    "node": emq_id::node(s),
+                    "seq": emq_id::seq(s),
+                    "hash32": emq_id::hash32(s),
+                })
+            })
+        }
+        "encode" => {
+            let ns = bytes(r, "ns")?;
+            emq_id::encode(&ns, decimal(r, "snowflake")?)
+                .map(|t| json!({ "text": String::from_utf8_lossy(&t) }))
+        }
+        "min_for" => emq_id::min_for(decimal(r, "unix_ms")?).map(|s| json!({ "snowflake": s.to_string() })),
+        "mint" => {
+            let node = r.get("node").and_then(Value::as_u64).ok_or("node is not a number")?;
+            let clock = r.get("now_ms").and_then(Value::as_array).ok_or("now_ms is not an array")?;
+            let minter = match emq_id::Minter::new(u16::try_from(node).unwrap_or(u16::MAX)) {
+                Ok(m) => m,
+                Err(e) => return Ok(Err(e)),
+            };
+            let mut steps = Vec::with_capacity(clock.len());
+            for now in clock {
+                let now: i64 = now.as_str().and_then(|s| s.parse().ok()).ok_or("now_ms holds a non-decimal")?;
+                steps.push(match minter.next_at(now) {
+                    Ok(s) => json!({ "snowflake": s.to_string() }),
+                    Err(e) => json!({ "gate": e.code() }),
+                });
+            }
+            Ok(json!({ "steps": steps }))
+        }
+        "slot" => {
+            let key = bytes(r, "key")?;
+            Ok(json!({ "slot": emq_id::slot(&key), "hashtag_hex": crate::hex::encode(emq_id::hashtag(&key)) }))
+        }
+        "key" => {
+            let queue = bytes(r, "queue")?;
+            let kind = bytes(r, "kind")?;
+            let id = r.get("id").map(|_| bytes(r, "id")).transpose()?;
+            emq_id::key(&queue, &kind, id.as_deref()).map(|k| json!({ "key": k.as_str() }))
+        }
+        other => return Err(format!("unknown op {other:?}")),
+    })
+}
