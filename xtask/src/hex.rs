@@ -11,7 +11,7 @@ pub fn encode(bytes: &[u8]) -> String {
 }
 
 pub fn decode(text: &str) -> Result<Vec<u8>, String> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return Err(format!("odd-length hex: {text:?}"));
     }
     (0..text.len())

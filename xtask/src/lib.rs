@@ -1,10 +1,12 @@
 //! The workspace's tasks: vector generation, the conformance runner and its
 //! targets, benchmarks and the test suite. `main.rs` only parses arguments.
 
+pub mod bench;
 pub mod conformance;
 pub mod hex;
 pub mod mutate;
 pub mod rng;
+pub mod suite;
 pub mod targets;
 pub mod vectors;
 
@@ -13,28 +15,50 @@ use std::process::Command;
 
 /// The workspace root (the parent of `xtask/`).
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
 }
 
 /// Runs a command from the workspace root, echoing it; an error says which command failed.
 pub fn sh(cmd: &mut Command) -> Result<(), String> {
     eprintln!("$ {}", shown(cmd));
-    let status = cmd.current_dir_if_unset().status().map_err(|e| format!("{}: {e}", shown(cmd)))?;
-    if status.success() { Ok(()) } else { Err(format!("{} failed ({status})", shown(cmd))) }
+    let status = cmd
+        .current_dir_if_unset()
+        .status()
+        .map_err(|e| format!("{}: {e}", shown(cmd)))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{} failed ({status})", shown(cmd)))
+    }
 }
 
 /// Like [`sh`], but returns stdout.
 pub fn sh_out(cmd: &mut Command) -> Result<String, String> {
-    let out = cmd.current_dir_if_unset().output().map_err(|e| format!("{}: {e}", shown(cmd)))?;
+    let out = cmd
+        .current_dir_if_unset()
+        .output()
+        .map_err(|e| format!("{}: {e}", shown(cmd)))?;
     if !out.status.success() {
-        return Err(format!("{} failed ({}): {}", shown(cmd), out.status, String::from_utf8_lossy(&out.stderr)));
+        return Err(format!(
+            "{} failed ({}): {}",
+            shown(cmd),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Whether a program is on PATH.
 pub fn have(program: &str) -> bool {
-    Command::new("sh").args(["-c", &format!("command -v {program}")]).output().map(|o| o.status.success()).unwrap_or(false)
+    Command::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
 }
 
 fn shown(cmd: &Command) -> String {

@@ -15,6 +15,9 @@ Tasks:
                               run each target's adapter over every case of the
                               vector file and print the matrix (default: every target)
   targets                     list the conformance targets
+  test                        the whole test suite (what .ci/run runs)
+  bench                       run the core's benchmarks and print the table
+                              for BENCHMARKS.md (ratios against the anchors)
 ";
 
 fn main() -> ExitCode {
@@ -22,6 +25,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("vectors") => vectors_task(args.iter().any(|a| a == "--check")),
         Some("conformance") => conformance_task(&args[1..]),
+        Some("bench") => xtask::bench::run(),
+        Some("test") => xtask::suite::run(),
         Some("targets") => {
             for t in targets::TARGETS {
                 println!("{:10} {}", t.name, t.about);
@@ -48,9 +53,13 @@ fn vectors_task(check: bool) -> Result<(), String> {
     let path = root().join(vectors::PATH);
     let fresh = vectors::render(&vectors::generate());
     if check {
-        let committed = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let committed =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         if committed != fresh {
-            return Err(format!("{} differs from what the core generates: run `cargo xtask vectors`", vectors::PATH));
+            return Err(format!(
+                "{} differs from what the core generates: run `cargo xtask vectors`",
+                vectors::PATH
+            ));
         }
         println!("{} is what the core generates", vectors::PATH);
     } else {
@@ -75,7 +84,12 @@ fn conformance_task(args: &[String]) -> Result<(), String> {
     let selected: Vec<&targets::Target> = if names.is_empty() {
         targets::TARGETS.iter().collect()
     } else {
-        names.iter().map(|n| targets::find(n).ok_or(format!("unknown target {n:?} (see cargo xtask targets)"))).collect::<Result<_, _>>()?
+        names
+            .iter()
+            .map(|n| {
+                targets::find(n).ok_or(format!("unknown target {n:?} (see cargo xtask targets)"))
+            })
+            .collect::<Result<_, _>>()?
     };
     let file = load(&path)?;
     let checks = conformance::cases::checks(&file)?;

@@ -8,7 +8,7 @@ impl Rng {
         Rng(seed)
     }
 
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -18,10 +18,12 @@ impl Rng {
 
     /// Uniform in `0..n` (n > 0; the tiny modulo bias does not matter for test data).
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.next_u64() % n
     }
 
     pub fn bytes(&mut self, len: usize, alphabet: &[u8]) -> Vec<u8> {
-        (0..len).map(|_| alphabet[self.below(alphabet.len() as u64) as usize]).collect()
+        (0..len)
+            .map(|_| alphabet[self.below(alphabet.len() as u64) as usize])
+            .collect()
     }
 }

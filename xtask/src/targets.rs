@@ -14,8 +14,16 @@ pub struct Target {
 }
 
 pub const TARGETS: &[Target] = &[
-    Target { name: "rust", about: "the core crate's public API, in process", prepare: rust },
-    Target { name: "cli", about: "the emq-id binary, one run per request", prepare: cli },
+    Target {
+        name: "rust",
+        about: "the core crate's public API, in process",
+        prepare: rust,
+    },
+    Target {
+        name: "cli",
+        about: "the emq-id binary, one run per request",
+        prepare: cli,
+    },
 ];
 
 pub fn find(name: &str) -> Option<&'static Target> {
@@ -28,5 +36,7 @@ fn rust() -> Result<Box<dyn Adapter>, String> {
 
 fn cli() -> Result<Box<dyn Adapter>, String> {
     sh(Command::new("cargo").args(["build", "--quiet", "-p", "emq-id-cli"]))?;
-    Ok(Box::new(CliAdapter { binary: root().join("target/debug/emq-id") }))
+    Ok(Box::new(CliAdapter {
+        binary: root().join("target/debug/emq-id"),
+    }))
 }

@@ -26,8 +26,11 @@ impl Args {
             }
             let text = a.to_string_lossy();
             if let Some(name) = valued.iter().find(|n| **n == text) {
-                let value = it.next().ok_or_else(|| Failure::Usage(format!("{name} needs a value")))?;
-                args.values.push((name.to_string(), value.to_string_lossy().into_owned()));
+                let value = it
+                    .next()
+                    .ok_or_else(|| Failure::Usage(format!("{name} needs a value")))?;
+                args.values
+                    .push((name.to_string(), value.to_string_lossy().into_owned()));
             } else if let Some((name, value)) =
                 text.split_once('=').filter(|(n, _)| valued.contains(n))
             {
@@ -49,7 +52,10 @@ impl Args {
 
     /// Every value given to a flag, in order.
     pub fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.values.iter().filter(move |(n, _)| n == name).map(|(_, v)| v.as_str())
+        self.values
+            .iter()
+            .filter(move |(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
     }
 
     pub fn one<'a>(&'a self, name: &'a str) -> Option<&'a str> {

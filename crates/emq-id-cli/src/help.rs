@@ -23,19 +23,24 @@ Bad input: `error: <gate>: <message>` on stderr and exit status 2.
 
 pub fn of(command: &str) -> Option<&'static str> {
     Some(match command {
-        "decode" => "\
+        "decode" => {
+            "\
 Usage: emq-id decode [--hex] ID...
 
 Prints one JSON object per id:
   {\"id\", \"ns\", \"snowflake\", \"unix_ms\", \"time\", \"node\", \"seq\", \"hash32\"}
 64-bit values are decimal strings. With --hex each ID is given as hex bytes.
-Gates: length, namespace, charset, range.",
-        "encode" => "\
+Gates: length, namespace, charset, range."
+        }
+        "encode" => {
+            "\
 Usage: emq-id encode NS SNOWFLAKE
 
 Prints the 14-byte id. NS is three letters A-Z; SNOWFLAKE a decimal below 2^63.
-Gate: range (for the snowflake and for the namespace, as the contract's table says).",
-        "mint" => "\
+Gate: range (for the snowflake and for the namespace, as the contract's table says)."
+        }
+        "mint" => {
+            "\
 Usage: emq-id mint NS [--node N] [-n COUNT] [--json]
        emq-id mint NS --node N --at MS [--at MS]...
 
@@ -46,37 +51,48 @@ process's, so configure a node in production.
 With --at, replays the contract's pure mint step from a fresh minter at the
 given clock readings (unix ms), printing one JSON line per step:
 {\"now_ms\", \"id\", \"snowflake\"} or {\"now_ms\", \"error\"} for a refused step.
-Gate: range (node outside 0..=1023, clock past the 41-bit limit, bad namespace).",
-        "hash32" => "\
+Gate: range (node outside 0..=1023, clock past the 41-bit limit, bad namespace)."
+        }
+        "hash32" => {
+            "\
 Usage: emq-id hash32 ID|SNOWFLAKE...
 
-Prints the contract's hash32 of each snowflake (a decimal, or read from an id).",
-        "min-for" => "\
+Prints the contract's hash32 of each snowflake (a decimal, or read from an id)."
+        }
+        "min-for" => {
+            "\
 Usage: emq-id min-for TIME...
 
 Prints the smallest snowflake at or after TIME: the lower bound of a time-range
 scan. TIME is unix milliseconds or ISO-8601 (2026-01-27T15:11:37.641Z, a date,
 or an offset like +02:00; no offset means UTC; digits below a millisecond are
 truncated). A time before 2024-01-01 answers 0.
-Gate: range (a time past the 41-bit limit).",
-        "slot" => "\
+Gate: range (a time past the 41-bit limit)."
+        }
+        "slot" => {
+            "\
 Usage: emq-id slot [--hex] KEY...
 
 Prints one JSON object per key: {\"key\", \"slot\", \"hashtag\"}; the hashtag is the
 part of the key the cluster hashes (the text between the first { and the next },
 when not empty). Keys are bytes: with --hex give them as hex, and the answer
-then carries key_hex and hashtag_hex.",
-        "key" => "\
+then carries key_hex and hashtag_hex."
+        }
+        "key" => {
+            "\
 Usage: emq-id key [--hex] QUEUE KIND [ID]
 
 Prints the keyspace key (emq-keyspace/1): emq:{QUEUE}:pending, emq:{QUEUE}:active,
 emq:{QUEUE}:job:ID. QUEUE is 1-128 bytes of [A-Za-z0-9_.:-]; ID a JOB id.
 Errors, checked in this order: queue, kind, then the id's gate (namespace when
-it is not a JOB id).",
-        "check" => "\
+it is not a JOB id)."
+        }
+        "check" => {
+            "\
 Usage: emq-id check
 
-Checks this build against the contract's own vectors; exit 0 when it agrees.",
+Checks this build against the contract's own vectors; exit 0 when it agrees."
+        }
         _ => return None,
     })
 }

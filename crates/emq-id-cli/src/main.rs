@@ -39,5 +39,9 @@ fn main() -> ExitCode {
     for f in &failures {
         f.print();
     }
-    if failures.is_empty() { ExitCode::SUCCESS } else { ExitCode::from(2) }
+    if failures.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(2)
+    }
 }

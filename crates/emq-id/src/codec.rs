@@ -1,7 +1,8 @@
 //! The 14-byte text form: a 3-letter namespace and 11 base62 digits.
 //!
 //! Encoding splits the snowflake into three parts that each fit a `u32`
-//! (`1 + 5 + 5` digits), so ten of the eleven divisions by 62 are 32-bit ones.
+//! (`3 + 4 + 4` digits) and spells them two digits at a time from a table,
+//! so no digit waits for the one before it.
 //! Decoding checks the gates in the contract's order and decides `range` by
 //! comparing bytes with [`MAX_PAYLOAD`]: eleven base62 digits can hold more
 //! than 2^64, so an integer accumulation alone could wrap.
@@ -32,8 +33,20 @@ static DIGIT: [u8; 256] = {
     table
 };
 
-/// 62^5, the largest power of 62 below 2^32 that splits the payload evenly enough.
-const P5: u64 = 916_132_832;
+/// Every two-digit base62 string, `PAIRS[2n..2n+2]` spelling `n < 62²`.
+static PAIRS: [u8; 2 * 62 * 62] = {
+    let mut table = [0u8; 2 * 62 * 62];
+    let mut n = 0;
+    while n < 62 * 62 {
+        table[2 * n] = ALPHABET[n / 62];
+        table[2 * n + 1] = ALPHABET[n % 62];
+        n += 1;
+    }
+    table
+};
+
+const P2: u32 = 62 * 62;
+const P4: u64 = 62 * 62 * 62 * 62;
 
 /// Whether `ns` is a valid namespace: exactly three bytes `A`–`Z`.
 #[inline]
@@ -44,15 +57,12 @@ pub const fn is_namespace(ns: &[u8]) -> bool {
         && ns[2].is_ascii_uppercase()
 }
 
-/// Writes `value` (below 62^5) as five base62 digits into `out`.
+/// Writes `value < 62⁴` as four base62 digits: two independent pair lookups.
 #[inline(always)]
-fn put5(out: &mut [u8], mut value: u32) {
-    let mut i = 5;
-    while i > 0 {
-        i -= 1;
-        out[i] = ALPHABET[(value % 62) as usize];
-        value /= 62;
-    }
+fn put4(out: &mut [u8], value: u32) {
+    let (hi, lo) = ((value / P2) as usize, (value % P2) as usize);
+    out[..2].copy_from_slice(&PAIRS[2 * hi..2 * hi + 2]);
+    out[2..4].copy_from_slice(&PAIRS[2 * lo..2 * lo + 2]);
 }
 
 /// The text form of `(ns, snowflake)`: 14 bytes, no terminator.
@@ -69,22 +79,51 @@ fn put5(out: &mut [u8], mut value: u32) {
 /// ```
 #[inline]
 pub fn encode(ns: &[u8], snowflake: u64) -> Result<[u8; ID_LEN]> {
+    let mut out = [0u8; ID_LEN];
+    encode_into(ns, snowflake, &mut out)?;
+    Ok(out)
+}
+
+/// [`encode`] into a caller's buffer, for hosts that own the memory (the C
+/// ABI, batch encoders). On error `out` is left untouched.
+///
+/// ```
+/// let mut buf = [0u8; 14];
+/// emq_id::encode_into(b"USR", 274557032793636864, &mut buf).unwrap();
+/// assert_eq!(&buf, b"USR0KHTOWnGLuC");
+/// ```
+#[inline]
+pub fn encode_into(ns: &[u8], snowflake: u64, out: &mut [u8; ID_LEN]) -> Result<()> {
     if !is_namespace(ns) {
         return Err(Error::new(Gate::Range, "a namespace is three bytes A-Z"));
     }
     if snowflake > MAX_SNOWFLAKE {
         return Err(Error::new(Gate::Range, "a snowflake is below 2^63"));
     }
-    let mut out = [0u8; ID_LEN];
     out[..NS_LEN].copy_from_slice(ns);
-    let low = (snowflake % P5) as u32;
-    let rest = snowflake / P5;
-    let mid = (rest % P5) as u32;
-    let top = (rest / P5) as usize; // < 62 because snowflake < 2^63 < 62^11
-    out[NS_LEN] = ALPHABET[top];
-    put5(&mut out[NS_LEN + 1..NS_LEN + 6], mid);
-    put5(&mut out[NS_LEN + 6..], low);
-    Ok(out)
+    // snowflake = a·62⁸ + b·62⁴ + c; the two divisions are independent of
+    // each other, and so are the six pair lookups that follow.
+    let q4 = snowflake / P4;
+    let q8 = snowflake / (P4 * P4);
+    let c = (snowflake - q4 * P4) as u32;
+    let b = (q4 - q8 * P4) as u32;
+    let a = q8 as u32; // < 2^63 / 62⁸ < 62³: one digit and a pair
+    out[NS_LEN] = ALPHABET[(a / P2) as usize];
+    let pair = (a % P2) as usize;
+    out[NS_LEN + 1..NS_LEN + 3].copy_from_slice(&PAIRS[2 * pair..2 * pair + 2]);
+    put4(&mut out[NS_LEN + 3..NS_LEN + 7], b);
+    put4(&mut out[NS_LEN + 7..], c);
+    Ok(())
+}
+
+/// Whether an 11-byte payload sorts after [`MAX_PAYLOAD`] byte-wise.
+#[inline(always)]
+fn above_max(payload: &[u8; PAYLOAD_LEN]) -> bool {
+    let head = |p: &[u8; PAYLOAD_LEN]| {
+        u64::from_be_bytes([p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]])
+    };
+    let tail = |p: &[u8; PAYLOAD_LEN]| u32::from_be_bytes([0, p[8], p[9], p[10]]);
+    (head(payload), tail(payload)) > (head(MAX_PAYLOAD), tail(MAX_PAYLOAD))
 }
 
 /// Reads a branded id from arbitrary bytes: a total function that answers
@@ -106,7 +145,10 @@ pub fn decode(text: &[u8]) -> Result<([u8; NS_LEN], u64)> {
     };
     let ns = [text[0], text[1], text[2]];
     if !is_namespace(&ns) {
-        return Err(Error::new(Gate::Namespace, "the first three bytes must be A-Z"));
+        return Err(Error::new(
+            Gate::Namespace,
+            "the first three bytes must be A-Z",
+        ));
     }
     let payload: &[u8; PAYLOAD_LEN] = text[NS_LEN..].try_into().expect("14 - 3 = 11");
     let mut digits = [0u8; PAYLOAD_LEN];
@@ -116,15 +158,27 @@ pub fn decode(text: &[u8]) -> Result<([u8; NS_LEN], u64)> {
         bad |= (*d == INVALID) as u8;
     }
     if bad != 0 {
-        return Err(Error::new(Gate::Charset, "the payload holds a byte outside base62 [0-9A-Za-z]"));
+        return Err(Error::new(
+            Gate::Charset,
+            "the payload holds a byte outside base62 [0-9A-Za-z]",
+        ));
     }
-    // Alphabet order is ASCII order, so byte order of payloads is numeric order.
-    if payload > MAX_PAYLOAD {
-        return Err(Error::new(Gate::Range, "the payload is above AzL8n0Y58m7 (2^63 - 1)"));
+    // Alphabet order is ASCII order, so byte order of payloads is numeric
+    // order. The byte comparison is done as two big-endian integer compares.
+    if above_max(payload) {
+        return Err(Error::new(
+            Gate::Range,
+            "the payload is above AzL8n0Y58m7 (2^63 - 1)",
+        ));
     }
-    let mut value = 0u64;
-    for d in digits {
-        value = value * 62 + d as u64;
+    // Two independent Horner chains (6 + 5 digits), joined once.
+    let mut hi = 0u64;
+    for &d in &digits[..6] {
+        hi = hi * 62 + d as u64;
     }
-    Ok((ns, value))
+    let mut lo = 0u64;
+    for &d in &digits[6..] {
+        lo = lo * 62 + d as u64;
+    }
+    Ok((ns, hi * (P4 * 62) + lo))
 }

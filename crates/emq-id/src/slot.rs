@@ -18,7 +18,11 @@ static TABLES: [[u16; 256]; 8] = {
         let mut crc = (b as u16) << 8;
         let mut bit = 0;
         while bit < 8 {
-            crc = if crc & 0x8000 != 0 { (crc << 1) ^ POLY } else { crc << 1 };
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ POLY
+            } else {
+                crc << 1
+            };
             bit += 1;
         }
         t[0][b] = crc;
@@ -76,15 +80,41 @@ pub fn crc16(data: &[u8]) -> u16 {
 /// ```
 #[inline]
 pub fn hashtag(key: &[u8]) -> &[u8] {
-    if let Some(open) = key.iter().position(|&b| b == b'{') {
+    if let Some(open) = find(key, b'{') {
         let rest = &key[open + 1..];
-        if let Some(close) = rest.iter().position(|&b| b == b'}') {
+        if let Some(close) = find(rest, b'}') {
             if close > 0 {
                 return &rest[..close];
             }
         }
     }
     key
+}
+
+/// The first position of `needle` in `haystack`, eight bytes per step: a
+/// word has a byte equal to the needle iff `word ^ needle·0x01…01` has a zero
+/// byte, which the classic `(x − 0x01…01) & !x & 0x80…80` test finds.
+#[inline]
+fn find(haystack: &[u8], needle: u8) -> Option<usize> {
+    const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
+    let pattern = ONES * needle as u64;
+    let mut chunks = haystack.chunks_exact(8);
+    let mut at = 0;
+    for chunk in &mut chunks {
+        let x = u64::from_le_bytes(chunk.try_into().expect("8 bytes")) ^ pattern;
+        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+        if zero != 0 {
+            // The lowest flagged byte is exact; borrows only corrupt higher ones.
+            return Some(at + (zero.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == needle)
+        .map(|i| at + i)
 }
 
 /// The cluster hash slot (0–16383) of `key`: `crc16(hashtag(key)) mod 16384`.

@@ -59,8 +59,10 @@ pub fn run_target(target: &str, adapter: &mut dyn Adapter, checks: &[Check]) -> 
             return outcome;
         }
     };
-    let by_id: HashMap<u64, &Value> =
-        answers.iter().filter_map(|a| Some((a.get("req")?.as_u64()?, a))).collect();
+    let by_id: HashMap<u64, &Value> = answers
+        .iter()
+        .filter_map(|a| Some((a.get("req")?.as_u64()?, a)))
+        .collect();
     for (i, check) in checks.iter().enumerate() {
         let entry = outcome.tally.entry(check.section.clone()).or_default();
         entry.1 += 1;
@@ -79,8 +81,11 @@ pub fn run_target(target: &str, adapter: &mut dyn Adapter, checks: &[Check]) -> 
 
 /// The matrix: targets down, sections across, `passed/total` in each cell.
 pub fn render(outcomes: &[Outcome]) -> String {
-    let sections: Vec<&str> =
-        SECTIONS.iter().copied().filter(|s| outcomes.iter().any(|o| o.tally.contains_key(*s))).collect();
+    let sections: Vec<&str> = SECTIONS
+        .iter()
+        .copied()
+        .filter(|s| outcomes.iter().any(|o| o.tally.contains_key(*s)))
+        .collect();
     let mut rows = vec![];
     let mut header = vec!["target".to_string()];
     header.extend(sections.iter().map(|s| s.to_string()));
@@ -94,13 +99,23 @@ pub fn render(outcomes: &[Outcome]) -> String {
                 None => "-".into(),
             });
         }
-        row.push(if o.passed() { "PASS".into() } else { "FAIL".into() });
+        row.push(if o.passed() {
+            "PASS".into()
+        } else {
+            "FAIL".into()
+        });
         rows.push(row);
     }
-    let widths: Vec<usize> = (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap()).collect();
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap())
+        .collect();
     let mut out = String::new();
     for row in &rows {
-        let cells: Vec<String> = row.iter().zip(&widths).map(|(c, w)| format!("{c:>w$}")).collect();
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:>w$}"))
+            .collect();
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
     }
@@ -109,7 +124,10 @@ pub fn render(outcomes: &[Outcome]) -> String {
             out.push_str(&format!("\n{}: adapter failed: {e}\n", o.target));
         }
         if !o.mismatches.is_empty() {
-            out.push_str(&format!("\n{}: {} failed check(s); first ones:\n", o.target, o.failed_checks));
+            out.push_str(&format!(
+                "\n{}: {} failed check(s); first ones:\n",
+                o.target, o.failed_checks
+            ));
             for m in &o.mismatches {
                 out.push_str(&format!("  {m}\n"));
             }

@@ -1,0 +1,163 @@
+//! Property tests of the core against naive references written here, not in the crate.
+
+use emq_id::{decode, encode, hashtag, slot, step, Gate, Minter, MAX_SNOWFLAKE};
+use proptest::prelude::*;
+
+const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/// The contract's decode, spelled out as slowly and plainly as possible
+/// (ranges written out on purpose: the reference shares no helper with the core).
+#[allow(clippy::manual_is_ascii_check)]
+fn naive_decode(text: &[u8]) -> Result<([u8; 3], u64), Gate> {
+    if text.len() != 14 {
+        return Err(Gate::Length);
+    }
+    if !text[..3].iter().all(|b| (b'A'..=b'Z').contains(b)) {
+        return Err(Gate::Namespace);
+    }
+    let mut value: u128 = 0;
+    for b in &text[3..] {
+        let Some(d) = ALPHABET.iter().position(|a| a == b) else {
+            return Err(Gate::Charset);
+        };
+        value = value * 62 + d as u128;
+    }
+    if value > (1u128 << 63) - 1 {
+        return Err(Gate::Range);
+    }
+    Ok(([text[0], text[1], text[2]], value as u64))
+}
+
+/// CRC16-XMODEM one bit at a time.
+fn naive_crc16(data: &[u8]) -> u16 {
+    let mut crc: u16 = 0;
+    for &byte in data {
+        for i in (0..8).rev() {
+            let bit = (byte >> i) & 1 == 1;
+            let top = crc & 0x8000 != 0;
+            crc <<= 1;
+            if bit != top {
+                crc ^= 0x1021;
+            }
+        }
+    }
+    crc
+}
+
+fn naive_hashtag(key: &[u8]) -> &[u8] {
+    let Some(open) = key.iter().position(|&b| b == b'{') else {
+        return key;
+    };
+    match key[open + 1..].iter().position(|&b| b == b'}') {
+        Some(0) | None => key,
+        Some(len) => &key[open + 1..open + 1 + len],
+    }
+}
+
+fn ns() -> impl Strategy<Value = [u8; 3]> {
+    prop::array::uniform3(b'A'..=b'Z')
+}
+
+/// Bytes that look like ids often enough to reach every gate.
+fn id_like() -> impl Strategy<Value = Vec<u8>> {
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..20),
+        prop::collection::vec(prop::sample::select(b"AZaz09!{}\x00\xff".to_vec()), 14),
+        (
+            ns(),
+            prop::collection::vec(prop::sample::select(ALPHABET.to_vec()), 11)
+        )
+            .prop_map(|(n, p)| [n.as_slice(), &p].concat()),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(100_000))]
+
+    #[test]
+    fn roundtrip(ns in ns(), s in 0..=MAX_SNOWFLAKE) {
+        let text = encode(&ns, s).unwrap();
+        prop_assert_eq!(decode(&text).unwrap(), (ns, s));
+        prop_assert_eq!(naive_decode(&text).unwrap(), (ns, s));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+    #[test]
+    fn decode_is_total_and_matches_the_reference(bytes in id_like()) {
+        let ours = decode(&bytes).map_err(|e| e.gate());
+        prop_assert_eq!(ours, naive_decode(&bytes));
+    }
+
+    #[test]
+    fn byte_order_is_numeric_order(ns in ns(), a in 0..=MAX_SNOWFLAKE, b in 0..=MAX_SNOWFLAKE) {
+        prop_assert_eq!(encode(&ns, a).unwrap().cmp(&encode(&ns, b).unwrap()), a.cmp(&b));
+    }
+
+    #[test]
+    fn slot_matches_bitwise_crc(key in prop::collection::vec(prop_oneof![any::<u8>(), Just(b'{'), Just(b'}')], 0..300)) {
+        prop_assert_eq!(hashtag(&key), naive_hashtag(&key));
+        prop_assert_eq!(emq_id::crc16(&key), naive_crc16(&key));
+        prop_assert_eq!(slot(&key), naive_crc16(naive_hashtag(&key)) % 16384);
+    }
+
+    #[test]
+    fn minted_ids_increase_and_sort_as_text(
+        node in 0u16..1024,
+        clock in prop::collection::vec(1_704_067_200_000i64 - 5..1_704_067_200_000 + 40, 1..300),
+    ) {
+        // A clock jittering around one spot: repeats, goes back, bursts.
+        let minter = Minter::new(node).unwrap();
+        let ids: Vec<u64> = clock.iter().map(|&t| minter.next_at(t).unwrap()).collect();
+        for w in ids.windows(2) {
+            prop_assert!(w[0] < w[1]);
+            prop_assert!(encode(b"JOB", w[0]).unwrap() < encode(b"JOB", w[1]).unwrap());
+        }
+        for &s in &ids {
+            prop_assert_eq!(emq_id::node(s), node);
+        }
+    }
+
+    #[test]
+    fn the_step_never_goes_back(state in 0u64..(1 << 53), now in any::<i64>(), node in 0u16..1024) {
+        match step(state, node, now) {
+            Ok((next, s)) => {
+                prop_assert!(next > state);
+                prop_assert!(s <= MAX_SNOWFLAKE);
+                prop_assert_eq!(emq_id::seq(s) as u64, next & 0xFFF);
+                prop_assert_eq!(s >> 22, next >> 12);
+            }
+            Err(e) => prop_assert_eq!(e.gate(), Gate::Range),
+        }
+    }
+
+    #[test]
+    fn every_key_of_a_queue_shares_its_slot(
+        queue in "[A-Za-z0-9_.:-]{1,128}",
+        s in 0..=MAX_SNOWFLAKE,
+    ) {
+        let q = queue.as_bytes();
+        let id = encode(b"JOB", s).unwrap();
+        for key in [
+            emq_id::queue_key(q, emq_id::Kind::PENDING).unwrap(),
+            emq_id::queue_key(q, emq_id::Kind::ACTIVE).unwrap(),
+            emq_id::job_key(q, &id).unwrap(),
+        ] {
+            prop_assert_eq!(slot(key.as_bytes()), slot(q));
+            prop_assert_eq!(hashtag(key.as_bytes()), q);
+        }
+    }
+
+    #[test]
+    fn queues_outside_the_grammar_are_refused(queue in prop::collection::vec(any::<u8>(), 0..200)) {
+        let valid = !queue.is_empty() && queue.len() <= 128
+            && queue.iter().all(|b| b.is_ascii_alphanumeric() || b"_.:-".contains(b));
+        let built = emq_id::queue_key(&queue, emq_id::Kind::PENDING);
+        prop_assert_eq!(built.is_ok(), valid);
+        if !valid {
+            prop_assert_eq!(built.unwrap_err().gate(), Gate::Queue);
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! `cargo xtask test`: every check of the workspace, in one command that
+//! works the same on a laptop and in `.ci/run`. Each step runs even when an
+//! earlier one failed, so one run shows every problem.
+
+use std::process::Command;
+use std::time::Instant;
+
+use crate::sh;
+
+type Step = (&'static str, fn() -> Result<(), String>);
+
+const STEPS: &[Step] = &[
+    ("format", || {
+        sh(Command::new("cargo").args(["fmt", "--all", "--check"]))
+    }),
+    ("clippy", || {
+        sh(Command::new("cargo").args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--quiet",
+            "--",
+            "-D",
+            "warnings",
+        ]))
+    }),
+    (
+        "cargo test (unit, property, doc, CLI, vector file, negative controls)",
+        || sh(Command::new("cargo").args(["test", "--workspace"])),
+    ),
+    ("vectors --check", || {
+        sh(Command::new("cargo").args(["xtask", "vectors", "--check"]))
+    }),
+    ("conformance, every target", || {
+        sh(Command::new("cargo").args(["xtask", "conformance"]))
+    }),
+];
+
+pub fn run() -> Result<(), String> {
+    let mut failed = vec![];
+    for (name, step) in STEPS {
+        eprintln!("\n==== {name}");
+        let started = Instant::now();
+        match step() {
+            Ok(()) => eprintln!("==== {name}: ok ({:.1}s)", started.elapsed().as_secs_f64()),
+            Err(e) => {
+                eprintln!("==== {name}: FAILED: {e}");
+                failed.push(*name);
+            }
+        }
+    }
+    println!(
+        "\nxtask: {} passed, {} failed",
+        STEPS.len() - failed.len(),
+        failed.len()
+    );
+    if failed.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("failed steps: {}", failed.join(", ")))
+    }
+}

@@ -1,0 +1,236 @@
+//! The committed vector file, checked against sources that are not the core:
+//! the contract's literal vectors, a bit-by-bit CRC, the cluster spec's examples,
+//! and the coverage minimums. Then the negative controls: one wrong value in any
+//! section makes a conformance run fail.
+
+use serde_json::Value;
+use xtask::{conformance, hex, load, mutate, root, targets, vectors};
+
+fn file() -> Value {
+    load(&root().join(vectors::PATH)).unwrap()
+}
+
+fn section<'a>(f: &'a Value, name: &str) -> &'a Vec<Value> {
+    f[name]
+        .as_array()
+        .unwrap_or_else(|| panic!("section {name} missing"))
+}
+
+#[test]
+fn committed_file_is_what_the_core_generates() {
+    let committed = std::fs::read_to_string(root().join(vectors::PATH)).unwrap();
+    assert!(
+        committed == vectors::render(&vectors::generate()),
+        "run `cargo xtask vectors`"
+    );
+}
+
+#[test]
+fn header_names_the_contract_and_keyspace() {
+    let f = file();
+    assert_eq!(f["contract"], "branded-snowflake/1.0.0");
+    assert_eq!(f["keyspace"], "emq-keyspace/1");
+}
+
+#[test]
+fn contains_the_contracts_own_vectors() {
+    let f = file();
+    let id = |text: &str| {
+        section(&f, "ids")
+            .iter()
+            .find(|c| c["text"] == text)
+            .cloned()
+    };
+    let a = id("USR0KHTOWnGLuC").expect("encode(USR, 274557032793636864)");
+    assert_eq!(a["snowflake"], "274557032793636864");
+    assert_eq!(a["hash32"], 234878118);
+    assert_eq!(a["unix_ms"], "1769526697641");
+    let b = id("USR0NgWEfAEJfs").expect("decode(USR0NgWEfAEJfs)");
+    assert_eq!(b["snowflake"], "320636799581945856");
+    assert_eq!(b["unix_ms"], "1780512970164");
+    let max = section(&f, "ids")
+        .iter()
+        .find(|c| c["snowflake"] == "9223372036854775807")
+        .expect("2^63 - 1");
+    assert_eq!(&max["text"].as_str().unwrap()[3..], "AzL8n0Y58m7");
+    for (text, gate) in [
+        ("USRzzzzzzzzzzz", "range"),
+        ("usr0KHTOWnGLuC", "namespace"),
+        ("USR0KHTOWnGLu", "length"),
+        ("USR0KHTOWnGL!C", "charset"),
+    ] {
+        let case = section(&f, "rejects")
+            .iter()
+            .find(|c| c["text"] == text)
+            .unwrap_or_else(|| panic!("{text}"));
+        assert_eq!(case["gate"], gate, "{text}");
+    }
+}
+
+/// CRC16-XMODEM one bit at a time, independent of the core's tables.
+fn bitwise_crc16(data: &[u8]) -> u16 {
+    let mut crc: u16 = 0;
+    for &byte in data {
+        crc ^= (byte as u16) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+    }
+    crc
+}
+
+#[test]
+fn slots_agree_with_a_bitwise_crc_and_the_cluster_spec() {
+    assert_eq!(bitwise_crc16(b"123456789"), 0x31C3);
+    let f = file();
+    let slots = section(&f, "slots");
+    let by_key = |k: &str| {
+        slots
+            .iter()
+            .find(|c| c["key"] == k)
+            .unwrap_or_else(|| panic!("{k}"))
+    };
+    assert_eq!(by_key("123456789")["slot"], 12739); // 0x31C3 < 16384
+    assert_eq!(by_key("")["slot"], 0);
+    // The cluster specification's hashtag examples.
+    for (key, tag) in [
+        ("{user1000}.following", "user1000"),
+        ("foo{}{bar}", "foo{}{bar}"),
+        ("foo{{bar}}zap", "{bar"),
+        ("foo{bar}{zap}", "bar"),
+    ] {
+        assert_eq!(
+            by_key(key)["hashtag_hex"],
+            hex::encode(tag.as_bytes()),
+            "{key}"
+        );
+    }
+    for case in slots {
+        let tag = hex::decode(case["hashtag_hex"].as_str().unwrap()).unwrap();
+        assert_eq!(case["slot"], (bitwise_crc16(&tag) % 16384) as u64, "{case}");
+    }
+}
+
+#[test]
+fn meets_every_coverage_minimum() {
+    let f = file();
+    let count = |s: &str| section(&f, s).len();
+    assert!(count("ids") >= 300);
+    assert!(count("rejects") >= 80);
+    assert!(count("min_for") >= 30);
+    assert!(count("mint") >= 5);
+    assert!(count("slots") >= 200);
+    assert!(count("keys") >= 30);
+    for gate in ["length", "namespace", "charset", "range"] {
+        assert!(
+            section(&f, "rejects").iter().any(|c| c["gate"] == gate),
+            "reject gate {gate}"
+        );
+    }
+    for (ns, s) in [
+        ("USR", "9223372036854775808"),
+        ("USR", "18446744073709551615"),
+        ("usr", "0"),
+        ("US", "0"),
+    ] {
+        assert!(
+            section(&f, "encode_rejects")
+                .iter()
+                .any(|c| c["ns"] == ns && c["snowflake"] == s),
+            "{ns} {s}"
+        );
+    }
+    let binary = section(&f, "slots")
+        .iter()
+        .filter(|c| c.get("key").is_none())
+        .count();
+    assert!(binary >= 20, "non-UTF-8 slot keys: {binary}");
+    assert!(
+        section(&f, "slots")
+            .iter()
+            .any(|c| c["key_hex"].as_str().unwrap().len() >= 2048),
+        "a 1 KiB key"
+    );
+    let mint = section(&f, "mint");
+    assert!(mint.iter().any(|m| m["node"] == 0) && mint.iter().any(|m| m["node"] == 1023));
+    assert!(
+        mint.iter()
+            .any(|m| m["steps"].as_array().unwrap().len() >= 4100),
+        "a burst of 4,100"
+    );
+    assert!(
+        mint.iter().any(|m| m["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s.get("gate").is_some())),
+        "the 41-bit limit"
+    );
+    for kind in ["pending", "active", "job"] {
+        assert!(
+            section(&f, "keys")
+                .iter()
+                .any(|c| c["kind"] == kind && c.get("key").is_some()),
+            "{kind}"
+        );
+    }
+    for error in ["queue", "kind", "length", "namespace", "charset", "range"] {
+        assert!(
+            section(&f, "keys").iter().any(|c| c["error"] == error),
+            "key error {error}"
+        );
+    }
+}
+
+fn run(target: &str, f: &Value) -> conformance::Outcome {
+    let checks = conformance::cases::checks(f).unwrap();
+    let mut adapter = (targets::find(target).unwrap().prepare)().unwrap();
+    conformance::run_target(target, adapter.as_mut(), &checks)
+}
+
+#[test]
+fn one_wrong_value_in_any_section_fails_the_rust_target() {
+    let f = file();
+    assert!(run("rust", &f).passed(), "the unmodified file passes");
+    for section in mutate::MUTABLE {
+        let outcome = run("rust", &mutate::one_wrong_value(&f, section));
+        assert!(
+            !outcome.passed(),
+            "a wrong value in {section} must fail the run"
+        );
+        assert!(
+            outcome
+                .mismatches
+                .iter()
+                .all(|m| m.starts_with(&format!("{section}[0] "))),
+            "{:?}",
+            outcome.mismatches
+        );
+    }
+}
+
+#[test]
+fn one_wrong_value_fails_the_cli_target() {
+    let f = file();
+    for section in ["ids", "keys"] {
+        let outcome = run("cli", &mutate::one_wrong_value(&f, section));
+        assert!(
+            !outcome.passed(),
+            "a wrong value in {section} must fail the cli run"
+        );
+        assert!(outcome
+            .mismatches
+            .iter()
+            .all(|m| m.starts_with(&format!("{section}[0] "))));
+    }
+}
+
+#[test]
+fn a_file_without_cases_does_not_pass() {
+    let empty: Value = serde_json::json!({"contract": "branded-snowflake/1.0.0"});
+    assert!(!run("rust", &empty).passed());
+}
