@@ -73,7 +73,8 @@ fn codec(c: &mut Criterion) {
         let mut i = 0;
         b.iter(|| {
             i = (i + 1) & 63;
-            black_box(emq_id::decode(black_box(&texts[i])).unwrap())
+            let (ns, snowflake) = emq_id::decode(black_box(&texts[i])).unwrap();
+            black_box((u32::from_le_bytes([ns[0], ns[1], ns[2], 0]), snowflake))
         })
     });
     g.bench_function("ulid from_string", |b| {

@@ -21,7 +21,9 @@ pub const PAYLOAD_LEN: usize = 11;
 /// `base62(2^63 − 1)`: the greatest payload the contract accepts.
 pub const MAX_PAYLOAD: &[u8; PAYLOAD_LEN] = b"AzL8n0Y58m7";
 
-const INVALID: u8 = 0xFF;
+/// Marks a byte outside the alphabet; digit values are below 62, so one OR
+/// over all eleven lookups tells whether any byte was invalid.
+const INVALID: u8 = 0x80;
 /// Digit value of each byte, or `INVALID`.
 static DIGIT: [u8; 256] = {
     let mut table = [INVALID; 256];
@@ -117,8 +119,13 @@ pub fn encode_into(ns: &[u8], snowflake: u64, out: &mut [u8; ID_LEN]) -> Result<
 }
 
 /// Whether an 11-byte payload sorts after [`MAX_PAYLOAD`] byte-wise.
+/// Ids minted before 2087 start with a digit below `A`, so the first byte
+/// alone usually decides.
 #[inline(always)]
 fn above_max(payload: &[u8; PAYLOAD_LEN]) -> bool {
+    if payload[0] != MAX_PAYLOAD[0] {
+        return payload[0] > MAX_PAYLOAD[0];
+    }
     let head = |p: &[u8; PAYLOAD_LEN]| {
         u64::from_be_bytes([p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]])
     };
@@ -151,13 +158,8 @@ pub fn decode(text: &[u8]) -> Result<([u8; NS_LEN], u64)> {
         ));
     }
     let payload: &[u8; PAYLOAD_LEN] = text[NS_LEN..].try_into().expect("14 - 3 = 11");
-    let mut digits = [0u8; PAYLOAD_LEN];
-    let mut bad = 0u8;
-    for (d, &b) in digits.iter_mut().zip(payload) {
-        *d = DIGIT[b as usize];
-        bad |= (*d == INVALID) as u8;
-    }
-    if bad != 0 {
+    let digits: [u8; PAYLOAD_LEN] = core::array::from_fn(|i| DIGIT[payload[i] as usize]);
+    if digits.iter().fold(0, |acc, d| acc | d) & INVALID != 0 {
         return Err(Error::new(
             Gate::Charset,
             "the payload holds a byte outside base62 [0-9A-Za-z]",
@@ -171,14 +173,15 @@ pub fn decode(text: &[u8]) -> Result<([u8; NS_LEN], u64)> {
             "the payload is above AzL8n0Y58m7 (2^63 - 1)",
         ));
     }
-    // Two independent Horner chains (6 + 5 digits), joined once.
-    let mut hi = 0u64;
-    for &d in &digits[..6] {
-        hi = hi * 62 + d as u64;
-    }
-    let mut lo = 0u64;
-    for &d in &digits[6..] {
-        lo = lo * 62 + d as u64;
-    }
-    Ok((ns, hi * (P4 * 62) + lo))
+    // value = d0·62¹⁰ + Σ pairᵢ·3844^(5−i): five independent pairs, each scaled
+    // by its own constant, so no digit waits for the one before it.
+    let pair = |i: usize| (digits[2 * i - 1] as u64) * 62 + digits[2 * i] as u64;
+    let p2 = P2 as u64;
+    let value = (digits[0] as u64) * (P4 * P4 * p2)
+        + pair(1) * (P4 * P4)
+        + pair(2) * (P4 * p2)
+        + pair(3) * P4
+        + pair(4) * p2
+        + pair(5);
+    Ok((ns, value))
 }
