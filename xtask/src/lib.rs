@@ -3,9 +3,12 @@
 
 pub mod bench;
 pub mod conformance;
+pub mod header;
 pub mod hex;
 pub mod mutate;
+pub mod native;
 pub mod rng;
+pub mod setup;
 pub mod suite;
 pub mod targets;
 pub mod vectors;
@@ -15,19 +18,13 @@ use std::process::Command;
 
 /// The workspace root (the parent of `xtask/`).
 pub fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives in the workspace")
-        .to_path_buf()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace").to_path_buf()
 }
 
 /// Runs a command from the workspace root, echoing it; an error says which command failed.
 pub fn sh(cmd: &mut Command) -> Result<(), String> {
     eprintln!("$ {}", shown(cmd));
-    let status = cmd
-        .current_dir_if_unset()
-        .status()
-        .map_err(|e| format!("{}: {e}", shown(cmd)))?;
+    let status = cmd.current_dir_if_unset().status().map_err(|e| format!("{}: {e}", shown(cmd)))?;
     if status.success() {
         Ok(())
     } else {
@@ -37,17 +34,9 @@ pub fn sh(cmd: &mut Command) -> Result<(), String> {
 
 /// Like [`sh`], but returns stdout.
 pub fn sh_out(cmd: &mut Command) -> Result<String, String> {
-    let out = cmd
-        .current_dir_if_unset()
-        .output()
-        .map_err(|e| format!("{}: {e}", shown(cmd)))?;
+    let out = cmd.current_dir_if_unset().output().map_err(|e| format!("{}: {e}", shown(cmd)))?;
     if !out.status.success() {
-        return Err(format!(
-            "{} failed ({}): {}",
-            shown(cmd),
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        ));
+        return Err(format!("{} failed ({}): {}", shown(cmd), out.status, String::from_utf8_lossy(&out.stderr)));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }

@@ -14,10 +14,12 @@ Tasks:
   conformance [--target NAME]... [--vectors PATH]
                               run each target's adapter over every case of the
                               vector file and print the matrix (default: every target)
+  header [--check]            regenerate bindings/c/include/emq_id.h with cbindgen
+                              (--check: fail when the committed header differs)
   targets                     list the conformance targets
   test                        the whole test suite (what .ci/run runs)
-  bench                       run the core's benchmarks and print the table
-                              for BENCHMARKS.md (ratios against the anchors)
+  bench [core|go]...          run benchmarks and print the tables for
+                              BENCHMARKS.md (ratios against the anchors)
 ";
 
 fn main() -> ExitCode {
@@ -25,7 +27,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("vectors") => vectors_task(args.iter().any(|a| a == "--check")),
         Some("conformance") => conformance_task(&args[1..]),
-        Some("bench") => xtask::bench::run(),
+        Some("bench") => xtask::bench::run(&args[1..]),
+        Some("header") => xtask::header::run(args.iter().any(|a| a == "--check")),
         Some("test") => xtask::suite::run(),
         Some("targets") => {
             for t in targets::TARGETS {
@@ -53,13 +56,9 @@ fn vectors_task(check: bool) -> Result<(), String> {
     let path = root().join(vectors::PATH);
     let fresh = vectors::render(&vectors::generate());
     if check {
-        let committed =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let committed = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
         if committed != fresh {
-            return Err(format!(
-                "{} differs from what the core generates: run `cargo xtask vectors`",
-                vectors::PATH
-            ));
+            return Err(format!("{} differs from what the core generates: run `cargo xtask vectors`", vectors::PATH));
         }
         println!("{} is what the core generates", vectors::PATH);
     } else {
@@ -69,15 +68,18 @@ fn vectors_task(check: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Runs the selected targets over a vector file and prints the matrix.
+/// Runs the selected targets over a vector file and prints the matrix; with
+/// `--negative-control`, also proves each target fails on a file with one wrong value.
 fn conformance_task(args: &[String]) -> Result<(), String> {
     let mut names = vec![];
     let mut path = root().join(vectors::PATH);
+    let mut negative = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--target" => names.push(it.next().ok_or("--target needs a name")?.clone()),
             "--vectors" => path = PathBuf::from(it.next().ok_or("--vectors needs a path")?),
+            "--negative-control" => negative = true,
             other => return Err(format!("unknown argument {other:?}")),
         }
     }
@@ -86,31 +88,37 @@ fn conformance_task(args: &[String]) -> Result<(), String> {
     } else {
         names
             .iter()
-            .map(|n| {
-                targets::find(n).ok_or(format!("unknown target {n:?} (see cargo xtask targets)"))
-            })
+            .map(|n| targets::find(n).ok_or(format!("unknown target {n:?} (see cargo xtask targets)")))
             .collect::<Result<_, _>>()?
     };
     let file = load(&path)?;
-    let checks = conformance::cases::checks(&file)?;
-    println!("vector file: {} ({} checks)", path.display(), checks.len());
+    println!("vector file: {}", path.display());
     let mut outcomes = vec![];
+    let mut controls = vec![];
     for target in selected {
         eprintln!("== {}: {}", target.name, target.about);
         let outcome = match (target.prepare)() {
-            Ok(mut adapter) => conformance::run_target(target.name, adapter.as_mut(), &checks),
-            Err(e) => conformance::Outcome {
-                target: target.name.into(),
-                tally: Default::default(),
-                mismatches: vec![],
-                failed_checks: 0,
-                broken: Some(e),
-            },
+            Ok(mut adapter) => {
+                let outcome = conformance::run_file(target, adapter.as_mut(), &file)?;
+                if negative {
+                    controls.extend(conformance::negative_controls(target, adapter.as_mut(), &file)?);
+                }
+                outcome
+            }
+            Err(e) => conformance::Outcome::broken(target.name, e),
         };
         outcomes.push(outcome);
     }
     print!("{}", conformance::render(&outcomes));
-    if outcomes.iter().all(conformance::Outcome::passed) {
+    let mut ok = outcomes.iter().all(conformance::Outcome::passed);
+    if negative {
+        println!("\nnegative controls (a file with one wrong value must fail the target):");
+        for (line, failed_as_expected) in &controls {
+            println!("  {line}");
+            ok &= failed_as_expected;
+        }
+    }
+    if ok {
         println!("conformance: every check of every target passed");
         Ok(())
     } else {

@@ -4,15 +4,7 @@
 use serde_json::Value;
 
 /// Sections and the expected field changed in their first case.
-pub const MUTABLE: [&str; 7] = [
-    "ids",
-    "rejects",
-    "encode_rejects",
-    "min_for",
-    "mint",
-    "slots",
-    "keys",
-];
+pub const MUTABLE: [&str; 7] = ["ids", "rejects", "encode_rejects", "min_for", "mint", "slots", "keys"];
 
 /// `file` with the first case of `section` carrying one wrong expected value.
 pub fn one_wrong_value(file: &Value, section: &str) -> Value {
@@ -21,11 +13,7 @@ pub fn one_wrong_value(file: &Value, section: &str) -> Value {
     match section {
         "ids" => case["hash32"] = Value::from(case["hash32"].as_u64().unwrap() ^ 1),
         "rejects" | "encode_rejects" => {
-            let gate = if case["gate"] == "charset" {
-                "range"
-            } else {
-                "charset"
-            };
+            let gate = if case["gate"] == "charset" { "range" } else { "charset" };
             case["gate"] = Value::from(gate);
         }
         "min_for" => bump_decimal(&mut case["snowflake"]),
@@ -38,9 +26,6 @@ pub fn one_wrong_value(file: &Value, section: &str) -> Value {
 }
 
 fn bump_decimal(v: &mut Value) {
-    let n: u64 = v
-        .as_str()
-        .and_then(|s| s.parse().ok())
-        .expect("a decimal string");
+    let n: u64 = v.as_str().and_then(|s| s.parse().ok()).expect("a decimal string");
     *v = Value::from((n + 1).to_string());
 }

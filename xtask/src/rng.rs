@@ -22,8 +22,6 @@ impl Rng {
     }
 
     pub fn bytes(&mut self, len: usize, alphabet: &[u8]) -> Vec<u8> {
-        (0..len)
-            .map(|_| alphabet[self.below(alphabet.len() as u64) as usize])
-            .collect()
+        (0..len).map(|_| alphabet[self.below(alphabet.len() as u64) as usize]).collect()
     }
 }

@@ -3,7 +3,8 @@
 
 use std::process::Command;
 
-use crate::conformance::{adapter::Adapter, cli::CliAdapter, rust::RustAdapter};
+use crate::conformance::adapter::{Adapter, ProcessAdapter};
+use crate::conformance::{cli::CliAdapter, rust::RustAdapter};
 use crate::{root, sh};
 
 pub struct Target {
@@ -11,19 +12,21 @@ pub struct Target {
     pub about: &'static str,
     /// Builds (and installs what is missing), then hands back the adapter.
     pub prepare: fn() -> Result<Box<dyn Adapter>, String>,
+    /// The sections this runtime can answer; `None` is all of them. A target
+    /// with a narrower scope shows `-` in the matrix for the others.
+    pub scope: Option<&'static [&'static str]>,
+}
+
+impl Target {
+    pub fn covers(&self, section: &str) -> bool {
+        self.scope.is_none_or(|s| s.contains(&section))
+    }
 }
 
 pub const TARGETS: &[Target] = &[
-    Target {
-        name: "rust",
-        about: "the core crate's public API, in process",
-        prepare: rust,
-    },
-    Target {
-        name: "cli",
-        about: "the emq-id binary, one run per request",
-        prepare: cli,
-    },
+    Target { name: "rust", about: "the core crate's public API, in process", prepare: rust, scope: None },
+    Target { name: "cli", about: "the emq-id binary, one run per request", prepare: cli, scope: None },
+    Target { name: "go", about: "the Go module (cgo over the C ABI), conformance/go", prepare: go, scope: None },
 ];
 
 pub fn find(name: &str) -> Option<&'static Target> {
@@ -36,7 +39,10 @@ fn rust() -> Result<Box<dyn Adapter>, String> {
 
 fn cli() -> Result<Box<dyn Adapter>, String> {
     sh(Command::new("cargo").args(["build", "--quiet", "-p", "emq-id-cli"]))?;
-    Ok(Box::new(CliAdapter {
-        binary: root().join("target/debug/emq-id"),
-    }))
+    Ok(Box::new(CliAdapter { binary: root().join("target/debug/emq-id") }))
+}
+
+fn go() -> Result<Box<dyn Adapter>, String> {
+    let binary = crate::native::go_adapter()?;
+    Ok(Box::new(ProcessAdapter { command: Command::new(binary) }))
 }

@@ -91,25 +91,13 @@ fn ids(rng: &mut Rng) -> Vec<Value> {
     ];
     // Node and sequence extremes at a current instant.
     let now_ts = 1_769_526_697_641 - EPOCH_MS;
-    for (node, seq) in [
-        (0, 0),
-        (0, 4095),
-        (1023, 0),
-        (1023, 4095),
-        (1, 1),
-        (512, 2048),
-    ] {
+    for (node, seq) in [(0, 0), (0, 4095), (1023, 0), (1023, 4095), (1, 1), (512, 2048)] {
         picks.push((*b"EVT", emq_id::compose(now_ts, node, seq).unwrap()));
     }
     // Every digit position: 62^p − 1 (all lower digits `z`), 62^p, and `z` at p.
     let mut power: u64 = 1;
     for _ in 0..11 {
-        for v in [
-            power - 1,
-            power,
-            power.saturating_mul(61),
-            power.saturating_mul(2) - 1,
-        ] {
+        for v in [power - 1, power, power.saturating_mul(61), power.saturating_mul(2) - 1] {
             if v <= MAX_SNOWFLAKE {
                 picks.push((*b"DIG", v));
             }
@@ -123,11 +111,7 @@ fn ids(rng: &mut Rng) -> Vec<Value> {
     }
     // Random: whole range, and realistic ids of random fields.
     while picks.len() < 320 {
-        let ns = [
-            b'A' + rng.below(26) as u8,
-            b'A' + rng.below(26) as u8,
-            b'A' + rng.below(26) as u8,
-        ];
+        let ns = [b'A' + rng.below(26) as u8, b'A' + rng.below(26) as u8, b'A' + rng.below(26) as u8];
         let s = if picks.len().is_multiple_of(2) {
             rng.next_u64() >> 1
         } else {
@@ -142,9 +126,7 @@ fn ids(rng: &mut Rng) -> Vec<Value> {
 // ---------------------------------------------------------------- rejects
 
 fn reject_case(bytes: &[u8]) -> Value {
-    let gate = emq_id::decode(bytes)
-        .expect_err("generator picks rejected inputs")
-        .gate();
+    let gate = emq_id::decode(bytes).expect_err("generator picks rejected inputs").gate();
     let mut case = Map::new();
     case.insert("text_hex".into(), json!(hex::encode(bytes)));
     if let Ok(text) = std::str::from_utf8(bytes) {
@@ -202,10 +184,7 @@ fn rejects(rng: &mut Rng) -> Vec<Value> {
     ];
     for at in 0..11 {
         let mut payload = *MAX_PAYLOAD;
-        let digit = emq_id::ALPHABET
-            .iter()
-            .position(|&c| c == payload[at])
-            .unwrap();
+        let digit = emq_id::ALPHABET.iter().position(|&c| c == payload[at]).unwrap();
         if digit < 61 {
             payload[at] = emq_id::ALPHABET[digit + 1];
             picks.push([b"MAX".as_slice(), &payload].concat());
@@ -218,9 +197,7 @@ fn rejects(rng: &mut Rng) -> Vec<Value> {
         }
     }
     // charset: every payload position, with neighbours of the alphabet's ranges and high bytes.
-    let outside = [
-        b'/', b':', b'@', b'[', b'`', b'{', b'-', b' ', 0x80, 0xC3, 0xFF,
-    ];
+    let outside = [b'/', b':', b'@', b'[', b'`', b'{', b'-', b' ', 0x80, 0xC3, 0xFF];
     for at in 3..14 {
         picks.push(with(at, &[outside[at % outside.len()]]));
         picks.push(with(at, &[outside[(at + 5) % outside.len()]]));
@@ -255,9 +232,7 @@ fn encode_rejects() -> Vec<Value> {
     picks
         .into_iter()
         .map(|(ns, s)| {
-            let gate = emq_id::encode(ns.as_bytes(), s)
-                .expect_err("generator picks rejected inputs")
-                .gate();
+            let gate = emq_id::encode(ns.as_bytes(), s).expect_err("generator picks rejected inputs").gate();
             json!({ "ns": ns, "snowflake": s.to_string(), "gate": gate_name(gate) })
         })
         .collect()
@@ -317,45 +292,15 @@ fn mint() -> Vec<Value> {
     let limit = epoch + MAX_TS as i64;
     vec![
         // Steady clock, some readings repeated.
-        mint_case(
-            0,
-            &[
-                t,
-                t,
-                t + 1,
-                t + 1,
-                t + 1,
-                t + 2,
-                t + 10,
-                t + 10,
-                t + 11,
-                t + 1000,
-            ],
-        ),
+        mint_case(0, &[t, t, t + 1, t + 1, t + 1, t + 2, t + 10, t + 10, t + 11, t + 1000]),
         // The clock goes back, and forward again past the borrowed state.
-        mint_case(
-            1023,
-            &[
-                t,
-                t + 5,
-                t - 100,
-                t - 100,
-                t,
-                t + 5,
-                t + 6,
-                t - 1_000_000,
-                t + 7,
-            ],
-        ),
+        mint_case(1023, &[t, t + 5, t - 100, t - 100, t, t + 5, t + 6, t - 1_000_000, t + 7]),
         // A burst of 4,100 in one millisecond borrows the next one.
         mint_case(7, &vec![t; 4100]),
         // Clocks before the epoch read as the epoch.
         mint_case(0, &[i64::MIN, -1, 0, epoch - 1, epoch, epoch + 1]),
         // The 41-bit limit: a clock past it is refused, the state survives a refusal.
-        mint_case(
-            1023,
-            &[limit - 1, limit, limit + 1, limit, i64::MAX, limit - 5],
-        ),
+        mint_case(1023, &[limit - 1, limit, limit + 1, limit, i64::MAX, limit - 5]),
         // Exhausting the last millisecond: 4,096 mints fit, the next ones are refused.
         mint_case(512, &[vec![limit; 4097], vec![t]].concat()),
     ]
@@ -369,10 +314,7 @@ fn slot_case(key: &[u8]) -> Value {
     if let Ok(text) = std::str::from_utf8(key) {
         case.insert("key".into(), json!(text));
     }
-    case.insert(
-        "hashtag_hex".into(),
-        json!(hex::encode(emq_id::hashtag(key))),
-    );
+    case.insert("hashtag_hex".into(), json!(hex::encode(emq_id::hashtag(key))));
     case.insert("slot".into(), json!(emq_id::slot(key)));
     Value::Object(case)
 }
@@ -442,16 +384,8 @@ fn slots(rng: &mut Rng) -> Vec<Value> {
     picks.push(b"{\0}".to_vec());
     picks.push(b"x{a\0b}y".to_vec());
     // 20+ keys that are not UTF-8.
-    let fixed_binary: [&[u8]; 8] = [
-        b"\xff",
-        b"\x80",
-        b"{\xff}",
-        b"\xc3",
-        b"\xc3\x28",
-        b"a\xfeb{\xfe}",
-        b"\xed\xa0\x80",
-        b"\xf8\x88\x80\x80\x80",
-    ];
+    let fixed_binary: [&[u8]; 8] =
+        [b"\xff", b"\x80", b"{\xff}", b"\xc3", b"\xc3\x28", b"a\xfeb{\xfe}", b"\xed\xa0\x80", b"\xf8\x88\x80\x80\x80"];
     picks.extend(fixed_binary.iter().map(|b| b.to_vec()));
     let all_bytes: Vec<u8> = (0..=255).collect();
     let mut binary = 0;
@@ -470,10 +404,7 @@ fn slots(rng: &mut Rng) -> Vec<Value> {
     tagged[510] = b'}';
     picks.push(tagged);
     for len in 1..=64 {
-        picks.push(rng.bytes(
-            len,
-            b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:{}._-",
-        ));
+        picks.push(rng.bytes(len, b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789:{}._-"));
     }
     // Random keys of every byte, tags or not.
     while picks.len() < 220 {

@@ -11,18 +11,13 @@ fn file() -> Value {
 }
 
 fn section<'a>(f: &'a Value, name: &str) -> &'a Vec<Value> {
-    f[name]
-        .as_array()
-        .unwrap_or_else(|| panic!("section {name} missing"))
+    f[name].as_array().unwrap_or_else(|| panic!("section {name} missing"))
 }
 
 #[test]
 fn committed_file_is_what_the_core_generates() {
     let committed = std::fs::read_to_string(root().join(vectors::PATH)).unwrap();
-    assert!(
-        committed == vectors::render(&vectors::generate()),
-        "run `cargo xtask vectors`"
-    );
+    assert!(committed == vectors::render(&vectors::generate()), "run `cargo xtask vectors`");
 }
 
 #[test]
@@ -35,12 +30,7 @@ fn header_names_the_contract_and_keyspace() {
 #[test]
 fn contains_the_contracts_own_vectors() {
     let f = file();
-    let id = |text: &str| {
-        section(&f, "ids")
-            .iter()
-            .find(|c| c["text"] == text)
-            .cloned()
-    };
+    let id = |text: &str| section(&f, "ids").iter().find(|c| c["text"] == text).cloned();
     let a = id("USR0KHTOWnGLuC").expect("encode(USR, 274557032793636864)");
     assert_eq!(a["snowflake"], "274557032793636864");
     assert_eq!(a["hash32"], 234878118);
@@ -48,10 +38,7 @@ fn contains_the_contracts_own_vectors() {
     let b = id("USR0NgWEfAEJfs").expect("decode(USR0NgWEfAEJfs)");
     assert_eq!(b["snowflake"], "320636799581945856");
     assert_eq!(b["unix_ms"], "1780512970164");
-    let max = section(&f, "ids")
-        .iter()
-        .find(|c| c["snowflake"] == "9223372036854775807")
-        .expect("2^63 - 1");
+    let max = section(&f, "ids").iter().find(|c| c["snowflake"] == "9223372036854775807").expect("2^63 - 1");
     assert_eq!(&max["text"].as_str().unwrap()[3..], "AzL8n0Y58m7");
     for (text, gate) in [
         ("USRzzzzzzzzzzz", "range"),
@@ -59,10 +46,7 @@ fn contains_the_contracts_own_vectors() {
         ("USR0KHTOWnGLu", "length"),
         ("USR0KHTOWnGL!C", "charset"),
     ] {
-        let case = section(&f, "rejects")
-            .iter()
-            .find(|c| c["text"] == text)
-            .unwrap_or_else(|| panic!("{text}"));
+        let case = section(&f, "rejects").iter().find(|c| c["text"] == text).unwrap_or_else(|| panic!("{text}"));
         assert_eq!(case["gate"], gate, "{text}");
     }
 }
@@ -73,11 +57,7 @@ fn bitwise_crc16(data: &[u8]) -> u16 {
     for &byte in data {
         crc ^= (byte as u16) << 8;
         for _ in 0..8 {
-            crc = if crc & 0x8000 != 0 {
-                (crc << 1) ^ 0x1021
-            } else {
-                crc << 1
-            };
+            crc = if crc & 0x8000 != 0 { (crc << 1) ^ 0x1021 } else { crc << 1 };
         }
     }
     crc
@@ -88,12 +68,7 @@ fn slots_agree_with_a_bitwise_crc_and_the_cluster_spec() {
     assert_eq!(bitwise_crc16(b"123456789"), 0x31C3);
     let f = file();
     let slots = section(&f, "slots");
-    let by_key = |k: &str| {
-        slots
-            .iter()
-            .find(|c| c["key"] == k)
-            .unwrap_or_else(|| panic!("{k}"))
-    };
+    let by_key = |k: &str| slots.iter().find(|c| c["key"] == k).unwrap_or_else(|| panic!("{k}"));
     assert_eq!(by_key("123456789")["slot"], 12739); // 0x31C3 < 16384
     assert_eq!(by_key("")["slot"], 0);
     // The cluster specification's hashtag examples.
@@ -103,11 +78,7 @@ fn slots_agree_with_a_bitwise_crc_and_the_cluster_spec() {
         ("foo{{bar}}zap", "{bar"),
         ("foo{bar}{zap}", "bar"),
     ] {
-        assert_eq!(
-            by_key(key)["hashtag_hex"],
-            hex::encode(tag.as_bytes()),
-            "{key}"
-        );
+        assert_eq!(by_key(key)["hashtag_hex"], hex::encode(tag.as_bytes()), "{key}");
     }
     for case in slots {
         let tag = hex::decode(case["hashtag_hex"].as_str().unwrap()).unwrap();
@@ -126,63 +97,26 @@ fn meets_every_coverage_minimum() {
     assert!(count("slots") >= 200);
     assert!(count("keys") >= 30);
     for gate in ["length", "namespace", "charset", "range"] {
-        assert!(
-            section(&f, "rejects").iter().any(|c| c["gate"] == gate),
-            "reject gate {gate}"
-        );
+        assert!(section(&f, "rejects").iter().any(|c| c["gate"] == gate), "reject gate {gate}");
     }
-    for (ns, s) in [
-        ("USR", "9223372036854775808"),
-        ("USR", "18446744073709551615"),
-        ("usr", "0"),
-        ("US", "0"),
-    ] {
-        assert!(
-            section(&f, "encode_rejects")
-                .iter()
-                .any(|c| c["ns"] == ns && c["snowflake"] == s),
-            "{ns} {s}"
-        );
+    for (ns, s) in [("USR", "9223372036854775808"), ("USR", "18446744073709551615"), ("usr", "0"), ("US", "0")] {
+        assert!(section(&f, "encode_rejects").iter().any(|c| c["ns"] == ns && c["snowflake"] == s), "{ns} {s}");
     }
-    let binary = section(&f, "slots")
-        .iter()
-        .filter(|c| c.get("key").is_none())
-        .count();
+    let binary = section(&f, "slots").iter().filter(|c| c.get("key").is_none()).count();
     assert!(binary >= 20, "non-UTF-8 slot keys: {binary}");
-    assert!(
-        section(&f, "slots")
-            .iter()
-            .any(|c| c["key_hex"].as_str().unwrap().len() >= 2048),
-        "a 1 KiB key"
-    );
+    assert!(section(&f, "slots").iter().any(|c| c["key_hex"].as_str().unwrap().len() >= 2048), "a 1 KiB key");
     let mint = section(&f, "mint");
     assert!(mint.iter().any(|m| m["node"] == 0) && mint.iter().any(|m| m["node"] == 1023));
+    assert!(mint.iter().any(|m| m["steps"].as_array().unwrap().len() >= 4100), "a burst of 4,100");
     assert!(
-        mint.iter()
-            .any(|m| m["steps"].as_array().unwrap().len() >= 4100),
-        "a burst of 4,100"
-    );
-    assert!(
-        mint.iter().any(|m| m["steps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|s| s.get("gate").is_some())),
+        mint.iter().any(|m| m["steps"].as_array().unwrap().iter().any(|s| s.get("gate").is_some())),
         "the 41-bit limit"
     );
     for kind in ["pending", "active", "job"] {
-        assert!(
-            section(&f, "keys")
-                .iter()
-                .any(|c| c["kind"] == kind && c.get("key").is_some()),
-            "{kind}"
-        );
+        assert!(section(&f, "keys").iter().any(|c| c["kind"] == kind && c.get("key").is_some()), "{kind}");
     }
     for error in ["queue", "kind", "length", "namespace", "charset", "range"] {
-        assert!(
-            section(&f, "keys").iter().any(|c| c["error"] == error),
-            "key error {error}"
-        );
+        assert!(section(&f, "keys").iter().any(|c| c["error"] == error), "key error {error}");
     }
 }
 
@@ -198,15 +132,9 @@ fn one_wrong_value_in_any_section_fails_the_rust_target() {
     assert!(run("rust", &f).passed(), "the unmodified file passes");
     for section in mutate::MUTABLE {
         let outcome = run("rust", &mutate::one_wrong_value(&f, section));
+        assert!(!outcome.passed(), "a wrong value in {section} must fail the run");
         assert!(
-            !outcome.passed(),
-            "a wrong value in {section} must fail the run"
-        );
-        assert!(
-            outcome
-                .mismatches
-                .iter()
-                .all(|m| m.starts_with(&format!("{section}[0] "))),
+            outcome.mismatches.iter().all(|m| m.starts_with(&format!("{section}[0] "))),
             "{:?}",
             outcome.mismatches
         );
@@ -218,14 +146,8 @@ fn one_wrong_value_fails_the_cli_target() {
     let f = file();
     for section in ["ids", "keys"] {
         let outcome = run("cli", &mutate::one_wrong_value(&f, section));
-        assert!(
-            !outcome.passed(),
-            "a wrong value in {section} must fail the cli run"
-        );
-        assert!(outcome
-            .mismatches
-            .iter()
-            .all(|m| m.starts_with(&format!("{section}[0] "))));
+        assert!(!outcome.passed(), "a wrong value in {section} must fail the cli run");
+        assert!(outcome.mismatches.iter().all(|m| m.starts_with(&format!("{section}[0] "))));
     }
 }
 

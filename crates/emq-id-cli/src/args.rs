@@ -26,14 +26,9 @@ impl Args {
             }
             let text = a.to_string_lossy();
             if let Some(name) = valued.iter().find(|n| **n == text) {
-                let value = it
-                    .next()
-                    .ok_or_else(|| Failure::Usage(format!("{name} needs a value")))?;
-                args.values
-                    .push((name.to_string(), value.to_string_lossy().into_owned()));
-            } else if let Some((name, value)) =
-                text.split_once('=').filter(|(n, _)| valued.contains(n))
-            {
+                let value = it.next().ok_or_else(|| Failure::Usage(format!("{name} needs a value")))?;
+                args.values.push((name.to_string(), value.to_string_lossy().into_owned()));
+            } else if let Some((name, value)) = text.split_once('=').filter(|(n, _)| valued.contains(n)) {
                 args.values.push((name.to_string(), value.to_string()));
             } else if switches.contains(&text.as_ref()) {
                 args.flags.push(text.into_owned());
@@ -52,10 +47,7 @@ impl Args {
 
     /// Every value given to a flag, in order.
     pub fn all<'a>(&'a self, name: &'a str) -> impl Iterator<Item = &'a str> + 'a {
-        self.values
-            .iter()
-            .filter(move |(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        self.values.iter().filter(move |(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 
     pub fn one<'a>(&'a self, name: &'a str) -> Option<&'a str> {

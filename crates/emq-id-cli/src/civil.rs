@@ -28,12 +28,7 @@ pub fn format_ms(unix_ms: i64) -> String {
     let days = unix_ms.div_euclid(86_400_000);
     let ms_of_day = unix_ms.rem_euclid(86_400_000);
     let (y, m, d) = civil_from_days(days);
-    let (h, min, s, ms) = (
-        ms_of_day / 3_600_000,
-        ms_of_day / 60_000 % 60,
-        ms_of_day / 1000 % 60,
-        ms_of_day % 1000,
-    );
+    let (h, min, s, ms) = (ms_of_day / 3_600_000, ms_of_day / 60_000 % 60, ms_of_day / 1000 % 60, ms_of_day % 1000);
     format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{ms:03}Z")
 }
 
@@ -44,16 +39,10 @@ pub fn parse_ms(text: &str) -> Option<i64> {
     let b = text.as_bytes();
     let num = |from: usize, len: usize| -> Option<i64> {
         let part = b.get(from..from + len)?;
-        part.iter()
-            .all(u8::is_ascii_digit)
-            .then(|| std::str::from_utf8(part).ok()?.parse().ok())?
+        part.iter().all(u8::is_ascii_digit).then(|| std::str::from_utf8(part).ok()?.parse().ok())?
     };
     let (y, m, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
-    if b.get(4) != Some(&b'-')
-        || b.get(7) != Some(&b'-')
-        || !(1..=12).contains(&m)
-        || !(1..=31).contains(&d)
-    {
+    if b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
         return None;
     }
     let mut at = 10;
@@ -126,14 +115,7 @@ mod tests {
         assert_eq!(parse_ms("2026-01-27T15:11:37.641999Z"), Some(t));
         assert_eq!(parse_ms("2026-01-27T15:11Z"), Some(t - 37_641));
         assert_eq!(parse_ms("2024-01-01"), Some(1_704_067_200_000));
-        for bad in [
-            "2026-02-30",
-            "2026-13-01",
-            "2026-01-27T25:00Z",
-            "2026-01-27T15:11:37.Z",
-            "yesterday",
-            "",
-        ] {
+        for bad in ["2026-02-30", "2026-13-01", "2026-01-27T25:00Z", "2026-01-27T15:11:37.Z", "yesterday", ""] {
             assert_eq!(parse_ms(bad), None, "{bad}");
         }
     }

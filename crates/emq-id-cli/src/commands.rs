@@ -55,19 +55,14 @@ fn dispatch(command: &str, argv: &[OsString], out: Out) -> Result<Vec<Failure>, 
             line(out, &String::from_utf8_lossy(&text))?;
             Ok(vec![])
         }
-        "mint" => mint(
-            &Args::parse(argv, &["--json"], &["--node", "-n", "--at"])?,
-            out,
-        ),
+        "mint" => mint(&Args::parse(argv, &["--json"], &["--node", "-n", "--at"])?, out),
         "hash32" => {
             let args = Args::parse(argv, &[], &[])?;
             each(&args, out, |value, out| {
                 let s = if !value.is_empty() && value.iter().all(u8::is_ascii_digit) {
                     parse_u64(value)?
                 } else {
-                    emq_id::decode(value)
-                        .map_err(|e| Failure::gate(e, value))?
-                        .1
+                    emq_id::decode(value).map_err(|e| Failure::gate(e, value))?.1
                 };
                 line(out, &emq_id::hash32(s).to_string())
             })
@@ -86,13 +81,12 @@ fn dispatch(command: &str, argv: &[OsString], out: Out) -> Result<Vec<Failure>, 
             each(&args, out, |key, out| {
                 let tag = emq_id::hashtag(key);
                 let mut answer = serde_json::Map::new();
-                let spell =
-                    |answer: &mut serde_json::Map<String, Value>, name: &str, bytes: &[u8]| {
-                        match std::str::from_utf8(bytes) {
-                            Ok(text) if !hex => answer.insert(name.into(), json!(text)),
-                            _ => answer.insert(format!("{name}_hex"), json!(to_hex(bytes))),
-                        };
+                let spell = |answer: &mut serde_json::Map<String, Value>, name: &str, bytes: &[u8]| {
+                    match std::str::from_utf8(bytes) {
+                        Ok(text) if !hex => answer.insert(name.into(), json!(text)),
+                        _ => answer.insert(format!("{name}_hex"), json!(to_hex(bytes))),
                     };
+                };
                 spell(&mut answer, "key", key);
                 answer.insert("slot".into(), json!(emq_id::slot(key)));
                 spell(&mut answer, "hashtag", tag);
@@ -120,14 +114,7 @@ fn dispatch(command: &str, argv: &[OsString], out: Out) -> Result<Vec<Failure>, 
         }
         "check" => match emq_id::self_check() {
             Ok(()) => {
-                line(
-                    out,
-                    &format!(
-                        "ok: this build agrees with {} and {}",
-                        emq_id::CONTRACT,
-                        emq_id::KEYSPACE
-                    ),
-                )?;
+                line(out, &format!("ok: this build agrees with {} and {}", emq_id::CONTRACT, emq_id::KEYSPACE))?;
                 Ok(vec![])
             }
             Err(m) => Err(Failure::Io(m.to_string())),
@@ -138,28 +125,17 @@ fn dispatch(command: &str, argv: &[OsString], out: Out) -> Result<Vec<Failure>, 
 
 /// The command's inputs: its arguments (hex-decoded under `--hex`), else stdin lines.
 fn inputs(args: &Args) -> Result<Vec<Vec<u8>>, Failure> {
-    let raw = if args.positional.is_empty() {
-        stdin_lines()?
-    } else {
-        args.positional.clone()
-    };
+    let raw = if args.positional.is_empty() { stdin_lines()? } else { args.positional.clone() };
     if !args.has("--hex") {
         return Ok(raw);
     }
     raw.iter()
-        .map(|h| {
-            from_hex(h)
-                .ok_or_else(|| Failure::Usage(format!("not hex: {:?}", String::from_utf8_lossy(h))))
-        })
+        .map(|h| from_hex(h).ok_or_else(|| Failure::Usage(format!("not hex: {:?}", String::from_utf8_lossy(h)))))
         .collect()
 }
 
 /// Runs `f` over every input, collecting failures instead of stopping at the first.
-fn each(
-    args: &Args,
-    out: Out,
-    mut f: impl FnMut(&[u8], Out) -> Result<(), Failure>,
-) -> Result<Vec<Failure>, Failure> {
+fn each(args: &Args, out: Out, mut f: impl FnMut(&[u8], Out) -> Result<(), Failure>) -> Result<Vec<Failure>, Failure> {
     let mut failures = vec![];
     for value in inputs(args)? {
         if let Err(fail) = f(&value, out) {
@@ -198,22 +174,18 @@ fn mint(args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
     };
     let clock: Vec<&str> = args.all("--at").collect();
     if !clock.is_empty() {
-        let node = node
-            .ok_or_else(|| Failure::Usage("--at replays a fresh minter: give its --node".into()))?;
+        let node = node.ok_or_else(|| Failure::Usage("--at replays a fresh minter: give its --node".into()))?;
         return replay(ns, node, &clock, out);
     }
     let count: u64 = match args.one("-n") {
-        Some(n) => n
-            .parse()
-            .map_err(|_| Failure::Usage(format!("-n takes a count, not {n:?}")))?,
+        Some(n) => n.parse().map_err(|_| Failure::Usage(format!("-n takes a count, not {n:?}")))?,
         None => 1,
     };
     let process;
     let local;
     let minter = match node {
         Some(node) => {
-            local = emq_id::Minter::new(node)
-                .map_err(|e| Failure::gate(e, node.to_string().as_bytes()))?;
+            local = emq_id::Minter::new(node).map_err(|e| Failure::gate(e, node.to_string().as_bytes()))?;
             &local
         }
         None => {
@@ -243,13 +215,10 @@ fn mint(args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
 
 /// `mint --at`: the pure step from state 0, one JSON line per clock reading.
 fn replay(ns: &[u8], node: u16, clock: &[&str], out: Out) -> Result<Vec<Failure>, Failure> {
-    let minter =
-        emq_id::Minter::new(node).map_err(|e| Failure::gate(e, node.to_string().as_bytes()))?;
+    let minter = emq_id::Minter::new(node).map_err(|e| Failure::gate(e, node.to_string().as_bytes()))?;
     let mut failures = vec![];
     for now in clock {
-        let ms: i64 = now
-            .parse()
-            .map_err(|_| Failure::Usage(format!("--at takes unix ms, not {now:?}")))?;
+        let ms: i64 = now.parse().map_err(|_| Failure::Usage(format!("--at takes unix ms, not {now:?}")))?;
         let answer = match minter.next_at(ms) {
             Ok(s) => {
                 let id = emq_id::Id::new(ns, s).map_err(|e| Failure::gate(e, ns))?;
@@ -276,10 +245,7 @@ fn parse_u64(text: &[u8]) -> Result<u64, Failure> {
         .filter(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
         .and_then(|t| t.parse().ok())
         .ok_or_else(|| {
-            let e = emq_id::Error::from_gate(
-                emq_id::Gate::Range,
-                "a snowflake is a decimal below 2^64",
-            );
+            let e = emq_id::Error::from_gate(emq_id::Gate::Range, "a snowflake is a decimal below 2^64");
             Failure::gate(e, text)
         })
 }
@@ -300,7 +266,5 @@ fn from_hex(text: &[u8]) -> Option<Vec<u8>> {
     if text.len() % 2 != 0 {
         return None;
     }
-    text.chunks(2)
-        .map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok())
-        .collect()
+    text.chunks(2).map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok()).collect()
 }

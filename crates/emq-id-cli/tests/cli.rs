@@ -3,11 +3,7 @@
 use std::process::{Command, Output};
 
 fn emq_id(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_emq-id"))
-        .args(args)
-        .env_remove("EMQ_NODE")
-        .output()
-        .unwrap()
+    Command::new(env!("CARGO_BIN_EXE_emq-id")).args(args).env_remove("EMQ_NODE").output().unwrap()
 }
 
 fn stdout(o: &Output) -> String {
@@ -34,9 +30,7 @@ fn decode_prints_every_field() {
 fn slot_of_a_queue_key_is_the_slot_of_the_queue() {
     let key = emq_id(&["slot", "emq:{orders}:pending"]);
     let queue = emq_id(&["slot", "orders"]);
-    let slot = |o: &Output| {
-        serde_json::from_str::<serde_json::Value>(stdout(o).trim()).unwrap()["slot"].clone()
-    };
+    let slot = |o: &Output| serde_json::from_str::<serde_json::Value>(stdout(o).trim()).unwrap()["slot"].clone();
     assert_eq!(slot(&key), slot(&queue));
     assert_eq!(slot(&key), emq_id::slot(b"orders"));
 }
@@ -57,11 +51,7 @@ fn every_gate_is_reachable_with_exit_status_2() {
     ] {
         let o = emq_id(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
-        assert!(
-            stderr(&o).starts_with(&format!("error: {gate}: ")),
-            "{args:?}: {}",
-            stderr(&o)
-        );
+        assert!(stderr(&o).starts_with(&format!("error: {gate}: ")), "{args:?}: {}", stderr(&o));
     }
 }
 
@@ -75,12 +65,7 @@ fn stdin_gives_one_argument_per_line_and_bad_lines_do_not_stop_good_ones() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(b"USR0KHTOWnGLuC\nbad\nUSR0NgWEfAEJfs\n")
-        .unwrap();
+    child.stdin.take().unwrap().write_all(b"USR0KHTOWnGLuC\nbad\nUSR0NgWEfAEJfs\n").unwrap();
     let o = child.wait_with_output().unwrap();
     assert_eq!(o.status.code(), Some(2));
     assert_eq!(stdout(&o).lines().count(), 2);
@@ -95,24 +80,14 @@ fn mint_without_a_node_warns_that_ids_may_collide() {
     assert!(stderr(&o).contains("may collide"));
     let with_node = emq_id(&["mint", "JOB", "--node", "9"]);
     assert!(stderr(&with_node).is_empty());
-    assert_eq!(
-        emq_id::Id::parse(stdout(&with_node).trim().as_bytes())
-            .unwrap()
-            .node(),
-        9
-    );
+    assert_eq!(emq_id::Id::parse(stdout(&with_node).trim().as_bytes()).unwrap().node(), 9);
 }
 
 #[test]
 fn help_on_everything() {
-    for cmd in [
-        "decode", "encode", "mint", "hash32", "min-for", "slot", "key", "check",
-    ] {
+    for cmd in ["decode", "encode", "mint", "hash32", "min-for", "slot", "key", "check"] {
         let o = emq_id(&[cmd, "--help"]);
-        assert!(
-            o.status.success() && stdout(&o).starts_with("Usage: emq-id"),
-            "{cmd}"
-        );
+        assert!(o.status.success() && stdout(&o).starts_with("Usage: emq-id"), "{cmd}");
     }
     assert!(stdout(&emq_id(&["--help"])).contains("Commands:"));
     assert_eq!(emq_id(&["frobnicate"]).status.code(), Some(2));

@@ -12,9 +12,7 @@ fn snowflakes() -> Vec<u64> {
     let mut x: u64 = 0x2545_F491_4F6C_DD1D;
     (0..64)
         .map(|_| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             x >> 1
         })
         .collect()
@@ -36,14 +34,8 @@ fn anchor_slot(key: &[u8]) -> u16 {
 
 fn codec(c: &mut Criterion) {
     let values = snowflakes();
-    let ulids: Vec<ulid::Ulid> = values
-        .iter()
-        .map(|&v| ulid::Ulid::from_parts(v >> 16, v as u128 * 0x9E37))
-        .collect();
-    let texts: Vec<[u8; 14]> = values
-        .iter()
-        .map(|&v| emq_id::encode(b"JOB", v).unwrap())
-        .collect();
+    let ulids: Vec<ulid::Ulid> = values.iter().map(|&v| ulid::Ulid::from_parts(v >> 16, v as u128 * 0x9E37)).collect();
+    let texts: Vec<[u8; 14]> = values.iter().map(|&v| emq_id::encode(b"JOB", v).unwrap()).collect();
     let ulid_texts: Vec<String> = ulids.iter().map(|u| u.to_string()).collect();
 
     // Both encoders write into a caller's buffer, as a hot path would.
@@ -100,13 +92,9 @@ fn codec(c: &mut Criterion) {
 fn mint(c: &mut Criterion) {
     let mut g = c.benchmark_group("mint");
     // The floor under `next`: one read of the wall clock.
-    g.bench_function("clock read alone (SystemTime::now)", |b| {
-        b.iter(|| black_box(std::time::SystemTime::now()))
-    });
+    g.bench_function("clock read alone (SystemTime::now)", |b| b.iter(|| black_box(std::time::SystemTime::now())));
     let minter = emq_id::Minter::new(1).unwrap();
-    g.bench_function("next (wall clock), 1 thread", |b| {
-        b.iter(|| black_box(minter.next().unwrap()))
-    });
+    g.bench_function("next (wall clock), 1 thread", |b| b.iter(|| black_box(minter.next().unwrap())));
     let fixed = emq_id::Minter::new(2).unwrap();
     g.bench_function("next_at (given clock), 1 thread", |b| {
         b.iter(|| black_box(fixed.next_at(black_box(1_769_526_697_641)).unwrap()))
@@ -145,13 +133,9 @@ fn slot(c: &mut Criterion) {
             })
             .collect()
     };
-    let mut cases: Vec<(String, Vec<Vec<u8>>)> = [8usize, 24, 64, 1024]
-        .iter()
-        .map(|&n| (format!("{n}B"), untagged(n)))
-        .collect();
-    let queue_keys = (0..64u32)
-        .map(|i| format!("emq:{{orders-{i:02}}}:job:JOB0KHTOWnGLuC").into_bytes())
-        .collect();
+    let mut cases: Vec<(String, Vec<Vec<u8>>)> =
+        [8usize, 24, 64, 1024].iter().map(|&n| (format!("{n}B"), untagged(n))).collect();
+    let queue_keys = (0..64u32).map(|i| format!("emq:{{orders-{i:02}}}:job:JOB0KHTOWnGLuC").into_bytes()).collect();
     cases.push(("emq-key 37B".into(), queue_keys));
     for (name, keys) in &cases {
         let mut g = c.benchmark_group(format!("slot/{name}"));
@@ -163,17 +147,13 @@ fn slot(c: &mut Criterion) {
                 black_box(emq_id::slot(black_box(&keys[i])))
             })
         });
-        g.bench_with_input(
-            BenchmarkId::from_parameter("crc16 crate (redis-rs)"),
-            keys,
-            |b, keys| {
-                let mut i = 0;
-                b.iter(|| {
-                    i = (i + 1) & 63;
-                    black_box(anchor_slot(black_box(&keys[i])))
-                })
-            },
-        );
+        g.bench_with_input(BenchmarkId::from_parameter("crc16 crate (redis-rs)"), keys, |b, keys| {
+            let mut i = 0;
+            b.iter(|| {
+                i = (i + 1) & 63;
+                black_box(anchor_slot(black_box(&keys[i])))
+            })
+        });
         g.finish();
     }
 }

@@ -53,10 +53,7 @@ const P4: u64 = 62 * 62 * 62 * 62;
 /// Whether `ns` is a valid namespace: exactly three bytes `A`–`Z`.
 #[inline]
 pub const fn is_namespace(ns: &[u8]) -> bool {
-    ns.len() == NS_LEN
-        && ns[0].is_ascii_uppercase()
-        && ns[1].is_ascii_uppercase()
-        && ns[2].is_ascii_uppercase()
+    ns.len() == NS_LEN && ns[0].is_ascii_uppercase() && ns[1].is_ascii_uppercase() && ns[2].is_ascii_uppercase()
 }
 
 /// Writes `value < 62⁴` as four base62 digits: two independent pair lookups.
@@ -126,9 +123,7 @@ fn above_max(payload: &[u8; PAYLOAD_LEN]) -> bool {
     if payload[0] != MAX_PAYLOAD[0] {
         return payload[0] > MAX_PAYLOAD[0];
     }
-    let head = |p: &[u8; PAYLOAD_LEN]| {
-        u64::from_be_bytes([p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]])
-    };
+    let head = |p: &[u8; PAYLOAD_LEN]| u64::from_be_bytes([p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]]);
     let tail = |p: &[u8; PAYLOAD_LEN]| u32::from_be_bytes([0, p[8], p[9], p[10]]);
     (head(payload), tail(payload)) > (head(MAX_PAYLOAD), tail(MAX_PAYLOAD))
 }
@@ -152,26 +147,17 @@ pub fn decode(text: &[u8]) -> Result<([u8; NS_LEN], u64)> {
     };
     let ns = [text[0], text[1], text[2]];
     if !is_namespace(&ns) {
-        return Err(Error::new(
-            Gate::Namespace,
-            "the first three bytes must be A-Z",
-        ));
+        return Err(Error::new(Gate::Namespace, "the first three bytes must be A-Z"));
     }
     let payload: &[u8; PAYLOAD_LEN] = text[NS_LEN..].try_into().expect("14 - 3 = 11");
     let digits: [u8; PAYLOAD_LEN] = core::array::from_fn(|i| DIGIT[payload[i] as usize]);
     if digits.iter().fold(0, |acc, d| acc | d) & INVALID != 0 {
-        return Err(Error::new(
-            Gate::Charset,
-            "the payload holds a byte outside base62 [0-9A-Za-z]",
-        ));
+        return Err(Error::new(Gate::Charset, "the payload holds a byte outside base62 [0-9A-Za-z]"));
     }
     // Alphabet order is ASCII order, so byte order of payloads is numeric
     // order. The byte comparison is done as two big-endian integer compares.
     if above_max(payload) {
-        return Err(Error::new(
-            Gate::Range,
-            "the payload is above AzL8n0Y58m7 (2^63 - 1)",
-        ));
+        return Err(Error::new(Gate::Range, "the payload is above AzL8n0Y58m7 (2^63 - 1)"));
     }
     // value = d0·62¹⁰ + Σ pairᵢ·3844^(5−i): five independent pairs, each scaled
     // by its own constant, so no digit waits for the one before it.

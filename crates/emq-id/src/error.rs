@@ -28,14 +28,7 @@ pub enum Gate {
 
 impl Gate {
     /// Every gate, in the order the contract checks them.
-    pub const ALL: [Gate; 6] = [
-        Gate::Length,
-        Gate::Namespace,
-        Gate::Charset,
-        Gate::Range,
-        Gate::Queue,
-        Gate::Kind,
-    ];
+    pub const ALL: [Gate; 6] = [Gate::Length, Gate::Namespace, Gate::Charset, Gate::Range, Gate::Queue, Gate::Kind];
 
     /// The gate's stable lowercase name (`"length"`, `"namespace"`, …).
     pub const fn name(self) -> &'static str {

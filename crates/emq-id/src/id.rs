@@ -31,10 +31,7 @@ impl Id {
     /// An id from its parts; the same gates as [`encode`](crate::encode).
     pub fn new(ns: &[u8], snowflake: u64) -> Result<Id> {
         encode(ns, snowflake)?;
-        Ok(Id {
-            ns: [ns[0], ns[1], ns[2]],
-            snowflake,
-        })
+        Ok(Id { ns: [ns[0], ns[1], ns[2]], snowflake })
     }
 
     /// Parses the 14-byte text form; the same gates as [`decode`](crate::decode).

@@ -21,20 +21,11 @@ pub struct Kind {
 
 impl Kind {
     /// `emq:{Q}:pending`, the queue's waiting jobs.
-    pub const PENDING: Kind = Kind {
-        name: "pending",
-        takes_id: false,
-    };
+    pub const PENDING: Kind = Kind { name: "pending", takes_id: false };
     /// `emq:{Q}:active`, the queue's jobs being worked.
-    pub const ACTIVE: Kind = Kind {
-        name: "active",
-        takes_id: false,
-    };
+    pub const ACTIVE: Kind = Kind { name: "active", takes_id: false };
     /// `emq:{Q}:job:<ID>`, one job's record; takes a `JOB` id.
-    pub const JOB: Kind = Kind {
-        name: "job",
-        takes_id: true,
-    };
+    pub const JOB: Kind = Kind { name: "job", takes_id: true };
 
     /// Every kind the keyspace knows. Adding a kind is adding a row here.
     pub const ALL: &'static [Kind] = &[Kind::PENDING, Kind::ACTIVE, Kind::JOB];
@@ -45,10 +36,7 @@ impl Kind {
             .iter()
             .copied()
             .find(|k| k.name.as_bytes() == name)
-            .ok_or(Error::new(
-                Gate::Kind,
-                "unknown key kind (known: pending, active, job)",
-            ))
+            .ok_or(Error::new(Gate::Kind, "unknown key kind (known: pending, active, job)"))
     }
 
     /// The kind's name as it appears in keys.
@@ -129,16 +117,11 @@ impl AsRef<[u8]> for Key {
 pub fn check_queue(queue: &[u8]) -> Result<()> {
     let ok = !queue.is_empty()
         && queue.len() <= MAX_QUEUE_LEN
-        && queue
-            .iter()
-            .all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
+        && queue.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
     if ok {
         Ok(())
     } else {
-        Err(Error::new(
-            Gate::Queue,
-            "a queue name is 1-128 bytes of [A-Za-z0-9_.:-]",
-        ))
+        Err(Error::new(Gate::Queue, "a queue name is 1-128 bytes of [A-Za-z0-9_.:-]"))
     }
 }
 
@@ -178,10 +161,7 @@ pub fn key(queue: &[u8], kind: &[u8], id: Option<&[u8]>) -> Result<Key> {
 pub fn queue_key(queue: &[u8], kind: Kind) -> Result<Key> {
     check_queue(queue)?;
     if kind.takes_id {
-        return Err(Error::new(
-            Gate::Kind,
-            "this kind of key needs an id: use job_key",
-        ));
+        return Err(Error::new(Gate::Kind, "this kind of key needs an id: use job_key"));
     }
     build(queue, kind, None)
 }
@@ -204,19 +184,13 @@ fn build(queue: &[u8], kind: Kind, id: Option<&[u8]>) -> Result<Key> {
         let text = id.unwrap_or_default();
         let (ns, _) = decode(text)?;
         if &ns != JOB_NS {
-            return Err(Error::new(
-                Gate::Namespace,
-                "a job key takes an id of namespace JOB",
-            ));
+            return Err(Error::new(Gate::Namespace, "a job key takes an id of namespace JOB"));
         }
         Some(text)
     } else {
         None
     };
-    let mut k = Key {
-        buf: [0; MAX_KEY_LEN],
-        len: 0,
-    };
+    let mut k = Key { buf: [0; MAX_KEY_LEN], len: 0 };
     k.push(PREFIX);
     k.push(queue);
     k.push(b"}:");

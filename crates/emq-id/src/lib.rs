@@ -42,22 +42,16 @@ mod slot;
 mod snowflake;
 
 pub use check::{self_check, Mismatch};
-pub use codec::{
-    decode, encode, encode_into, is_namespace, ALPHABET, ID_LEN, MAX_PAYLOAD, NS_LEN, PAYLOAD_LEN,
-};
+pub use codec::{decode, encode, encode_into, is_namespace, ALPHABET, ID_LEN, MAX_PAYLOAD, NS_LEN, PAYLOAD_LEN};
 pub use error::{Error, Gate, Result};
 pub use hash::hash32;
 pub use id::Id;
-pub use keyspace::{
-    check_queue, job_key, key, queue_key, Key, Kind, JOB_NS, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN,
-};
+pub use keyspace::{check_queue, job_key, key, queue_key, Key, Kind, JOB_NS, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN};
 pub use mint::{step, Minter};
 #[cfg(feature = "std")]
 pub use process::{mint, now_ms, parse_node, process_minter, NodeSource, ProcessMinter, NODE_ENV};
 pub use slot::{crc16, hashtag, slot, SLOTS};
-pub use snowflake::{
-    compose, min_for, node, seq, unix_ms, EPOCH_MS, MAX_NODE, MAX_SEQ, MAX_SNOWFLAKE, MAX_TS,
-};
+pub use snowflake::{compose, min_for, node, seq, unix_ms, EPOCH_MS, MAX_NODE, MAX_SEQ, MAX_SNOWFLAKE, MAX_TS};
 
 /// The contract this crate implements, as written in the vector file.
 pub const CONTRACT: &str = "branded-snowflake/1.0.0";

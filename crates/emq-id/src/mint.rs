@@ -37,26 +37,15 @@ pub const fn step(state: u64, node: u16, now_ms: i64) -> Result<(u64, u64)> {
     }
     let now_ts = ts_since_epoch(now_ms);
     if now_ts > MAX_TS {
-        return Err(Error::new(
-            Gate::Range,
-            "the clock is past the 41-bit time limit",
-        ));
+        return Err(Error::new(Gate::Range, "the clock is past the 41-bit time limit"));
     }
     let now_state = now_ts << SEQ_BITS;
     let bumped = state.saturating_add(1);
-    let next = if now_state > bumped {
-        now_state
-    } else {
-        bumped
-    };
+    let next = if now_state > bumped { now_state } else { bumped };
     if next >> SEQ_BITS > MAX_TS {
-        return Err(Error::new(
-            Gate::Range,
-            "the minter has used up the 41-bit time field",
-        ));
+        return Err(Error::new(Gate::Range, "the minter has used up the 41-bit time field"));
     }
-    let snowflake =
-        (next >> SEQ_BITS) << TS_SHIFT | (node as u64) << NODE_SHIFT | (next & SEQ_MASK);
+    let snowflake = (next >> SEQ_BITS) << TS_SHIFT | (node as u64) << NODE_SHIFT | (next & SEQ_MASK);
     Ok((next, snowflake))
 }
 
@@ -82,10 +71,7 @@ impl Minter {
         if node > MAX_NODE {
             return Err(Error::new(Gate::Range, "the node is outside 0..=1023"));
         }
-        Ok(Minter {
-            node,
-            state: AtomicU64::new(0),
-        })
+        Ok(Minter { node, state: AtomicU64::new(0) })
     }
 
     /// The node this minter stamps into its ids.
@@ -105,12 +91,7 @@ impl Minter {
         let mut current = self.state.load(Ordering::Relaxed);
         loop {
             let (next, snowflake) = step(current, self.node, now_ms)?;
-            match self.state.compare_exchange_weak(
-                current,
-                next,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
+            match self.state.compare_exchange_weak(current, next, Ordering::Relaxed, Ordering::Relaxed) {
                 Ok(_) => return Ok(snowflake),
                 Err(seen) => current = seen,
             }

@@ -61,10 +61,7 @@ pub fn process_minter() -> Result<&'static ProcessMinter> {
                 Some(value) => (parse_node(value.to_str().unwrap_or(""))?, NodeSource::Env),
                 None => (fallback_node(), NodeSource::Fallback),
             };
-            Ok(ProcessMinter {
-                minter: Minter::new(node)?,
-                source,
-            })
+            Ok(ProcessMinter { minter: Minter::new(node)?, source })
         })
         .as_ref()
         .map_err(|e| *e)
@@ -89,10 +86,7 @@ pub fn parse_node(text: &str) -> Result<u16> {
     let text = text.trim();
     match text.parse::<u16>() {
         Ok(n) if n <= MAX_NODE && !text.starts_with('+') => Ok(n),
-        _ => Err(Error::new(
-            Gate::Range,
-            "EMQ_NODE must be a decimal node number in 0..=1023",
-        )),
+        _ => Err(Error::new(Gate::Range, "EMQ_NODE must be a decimal node number in 0..=1023")),
     }
 }
 
@@ -106,10 +100,7 @@ pub fn now_ms() -> i64 {
 }
 
 fn fallback_node() -> u16 {
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
+    let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
     let seed = (std::process::id() as u64) << 32 | nanos as u64;
     (crate::hash::hash32(seed) % (MAX_NODE as u32 + 1)) as u16
 }

@@ -18,11 +18,7 @@ static TABLES: [[u16; 256]; 8] = {
         let mut crc = (b as u16) << 8;
         let mut bit = 0;
         while bit < 8 {
-            crc = if crc & 0x8000 != 0 {
-                (crc << 1) ^ POLY
-            } else {
-                crc << 1
-            };
+            crc = if crc & 0x8000 != 0 { (crc << 1) ^ POLY } else { crc << 1 };
             bit += 1;
         }
         t[0][b] = crc;
@@ -110,11 +106,7 @@ fn find(haystack: &[u8], needle: u8) -> Option<usize> {
         }
         at += 8;
     }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b == needle)
-        .map(|i| at + i)
+    chunks.remainder().iter().position(|&b| b == needle).map(|i| at + i)
 }
 
 /// The cluster hash slot (0–16383) of `key`: `crc16(hashtag(key)) mod 16384`.

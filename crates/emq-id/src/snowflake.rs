@@ -50,10 +50,7 @@ pub const fn seq(snowflake: u64) -> u16 {
 /// ```
 pub const fn compose(ts: u64, node: u16, seq: u16) -> Result<u64> {
     if ts > MAX_TS {
-        return Err(Error::new(
-            Gate::Range,
-            "the time field is wider than 41 bits",
-        ));
+        return Err(Error::new(Gate::Range, "the time field is wider than 41 bits"));
     }
     if node > MAX_NODE {
         return Err(Error::new(Gate::Range, "the node is outside 0..=1023"));
@@ -78,10 +75,7 @@ pub const fn compose(ts: u64, node: u16, seq: u16) -> Result<u64> {
 pub const fn min_for(unix_ms: i64) -> Result<u64> {
     let ts = ts_since_epoch(unix_ms);
     if ts > MAX_TS {
-        return Err(Error::new(
-            Gate::Range,
-            "the instant is past the 41-bit time limit",
-        ));
+        return Err(Error::new(Gate::Range, "the instant is past the 41-bit time limit"));
     }
     Ok(ts << TS_SHIFT)
 }

@@ -63,11 +63,11 @@ fn id_like() -> impl Strategy<Value = Vec<u8>> {
     prop_oneof![
         prop::collection::vec(any::<u8>(), 0..20),
         prop::collection::vec(prop::sample::select(b"AZaz09!{}\x00\xff".to_vec()), 14),
-        (
-            ns(),
-            prop::collection::vec(prop::sample::select(ALPHABET.to_vec()), 11)
-        )
-            .prop_map(|(n, p)| [n.as_slice(), &p].concat()),
+        (ns(), prop::collection::vec(prop::sample::select(ALPHABET.to_vec()), 11)).prop_map(|(n, p)| [
+            n.as_slice(),
+            &p
+        ]
+        .concat()),
     ]
 }
 

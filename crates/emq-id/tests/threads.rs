@@ -12,20 +12,13 @@ fn race(clock: fn(usize) -> i64) {
     let handles: Vec<_> = (0..THREADS)
         .map(|_| {
             let minter = Arc::clone(&minter);
-            std::thread::spawn(move || {
-                (0..PER_THREAD)
-                    .map(|i| minter.next_at(clock(i)).unwrap())
-                    .collect::<Vec<u64>>()
-            })
+            std::thread::spawn(move || (0..PER_THREAD).map(|i| minter.next_at(clock(i)).unwrap()).collect::<Vec<u64>>())
         })
         .collect();
     let mut all = Vec::with_capacity(THREADS * PER_THREAD);
     for h in handles {
         let ids = h.join().unwrap();
-        assert!(
-            ids.windows(2).all(|w| w[0] < w[1]),
-            "a thread's ids must increase"
-        );
+        assert!(ids.windows(2).all(|w| w[0] < w[1]), "a thread's ids must increase");
         all.extend(ids);
     }
     all.sort_unstable();
@@ -49,17 +42,10 @@ fn the_wall_clock() {
     let handles: Vec<_> = (0..THREADS)
         .map(|_| {
             let minter = Arc::clone(&minter);
-            std::thread::spawn(move || {
-                (0..200_000)
-                    .map(|_| minter.next().unwrap())
-                    .collect::<Vec<u64>>()
-            })
+            std::thread::spawn(move || (0..200_000).map(|_| minter.next().unwrap()).collect::<Vec<u64>>())
         })
         .collect();
-    let mut all: Vec<u64> = handles
-        .into_iter()
-        .flat_map(|h| h.join().unwrap())
-        .collect();
+    let mut all: Vec<u64> = handles.into_iter().flat_map(|h| h.join().unwrap()).collect();
     let n = all.len();
     all.sort_unstable();
     all.dedup();

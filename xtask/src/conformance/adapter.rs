@@ -44,10 +44,7 @@ impl Adapter for ProcessAdapter {
             if line.trim().is_empty() {
                 continue;
             }
-            answers.push(
-                serde_json::from_str(&line)
-                    .map_err(|e| format!("{shown}: not JSON ({e}): {line}"))?,
-            );
+            answers.push(serde_json::from_str(&line).map_err(|e| format!("{shown}: not JSON ({e}): {line}"))?);
         }
         let wrote = writer.join().expect("writer thread");
         let status = child.wait().map_err(|e| format!("{shown}: {e}"))?;

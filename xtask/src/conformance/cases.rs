@@ -23,19 +23,10 @@ pub struct Check {
 }
 
 /// The sections, in file order. A file may leave one out; an unknown one is an error.
-pub const SECTIONS: [&str; 7] = [
-    "ids",
-    "rejects",
-    "encode_rejects",
-    "min_for",
-    "mint",
-    "slots",
-    "keys",
-];
+pub const SECTIONS: [&str; 7] = ["ids", "rejects", "encode_rejects", "min_for", "mint", "slots", "keys"];
 
 fn field<'a>(case: &'a Value, name: &str, at: &str) -> Result<&'a Value, String> {
-    case.get(name)
-        .ok_or_else(|| format!("{at}: missing field {name:?}"))
+    case.get(name).ok_or_else(|| format!("{at}: missing field {name:?}"))
 }
 
 fn pick(case: &Value, names: &[&str], at: &str) -> Result<Value, String> {
@@ -49,20 +40,14 @@ fn pick(case: &Value, names: &[&str], at: &str) -> Result<Value, String> {
 /// `{"ok": …}` unless the case names a gate (under `gate` or `error`).
 fn outcome(case: &Value, gate_field: &str, ok_fields: &[&str], at: &str) -> Result<Expect, String> {
     match case.get(gate_field) {
-        Some(g) => Ok(Expect::Gate(
-            g.as_str()
-                .ok_or_else(|| format!("{at}: {gate_field} is not a string"))?
-                .into(),
-        )),
+        Some(g) => Ok(Expect::Gate(g.as_str().ok_or_else(|| format!("{at}: {gate_field} is not a string"))?.into())),
         None => Ok(Expect::Ok(pick(case, ok_fields, at)?)),
     }
 }
 
 /// Every check the file implies, in file order.
 pub fn checks(file: &Value) -> Result<Vec<Check>, String> {
-    let obj = file
-        .as_object()
-        .ok_or("the vector file is not a JSON object")?;
+    let obj = file.as_object().ok_or("the vector file is not a JSON object")?;
     for key in obj.keys() {
         if !SECTIONS.contains(&key.as_str()) && key != "contract" && key != "keyspace" {
             return Err(format!("unknown section {key:?} in the vector file"));
@@ -73,38 +58,19 @@ pub fn checks(file: &Value) -> Result<Vec<Check>, String> {
         let Some(cases) = obj.get(section) else {
             continue;
         };
-        let cases = cases
-            .as_array()
-            .ok_or_else(|| format!("section {section} is not an array"))?;
+        let cases = cases.as_array().ok_or_else(|| format!("section {section} is not an array"))?;
         for (i, case) in cases.iter().enumerate() {
             let at = format!("{section}[{i}]");
             let mut add = |what: &str, request: Value, expect: Expect| {
-                out.push(Check {
-                    section: section.into(),
-                    label: format!("{at} {what}"),
-                    request,
-                    expect,
-                });
+                out.push(Check { section: section.into(), label: format!("{at} {what}"), request, expect });
             };
             match section {
                 "ids" => {
-                    let decoded = pick(
-                        case,
-                        &["ns", "snowflake", "unix_ms", "node", "seq", "hash32"],
-                        &at,
-                    )?;
+                    let decoded = pick(case, &["ns", "snowflake", "unix_ms", "node", "seq", "hash32"], &at)?;
                     let text_hex = field(case, "text_hex", &at)?;
-                    add(
-                        "decode(text_hex)",
-                        json!({"op": "decode", "text_hex": text_hex}),
-                        Expect::Ok(decoded.clone()),
-                    );
+                    add("decode(text_hex)", json!({"op": "decode", "text_hex": text_hex}), Expect::Ok(decoded.clone()));
                     let text = field(case, "text", &at)?;
-                    add(
-                        "decode(text)",
-                        json!({"op": "decode", "text": text}),
-                        Expect::Ok(decoded),
-                    );
+                    add("decode(text)", json!({"op": "decode", "text": text}), Expect::Ok(decoded));
                     let request = json!({"op": "encode", "ns": field(case, "ns", &at)?, "snowflake": field(case, "snowflake", &at)?});
                     add("encode", request, Expect::Ok(json!({"text": text})));
                 }
@@ -125,20 +91,13 @@ pub fn checks(file: &Value) -> Result<Vec<Check>, String> {
                 }
                 "min_for" => {
                     let request = json!({"op": "min_for", "unix_ms": field(case, "unix_ms", &at)?});
-                    add(
-                        "min_for",
-                        request,
-                        outcome(case, "gate", &["snowflake"], &at)?,
-                    );
+                    add("min_for", request, outcome(case, "gate", &["snowflake"], &at)?);
                 }
                 "mint" => {
-                    let steps = field(case, "steps", &at)?
-                        .as_array()
-                        .ok_or_else(|| format!("{at}: steps is not an array"))?;
-                    let now: Vec<Value> = steps
-                        .iter()
-                        .map(|s| field(s, "now_ms", &at).cloned())
-                        .collect::<Result<_, _>>()?;
+                    let steps =
+                        field(case, "steps", &at)?.as_array().ok_or_else(|| format!("{at}: steps is not an array"))?;
+                    let now: Vec<Value> =
+                        steps.iter().map(|s| field(s, "now_ms", &at).cloned()).collect::<Result<_, _>>()?;
                     let answers: Vec<Value> = steps
                         .iter()
                         .map(|s| match s.get("gate") {
@@ -146,8 +105,7 @@ pub fn checks(file: &Value) -> Result<Vec<Check>, String> {
                             None => pick(s, &["snowflake"], &at),
                         })
                         .collect::<Result<_, _>>()?;
-                    let request =
-                        json!({"op": "mint", "node": field(case, "node", &at)?, "now_ms": now});
+                    let request = json!({"op": "mint", "node": field(case, "node", &at)?, "now_ms": now});
                     add("mint", request, Expect::Ok(json!({"steps": answers})));
                 }
                 "slots" => {
@@ -162,7 +120,8 @@ pub fn checks(file: &Value) -> Result<Vec<Check>, String> {
                     }
                 }
                 "keys" => {
-                    let mut request = json!({"op": "key", "queue": field(case, "queue", &at)?, "kind": field(case, "kind", &at)?});
+                    let mut request =
+                        json!({"op": "key", "queue": field(case, "queue", &at)?, "kind": field(case, "kind", &at)?});
                     if let Some(id) = case.get("id") {
                         request["id"] = id.clone();
                     }
@@ -182,15 +141,9 @@ pub fn mismatch(expect: &Expect, answer: Option<&Value>) -> Option<String> {
     };
     match (expect, answer.get("ok"), answer.get("error")) {
         (Expect::Ok(want), Some(got), _) if got == want => None,
-        (Expect::Gate(want), _, Some(err))
-            if err.get("gate").and_then(Value::as_str) == Some(want) =>
-        {
-            None
-        }
+        (Expect::Gate(want), _, Some(err)) if err.get("gate").and_then(Value::as_str) == Some(want) => None,
         (Expect::Ok(want), ..) => Some(format!("expected ok {want}, got {}", strip_id(answer))),
-        (Expect::Gate(want), ..) => {
-            Some(format!("expected gate {want:?}, got {}", strip_id(answer)))
-        }
+        (Expect::Gate(want), ..) => Some(format!("expected gate {want:?}, got {}", strip_id(answer))),
     }
 }
 

@@ -34,18 +34,12 @@ fn argv_safe(bytes: &[u8]) -> bool {
 }
 
 fn text(r: &Value, name: &str) -> Result<String, String> {
-    r.get(name)
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-        .ok_or_else(|| format!("request lacks {name}"))
+    r.get(name).and_then(Value::as_str).map(str::to_owned).ok_or_else(|| format!("request lacks {name}"))
 }
 
 impl CliAdapter {
     fn run(&self, args: &[String]) -> Result<(bool, String, String), String> {
-        let out = Command::new(&self.binary)
-            .args(args)
-            .output()
-            .map_err(|e| format!("running emq-id: {e}"))?;
+        let out = Command::new(&self.binary).args(args).output().map_err(|e| format!("running emq-id: {e}"))?;
         Ok((
             out.status.success(),
             String::from_utf8_lossy(&out.stdout).into(),
@@ -54,11 +48,7 @@ impl CliAdapter {
     }
 
     /// Runs a command whose answer is one stdout line, or a gate on stderr.
-    fn single(
-        &self,
-        args: &[String],
-        shape: impl Fn(&str) -> Result<Value, String>,
-    ) -> Result<Value, String> {
+    fn single(&self, args: &[String], shape: impl Fn(&str) -> Result<Value, String>) -> Result<Value, String> {
         let (ok, stdout, stderr) = self.run(args)?;
         if ok {
             return Ok(json!({ "ok": shape(stdout.trim_end_matches('\n'))? }));
@@ -71,11 +61,7 @@ impl CliAdapter {
         let mut args = vec![command.to_string()];
         if values.iter().all(|v| argv_safe(v)) {
             args.push("--".into());
-            args.extend(
-                values
-                    .iter()
-                    .map(|v| String::from_utf8(v.clone()).expect("checked")),
-            );
+            args.extend(values.iter().map(|v| String::from_utf8(v.clone()).expect("checked")));
         } else {
             args.push("--hex".into());
             args.push("--".into());
@@ -90,8 +76,7 @@ impl CliAdapter {
             "decode" => {
                 let args = Self::positional("decode", &[bytes(r, "text")?]);
                 self.single(&args, |line| {
-                    let v: Value = serde_json::from_str(line)
-                        .map_err(|e| format!("decode printed {line:?}: {e}"))?;
+                    let v: Value = serde_json::from_str(line).map_err(|e| format!("decode printed {line:?}: {e}"))?;
                     Ok(json!({
                         "ns": v["ns"], "snowflake": v["snowflake"], "unix_ms": v["unix_ms"],
                         "node": v["node"], "seq": v["seq"], "hash32": v["hash32"],
@@ -99,12 +84,7 @@ impl CliAdapter {
                 })
             }
             "encode" => {
-                let args = [
-                    "encode".into(),
-                    "--".into(),
-                    text(r, "ns")?,
-                    text(r, "snowflake")?,
-                ];
+                let args = ["encode".into(), "--".into(), text(r, "ns")?, text(r, "snowflake")?];
                 self.single(&args, |line| Ok(json!({ "text": line })))
             }
             "min_for" => {
@@ -114,11 +94,7 @@ impl CliAdapter {
             "mint" => {
                 let node = r.get("node").map(Value::to_string).unwrap_or_default();
                 let mut args = vec!["mint".to_string(), "JOB".into(), "--node".into(), node];
-                for now in r
-                    .get("now_ms")
-                    .and_then(Value::as_array)
-                    .ok_or("now_ms is not an array")?
-                {
+                for now in r.get("now_ms").and_then(Value::as_array).ok_or("now_ms is not an array")? {
                     args.push("--at".into());
                     args.push(now.as_str().ok_or("now_ms holds a non-string")?.into());
                 }
@@ -126,8 +102,7 @@ impl CliAdapter {
                 let steps: Vec<Value> = stdout
                     .lines()
                     .map(|line| {
-                        let v: Value = serde_json::from_str(line)
-                            .map_err(|e| format!("mint printed {line:?}: {e}"))?;
+                        let v: Value = serde_json::from_str(line).map_err(|e| format!("mint printed {line:?}: {e}"))?;
                         Ok(match v.get("error") {
                             Some(g) => json!({ "gate": g }),
                             None => json!({ "snowflake": v["snowflake"] }),
@@ -141,15 +116,9 @@ impl CliAdapter {
             }
             "slot" => {
                 let key = bytes(r, "key")?;
-                let args = vec![
-                    "slot".to_string(),
-                    "--hex".into(),
-                    "--".into(),
-                    crate::hex::encode(&key),
-                ];
+                let args = vec!["slot".to_string(), "--hex".into(), "--".into(), crate::hex::encode(&key)];
                 self.single(&args, |line| {
-                    let v: Value = serde_json::from_str(line)
-                        .map_err(|e| format!("slot printed {line:?}: {e}"))?;
+                    let v: Value = serde_json::from_str(line).map_err(|e| format!("slot printed {line:?}: {e}"))?;
                     Ok(json!({ "slot": v["slot"], "hashtag_hex": v["hashtag_hex"] }))
                 })
             }
@@ -158,9 +127,7 @@ impl CliAdapter {
                 if r.get("id").is_some() {
                     values.push(bytes(r, "id")?);
                 }
-                self.single(&Self::positional("key", &values), |line| {
-                    Ok(json!({ "key": line }))
-                })
+                self.single(&Self::positional("key", &values), |line| Ok(json!({ "key": line })))
             }
             other => Ok(json!({ "unsupported": format!("unknown op {other:?}") })),
         }

@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde_json::Value;
 
+use crate::targets::Target;
 use adapter::Adapter;
 use cases::{mismatch, Check, SECTIONS};
 
@@ -29,6 +30,17 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// A target whose adapter could not even start.
+    pub fn broken(target: &str, why: String) -> Outcome {
+        Outcome {
+            target: target.into(),
+            tally: BTreeMap::new(),
+            mismatches: vec![],
+            failed_checks: 0,
+            broken: Some(why),
+        }
+    }
+
     pub fn passed(&self) -> bool {
         self.broken.is_none() && self.failed_checks == 0 && self.tally.values().any(|(_, t)| *t > 0)
     }
@@ -36,13 +48,8 @@ impl Outcome {
 
 /// Runs every check through `adapter` and judges the answers.
 pub fn run_target(target: &str, adapter: &mut dyn Adapter, checks: &[Check]) -> Outcome {
-    let mut outcome = Outcome {
-        target: target.into(),
-        tally: BTreeMap::new(),
-        mismatches: vec![],
-        failed_checks: 0,
-        broken: None,
-    };
+    let mut outcome =
+        Outcome { target: target.into(), tally: BTreeMap::new(), mismatches: vec![], failed_checks: 0, broken: None };
     let requests: Vec<Value> = checks
         .iter()
         .enumerate()
@@ -59,10 +66,7 @@ pub fn run_target(target: &str, adapter: &mut dyn Adapter, checks: &[Check]) -> 
             return outcome;
         }
     };
-    let by_id: HashMap<u64, &Value> = answers
-        .iter()
-        .filter_map(|a| Some((a.get("req")?.as_u64()?, a)))
-        .collect();
+    let by_id: HashMap<u64, &Value> = answers.iter().filter_map(|a| Some((a.get("req")?.as_u64()?, a))).collect();
     for (i, check) in checks.iter().enumerate() {
         let entry = outcome.tally.entry(check.section.clone()).or_default();
         entry.1 += 1;
@@ -79,13 +83,40 @@ pub fn run_target(target: &str, adapter: &mut dyn Adapter, checks: &[Check]) -> 
     outcome
 }
 
+/// The checks of `file` that `target` answers: every section in its scope.
+pub fn checks_for(target: &Target, file: &Value) -> Result<Vec<Check>, String> {
+    Ok(cases::checks(file)?.into_iter().filter(|c| target.covers(&c.section)).collect())
+}
+
+/// Runs a target over a whole file.
+pub fn run_file(target: &Target, adapter: &mut dyn Adapter, file: &Value) -> Result<Outcome, String> {
+    Ok(run_target(target.name, adapter, &checks_for(target, file)?))
+}
+
+/// For each section in the target's scope: a copy of the file with one wrong
+/// value in that section's first case must fail, and only on that case.
+/// Returns one line per section and whether it failed as it must.
+pub fn negative_controls(
+    target: &Target,
+    adapter: &mut dyn Adapter,
+    file: &Value,
+) -> Result<Vec<(String, bool)>, String> {
+    let mut lines = vec![];
+    for section in crate::mutate::MUTABLE.iter().filter(|s| target.covers(s)) {
+        let wrong = crate::mutate::one_wrong_value(file, section);
+        let outcome = run_file(target, adapter, &wrong)?;
+        let only_that_case = outcome.mismatches.iter().all(|m| m.starts_with(&format!("{section}[0] ")));
+        let as_expected = !outcome.passed() && outcome.broken.is_none() && only_that_case;
+        let verdict = if as_expected { "fails, as it must" } else { "DID NOT FAIL AS IT MUST" };
+        lines.push((format!("{}: one wrong value in {section}[0]: {verdict}", target.name), as_expected));
+    }
+    Ok(lines)
+}
+
 /// The matrix: targets down, sections across, `passed/total` in each cell.
 pub fn render(outcomes: &[Outcome]) -> String {
-    let sections: Vec<&str> = SECTIONS
-        .iter()
-        .copied()
-        .filter(|s| outcomes.iter().any(|o| o.tally.contains_key(*s)))
-        .collect();
+    let sections: Vec<&str> =
+        SECTIONS.iter().copied().filter(|s| outcomes.iter().any(|o| o.tally.contains_key(*s))).collect();
     let mut rows = vec![];
     let mut header = vec!["target".to_string()];
     header.extend(sections.iter().map(|s| s.to_string()));
@@ -99,23 +130,13 @@ pub fn render(outcomes: &[Outcome]) -> String {
                 None => "-".into(),
             });
         }
-        row.push(if o.passed() {
-            "PASS".into()
-        } else {
-            "FAIL".into()
-        });
+        row.push(if o.passed() { "PASS".into() } else { "FAIL".into() });
         rows.push(row);
     }
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| rows.iter().map(|r| r[c].len()).max().unwrap())
-        .collect();
+    let widths: Vec<usize> = (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].len()).max().unwrap()).collect();
     let mut out = String::new();
     for row in &rows {
-        let cells: Vec<String> = row
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c:>w$}"))
-            .collect();
+        let cells: Vec<String> = row.iter().zip(&widths).map(|(c, w)| format!("{c:>w$}")).collect();
         out.push_str(cells.join("  ").trim_end());
         out.push('\n');
     }
@@ -124,10 +145,7 @@ pub fn render(outcomes: &[Outcome]) -> String {
             out.push_str(&format!("\n{}: adapter failed: {e}\n", o.target));
         }
         if !o.mismatches.is_empty() {
-            out.push_str(&format!(
-                "\n{}: {} failed check(s); first ones:\n",
-                o.target, o.failed_checks
-            ));
+            out.push_str(&format!("\n{}: {} failed check(s); first ones:\n", o.target, o.failed_checks));
             for m in &o.mismatches {
                 out.push_str(&format!("  {m}\n"));
             }

@@ -51,31 +51,19 @@ fn translate(r: &Value) -> Answer {
         }
         "encode" => {
             let ns = bytes(r, "ns")?;
-            emq_id::encode(&ns, decimal(r, "snowflake")?)
-                .map(|t| json!({ "text": String::from_utf8_lossy(&t) }))
+            emq_id::encode(&ns, decimal(r, "snowflake")?).map(|t| json!({ "text": String::from_utf8_lossy(&t) }))
         }
-        "min_for" => {
-            emq_id::min_for(decimal(r, "unix_ms")?).map(|s| json!({ "snowflake": s.to_string() }))
-        }
+        "min_for" => emq_id::min_for(decimal(r, "unix_ms")?).map(|s| json!({ "snowflake": s.to_string() })),
         "mint" => {
-            let node = r
-                .get("node")
-                .and_then(Value::as_u64)
-                .ok_or("node is not a number")?;
-            let clock = r
-                .get("now_ms")
-                .and_then(Value::as_array)
-                .ok_or("now_ms is not an array")?;
+            let node = r.get("node").and_then(Value::as_u64).ok_or("node is not a number")?;
+            let clock = r.get("now_ms").and_then(Value::as_array).ok_or("now_ms is not an array")?;
             let minter = match emq_id::Minter::new(u16::try_from(node).unwrap_or(u16::MAX)) {
                 Ok(m) => m,
                 Err(e) => return Ok(Err(e)),
             };
             let mut steps = Vec::with_capacity(clock.len());
             for now in clock {
-                let now: i64 = now
-                    .as_str()
-                    .and_then(|s| s.parse().ok())
-                    .ok_or("now_ms holds a non-decimal")?;
+                let now: i64 = now.as_str().and_then(|s| s.parse().ok()).ok_or("now_ms holds a non-decimal")?;
                 steps.push(match minter.next_at(now) {
                     Ok(s) => json!({ "snowflake": s.to_string() }),
                     Err(e) => json!({ "gate": e.code() }),
@@ -85,9 +73,7 @@ fn translate(r: &Value) -> Answer {
         }
         "slot" => {
             let key = bytes(r, "key")?;
-            Ok(
-                json!({ "slot": emq_id::slot(&key), "hashtag_hex": crate::hex::encode(emq_id::hashtag(&key)) }),
-            )
+            Ok(json!({ "slot": emq_id::slot(&key), "hashtag_hex": crate::hex::encode(emq_id::hashtag(&key)) }))
         }
         "key" => {
             let queue = bytes(r, "queue")?;

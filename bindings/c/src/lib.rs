@@ -1,0 +1,28 @@
+//! The C ABI of emq-id. One file per concept: [`status`] (the one status
+//! type and the panic guard), [`codec`] (the bus's four `branded_*` symbols),
+//! [`place`] (slot and hashtag), [`keyspace`], [`mint`] and [`check`].
+//!
+//! Every function here is a thin translation: pointers to slices, the core's
+//! `Error` to a status. No logic of the contract lives in this crate.
+#![allow(non_camel_case_types)]
+#![deny(missing_docs)]
+
+pub mod check;
+pub mod codec;
+pub mod keyspace;
+pub mod mint;
+pub mod place;
+pub mod status;
+
+#[cfg(test)]
+mod tests {
+    use crate::status::{branded_status::*, guard, guard_value};
+
+    #[test]
+    fn a_panic_becomes_a_status_not_an_unwind() {
+        assert_eq!(guard(|| panic!("bug")), EMQ_ERR_PANIC);
+        assert_eq!(guard_value::<i64>(|| panic!("bug")), -(EMQ_ERR_PANIC as i64));
+        assert_eq!(guard_value(|| Err::<i64, _>(BRANDED_ERR_RANGE)), -4);
+        assert_eq!(guard_value(|| Ok::<i64, _>(7)), 7);
+    }
+}

@@ -1,0 +1,120 @@
+//! `branded_status`, the only status type of the ABI, and the guard that keeps
+//! panics on this side of the boundary.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+/// The result of every fallible call. 0 to 4 are exactly the bus's
+/// `branded_status`; the library's additions follow, so one switch covers all.
+/// A host built against the bus's header sees an addition as "not OK".
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum branded_status {
+    /// Success; outputs were written.
+    BRANDED_OK = 0,
+    /// Gate `length`: the input is not exactly 14 bytes.
+    BRANDED_ERR_LENGTH = 1,
+    /// Gate `namespace`: one of the first three bytes is outside A-Z.
+    BRANDED_ERR_NAMESPACE = 2,
+    /// Gate `charset`: a payload byte is outside base62.
+    BRANDED_ERR_CHARSET = 3,
+    /// Gate `range`: a value outside the contract's range.
+    BRANDED_ERR_RANGE = 4,
+    /// Error `queue`: a queue name outside `[A-Za-z0-9_.:-]{1,128}`.
+    EMQ_ERR_QUEUE = 5,
+    /// Error `kind`: an unknown key kind, or an id given to a kind that takes none.
+    EMQ_ERR_KIND = 6,
+    /// A required pointer was NULL.
+    EMQ_ERR_NULL = 7,
+    /// The caller's buffer is too small; the needed length was written.
+    EMQ_ERR_BUFFER = 8,
+    /// A panic was caught inside the library (a bug: please report it).
+    EMQ_ERR_PANIC = 9,
+    /// `emq_self_check` found this build disagreeing with the contract.
+    EMQ_ERR_SELF_CHECK = 10,
+}
+
+use branded_status::*;
+
+impl From<emq_id::Error> for branded_status {
+    fn from(e: emq_id::Error) -> branded_status {
+        match e.gate() {
+            emq_id::Gate::Length => BRANDED_ERR_LENGTH,
+            emq_id::Gate::Namespace => BRANDED_ERR_NAMESPACE,
+            emq_id::Gate::Charset => BRANDED_ERR_CHARSET,
+            emq_id::Gate::Range => BRANDED_ERR_RANGE,
+            emq_id::Gate::Queue => EMQ_ERR_QUEUE,
+            emq_id::Gate::Kind => EMQ_ERR_KIND,
+            // A gate added to the core later still reports as a refusal.
+            _ => BRANDED_ERR_RANGE,
+        }
+    }
+}
+
+/// Runs `body`, turning a panic into `EMQ_ERR_PANIC` so no unwind crosses into C.
+pub(crate) fn guard(body: impl FnOnce() -> Result<(), branded_status>) -> branded_status {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => BRANDED_OK,
+        Ok(Err(status)) => status,
+        Err(_) => EMQ_ERR_PANIC,
+    }
+}
+
+/// A non-NULL pointer, or `EMQ_ERR_NULL`.
+pub(crate) fn non_null<T>(p: *const T) -> Result<*const T, branded_status> {
+    if p.is_null() {
+        Err(EMQ_ERR_NULL)
+    } else {
+        Ok(p)
+    }
+}
+
+/// The bytes at `(ptr, len)`; NULL is allowed only with `len == 0`.
+///
+/// # Safety
+/// `ptr` must be valid for reads of `len` bytes when non-NULL.
+pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], branded_status> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    // SAFETY: non-NULL, and the caller promises `len` readable bytes.
+    Ok(unsafe { std::slice::from_raw_parts(non_null(ptr)?, len) })
+}
+
+/// The stable lowercase name of a status (`"ok"`, `"length"`, …, `"queue"`,
+/// `"null"`, `"buffer"`, `"panic"`, `"self_check"`): the contract's gate names,
+/// for messages and for bindings that surface them as error codes.
+/// Returns a static NUL-terminated string, `"unknown"` for a value that is not
+/// a status (it takes an `int`, so any value is safe); never NULL.
+#[no_mangle]
+pub extern "C" fn emq_status_name(status: std::ffi::c_int) -> *const std::ffi::c_char {
+    let name: &'static [u8] = match status {
+        0 => b"ok\0",
+        1 => b"length\0",
+        2 => b"namespace\0",
+        3 => b"charset\0",
+        4 => b"range\0",
+        5 => b"queue\0",
+        6 => b"kind\0",
+        7 => b"null\0",
+        8 => b"buffer\0",
+        9 => b"panic\0",
+        10 => b"self_check\0",
+        _ => b"unknown\0",
+    };
+    name.as_ptr().cast()
+}
+
+/// The `_i64`/`_i32` convention for hosts where out-parameters are costly
+/// (cgo moves every pointed-to variable to the heap): the value itself when
+/// non-negative, else the negated status.
+pub(crate) fn value_or_status<T: Into<i64>>(result: Result<T, branded_status>) -> i64 {
+    match result {
+        Ok(v) => v.into(),
+        Err(status) => -(status as i64),
+    }
+}
+
+/// Like [`guard`], for functions that return a value.
+pub(crate) fn guard_value<T: Into<i64>>(body: impl FnOnce() -> Result<T, branded_status>) -> i64 {
+    catch_unwind(AssertUnwindSafe(body)).map(value_or_status).unwrap_or(-(EMQ_ERR_PANIC as i64))
+}

@@ -1,0 +1,186 @@
+/* Every function and every reachable status of the emq-id C ABI, against the
+ * generated header and the static library. Built with -Wall -Wextra -Werror and
+ * run under valgrind memcheck by `cargo xtask test`. */
+#include <stdio.h>
+#include <string.h>
+
+#include "emq_id.h"
+
+static int checks = 0, failures = 0;
+
+#define CHECK(cond)                                                              \
+    do {                                                                         \
+        checks++;                                                                \
+        if (!(cond)) {                                                           \
+            failures++;                                                          \
+            fprintf(stderr, "abi_test: %s:%d: %s\n", __FILE__, __LINE__, #cond); \
+        }                                                                        \
+    } while (0)
+
+#define S1 274557032793636864ULL
+#define S2 320636799581945856ULL
+#define T1 1769526697641LL
+
+static void codec(void) {
+    char out[14], ns[3];
+    uint64_t s = 0;
+    memset(out, '#', sizeof out);
+    CHECK(branded_encode("USR", S1, out) == BRANDED_OK);
+    CHECK(memcmp(out, "USR0KHTOWnGLuC", 14) == 0);
+    CHECK(branded_encode("MAX", 9223372036854775807ULL, out) == BRANDED_OK);
+    CHECK(memcmp(out, "MAXAzL8n0Y58m7", 14) == 0);
+
+    memset(out, '#', sizeof out);
+    CHECK(branded_encode("USR", 9223372036854775808ULL, out) == BRANDED_ERR_RANGE);
+    CHECK(branded_encode("usr", 0, out) == BRANDED_ERR_RANGE);
+    CHECK(out[0] == '#'); /* outputs only on BRANDED_OK */
+    CHECK(branded_encode(NULL, 0, out) == EMQ_ERR_NULL);
+    CHECK(branded_encode("USR", 0, NULL) == EMQ_ERR_NULL);
+
+    CHECK(branded_decode("USR0NgWEfAEJfs", 14, ns, &s) == BRANDED_OK);
+    CHECK(memcmp(ns, "USR", 3) == 0 && s == S2);
+    s = 42;
+    CHECK(branded_decode("USR0KHTOWnGLu", 13, ns, &s) == BRANDED_ERR_LENGTH);
+    CHECK(branded_decode("usr0KHTOWnGLuC", 14, ns, &s) == BRANDED_ERR_NAMESPACE);
+    CHECK(branded_decode("USR0KHTOWnGL!C", 14, ns, &s) == BRANDED_ERR_CHARSET);
+    CHECK(branded_decode("USRzzzzzzzzzzz", 14, ns, &s) == BRANDED_ERR_RANGE);
+    CHECK(branded_decode("USR0KHTOWnGL\0C", 14, ns, &s) == BRANDED_ERR_CHARSET);
+    CHECK(s == 42);
+    CHECK(branded_decode(NULL, 0, ns, &s) == BRANDED_ERR_LENGTH);
+    CHECK(branded_decode(NULL, 14, ns, &s) == EMQ_ERR_NULL);
+    CHECK(branded_decode("USR0NgWEfAEJfs", 14, NULL, &s) == EMQ_ERR_NULL);
+    CHECK(branded_decode("USR0NgWEfAEJfs", 14, ns, NULL) == EMQ_ERR_NULL);
+
+    CHECK(emq_parse_i64("USR0NgWEfAEJfs", 14) == (int64_t)S2);
+    CHECK(emq_parse_i64("USR0KHTOWnGLu", 13) == -BRANDED_ERR_LENGTH);
+    CHECK(emq_parse_i64("usr0KHTOWnGLuC", 14) == -BRANDED_ERR_NAMESPACE);
+    CHECK(emq_parse_i64("USR0KHTOWnGL!C", 14) == -BRANDED_ERR_CHARSET);
+    CHECK(emq_parse_i64("USRzzzzzzzzzzz", 14) == -BRANDED_ERR_RANGE);
+    CHECK(emq_parse_i64(NULL, 14) == -EMQ_ERR_NULL);
+
+    CHECK(branded_hash32(S1) == 234878118u);
+    CHECK(branded_unix_ms(S1) == 1769526697641ULL);
+    CHECK(branded_unix_ms(S2) == 1780512970164ULL);
+    CHECK(emq_node(S1 | (1023u << 12)) == 1023 && emq_seq(S1 + 7) == 7);
+
+    CHECK(emq_min_for(T1, &s) == BRANDED_OK && s == S1);
+    CHECK(emq_min_for(0, &s) == BRANDED_OK && s == 0);
+    CHECK(emq_min_for(1704067200000LL + (1LL << 41), &s) == BRANDED_ERR_RANGE);
+    CHECK(emq_min_for(T1, NULL) == EMQ_ERR_NULL);
+}
+
+static void place(void) {
+    uint16_t slot = 1;
+    CHECK(emq_slot((const uint8_t *)"123456789", 9, &slot) == BRANDED_OK && slot == 12739);
+    CHECK(emq_slot(NULL, 0, &slot) == BRANDED_OK && slot == 0);
+    CHECK(emq_slot(NULL, 1, &slot) == EMQ_ERR_NULL);
+    CHECK(emq_slot((const uint8_t *)"a", 1, NULL) == EMQ_ERR_NULL);
+
+    CHECK(emq_slot_i32((const uint8_t *)"123456789", 9) == 12739);
+    CHECK(emq_slot_i32(NULL, 0) == 0);
+    CHECK(emq_slot_i32(NULL, 3) == -EMQ_ERR_NULL);
+
+    uint16_t a, b;
+    CHECK(emq_slot((const uint8_t *)"emq:{orders}:pending", 20, &a) == BRANDED_OK);
+    CHECK(emq_slot((const uint8_t *)"orders", 6, &b) == BRANDED_OK && a == b);
+
+    const char *data = "123456789" "emq:{orders}:pending" "" "\xff\x00{";
+    size_t lens[4] = {9, 20, 0, 3};
+    uint16_t slots[4];
+    CHECK(emq_slot_many((const uint8_t *)data, lens, 4, slots) == BRANDED_OK);
+    CHECK(slots[0] == 12739 && slots[1] == a && slots[2] == 0);
+    CHECK(emq_slot((const uint8_t *)"\xff\x00{", 3, &slot) == BRANDED_OK && slots[3] == slot);
+    CHECK(emq_slot_many(NULL, NULL, 0, NULL) == BRANDED_OK);
+    CHECK(emq_slot_many((const uint8_t *)data, NULL, 4, slots) == EMQ_ERR_NULL);
+
+    size_t off = 0, len = 0;
+    CHECK(emq_hashtag((const uint8_t *)"foo{{bar}}zap", 13, &off, &len) == BRANDED_OK && off == 4 && len == 4);
+    CHECK(emq_hashtag((const uint8_t *)"foo{}{bar}", 10, &off, &len) == BRANDED_OK && off == 0 && len == 10);
+    CHECK(emq_hashtag((const uint8_t *)"x", 1, NULL, &len) == EMQ_ERR_NULL);
+}
+
+static uint8_t out[EMQ_MAX_KEY_LEN];
+static size_t len;
+
+/* emq_key over C strings; id may be NULL (no id). */
+static branded_status KEY(const char *q, const char *k, const char *id, size_t cap) {
+    size_t id_len = id ? strlen(id) : 0;
+    return emq_key((const uint8_t *)q, strlen(q), (const uint8_t *)k, strlen(k), (const uint8_t *)id, id_len, out, cap, &len);
+}
+
+static void keyspace(void) {
+    CHECK(KEY("orders", "pending", NULL, sizeof out) == BRANDED_OK);
+    CHECK(len == 20 && memcmp(out, "emq:{orders}:pending", 20) == 0);
+    CHECK(KEY("orders", "job", "JOB0KHTOWnGLuC", sizeof out) == BRANDED_OK);
+    CHECK(len == 31 && memcmp(out, "emq:{orders}:job:JOB0KHTOWnGLuC", 31) == 0);
+    CHECK(KEY("a{b}", "pending", NULL, sizeof out) == EMQ_ERR_QUEUE);
+    CHECK(KEY("orders", "done", NULL, sizeof out) == EMQ_ERR_KIND);
+    CHECK(KEY("orders", "active", "JOB0KHTOWnGLuC", sizeof out) == EMQ_ERR_KIND);
+    CHECK(KEY("orders", "job", "USR0KHTOWnGLuC", sizeof out) == BRANDED_ERR_NAMESPACE);
+    CHECK(KEY("orders", "job", NULL, sizeof out) == BRANDED_ERR_LENGTH);
+    CHECK(KEY("orders", "job", "JOB0KHTOWnGL!C", sizeof out) == BRANDED_ERR_CHARSET);
+    CHECK(KEY("orders", "job", "JOBzzzzzzzzzzz", sizeof out) == BRANDED_ERR_RANGE);
+    len = 0;
+    CHECK(KEY("orders", "pending", NULL, 5) == EMQ_ERR_BUFFER && len == 20);
+    CHECK(emq_key((const uint8_t *)"q", 1, (const uint8_t *)"pending", 7, NULL, 0, out, sizeof out, NULL) == EMQ_ERR_NULL);
+
+    char longest[129];
+    memset(longest, 'q', 128);
+    longest[128] = '\0';
+    CHECK(KEY(longest, "pending", NULL, sizeof out) == BRANDED_OK);
+    CHECK(KEY(longest, "job", "JOB0KHTOWnGLuC", sizeof out) == BRANDED_OK && len <= EMQ_MAX_KEY_LEN);
+}
+
+static void mint(void) {
+    uint64_t state = 0, next = 0, s = 0, t = 0;
+    CHECK(emq_mint_step(0, 0, T1, &state, &s) == BRANDED_OK && s == S1);
+    CHECK(emq_mint_step(state, 0, T1 - 1000, &next, &t) == BRANDED_OK && t == S1 + 1 && next == state + 1);
+    CHECK(emq_mint_step(0, 1024, T1, &state, &s) == BRANDED_ERR_RANGE);
+    CHECK(emq_mint_step(0, 0, 1704067200000LL + (1LL << 41), &state, &s) == BRANDED_ERR_RANGE);
+    CHECK(emq_mint_step(0, 0, T1, NULL, &s) == EMQ_ERR_NULL);
+
+    emq_minter *m = NULL;
+    CHECK(emq_minter_new(1024, &m) == BRANDED_ERR_RANGE && m == NULL);
+    CHECK(emq_minter_new(7, NULL) == EMQ_ERR_NULL);
+    CHECK(emq_minter_new(7, &m) == BRANDED_OK && m != NULL);
+    CHECK(emq_minter_next_at(m, T1, &s) == BRANDED_OK && emq_node(s) == 7 && emq_seq(s) == 0);
+    CHECK(emq_minter_next_at(m, 1704067200000LL + (1LL << 41), &t) == BRANDED_ERR_RANGE);
+    CHECK(emq_minter_next_at(m, T1, &t) == BRANDED_OK && t == s + 1); /* state survived */
+    CHECK(emq_minter_next(m, &t) == BRANDED_OK && t > s + 1);
+    int64_t v = emq_minter_next_i64(m, INT64_MIN);
+    CHECK(v > (int64_t)t);
+    CHECK(emq_minter_next_i64(m, T1) == v + 1); /* the clock went back: state + 1 */
+    CHECK(emq_minter_next_i64(m, 1704067200000LL + (1LL << 41)) == -BRANDED_ERR_RANGE);
+    CHECK(emq_minter_next_i64(NULL, T1) == -EMQ_ERR_NULL);
+    t = (uint64_t)v + 1;
+    uint64_t many[5000];
+    size_t made = 0;
+    CHECK(emq_minter_next_many(m, many, 5000, &made) == BRANDED_OK && made == 5000);
+    int increasing = many[0] > t;
+    for (size_t i = 1; i < made; i++) increasing &= many[i] > many[i - 1];
+    CHECK(increasing);
+    CHECK(emq_minter_next(NULL, &t) == EMQ_ERR_NULL);
+    CHECK(emq_minter_next_at(m, T1, NULL) == EMQ_ERR_NULL);
+    CHECK(emq_minter_next_many(m, NULL, 1, &made) == EMQ_ERR_NULL);
+    emq_minter_free(m);
+    emq_minter_free(NULL);
+}
+
+static void names(void) {
+    const char *want[] = {"ok", "length", "namespace", "charset", "range", "queue",
+                          "kind", "null", "buffer", "panic", "self_check"};
+    for (int i = 0; i <= EMQ_ERR_SELF_CHECK; i++) CHECK(strcmp(emq_status_name(i), want[i]) == 0);
+    CHECK(strcmp(emq_status_name(-1), "unknown") == 0);
+    CHECK(strcmp(emq_status_name(99), "unknown") == 0);
+    CHECK(emq_self_check() == BRANDED_OK);
+}
+
+int main(void) {
+    codec();
+    place();
+    keyspace();
+    mint();
+    names();
+    printf("abi_test: %d passed, %d failed\n", checks - failures, failures);
+    return failures != 0;
+}

@@ -1,0 +1,135 @@
+package bench
+
+import (
+	"fmt"
+	"testing"
+
+	emqid "github.com/echomq/emq-id/bindings/go"
+	"github.com/mediocregopher/radix/v3"
+	"github.com/oklog/ulid/v2"
+)
+
+// Anchors: oklog/ulid for the text codec; radix's ClusterSlot for slots.
+// (go-redis's slot routine lives in its internal/hashtag package, which the Go
+// toolchain refuses to import from another module; radix's is the same
+// table-driven CRC16 with the same {tag} rule.)
+
+var (
+	sinkU16  uint16
+	sinkU32  uint32
+	sinkStr  string
+	sinkID   emqid.ID
+	sinkULID ulid.ULID
+)
+
+var keys = func() [][]byte {
+	out := make([][]byte, 1000)
+	for i := range out {
+		out[i] = []byte(fmt.Sprintf("emq:{orders-%03d}:job:JOB0KHTOWnGLuC", i))
+	}
+	return out
+}()
+
+var snowflakes = func() []uint64 {
+	out := make([]uint64, 64)
+	x := uint64(0x2545F4914F6CDD1D)
+	for i := range out {
+		x = x*6364136223846793005 + 1442695040888963407
+		out[i] = x >> 1
+	}
+	return out
+}()
+
+func BenchmarkCgoFloor(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		cgoFloor()
+	}
+}
+
+func BenchmarkHash32(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sinkU32 = emqid.Hash32(snowflakes[i&63])
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sinkStr, _ = emqid.Encode("JOB", snowflakes[i&63])
+	}
+}
+
+func BenchmarkULIDString(b *testing.B) {
+	ids := make([]ulid.ULID, 64)
+	for i := range ids {
+		ids[i] = ulid.MustNew(snowflakes[i]>>20, nil)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sinkStr = ids[i&63].String()
+	}
+}
+
+func BenchmarkParse(b *testing.B) {
+	texts := make([]string, 64)
+	for i := range texts {
+		texts[i], _ = emqid.Encode("JOB", snowflakes[i])
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sinkID, _ = emqid.Parse(texts[i&63])
+	}
+}
+
+func BenchmarkULIDParse(b *testing.B) {
+	texts := make([]string, 64)
+	for i := range texts {
+		texts[i] = ulid.MustNew(snowflakes[i]>>20, nil).String()
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sinkULID, _ = ulid.Parse(texts[i&63])
+	}
+}
+
+func BenchmarkSlot(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sinkU16 = emqid.Slot(keys[i%len(keys)])
+	}
+}
+
+func BenchmarkRadixClusterSlot(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sinkU16 = radix.ClusterSlot(keys[i%len(keys)])
+	}
+}
+
+// Per key, over 1,000 keys a call.
+func BenchmarkSlotManyPerKey(b *testing.B) {
+	for i := 0; i < b.N; i += len(keys) {
+		sinkU16 = emqid.SlotMany(keys)[0]
+	}
+}
+
+func BenchmarkRadixClusterSlotPerKey(b *testing.B) {
+	for i := 0; i < b.N; i += len(keys) {
+		for _, k := range keys {
+			sinkU16 = radix.ClusterSlot(k)
+		}
+	}
+}
+
+func BenchmarkMinterNext(b *testing.B) {
+	m, _ := emqid.NewMinter(1)
+	defer m.Close()
+	for i := 0; i < b.N; i++ {
+		_, _ = m.Next()
+	}
+}
+
+func BenchmarkMinterNextManyPerID(b *testing.B) {
+	m, _ := emqid.NewMinter(2)
+	defer m.Close()
+	for i := 0; i < b.N; i += 1000 {
+		_, _ = m.NextMany(1000)
+	}
+}

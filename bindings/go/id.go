@@ -1,0 +1,185 @@
+package emqid
+
+/*
+#include "emq_id.h"
+*/
+import "C"
+
+import (
+	"database/sql/driver"
+	"time"
+	"unsafe"
+)
+
+// ID is a branded id: a namespace of three letters A-Z and a snowflake below
+// 2^63. The zero value is not a valid id. IDs compare with ==, and Compare
+// orders them as their text sorts byte-wise.
+type ID struct {
+	ns        [3]byte
+	snowflake uint64
+}
+
+// NewID is the id of a namespace and snowflake; ErrRange when either is invalid.
+func NewID(ns string, snowflake uint64) (ID, error) {
+	if _, err := Encode(ns, snowflake); err != nil {
+		return ID{}, err
+	}
+	return ID{ns: [3]byte{ns[0], ns[1], ns[2]}, snowflake: snowflake}, nil
+}
+
+// Parse reads the 14-byte text form. Errors: ErrLength, ErrNamespace,
+// ErrCharset, ErrRange, checked in that order.
+func Parse(text string) (ID, error) {
+	s, err := parseSnowflake(unsafe.StringData(text), len(text))
+	if err != nil {
+		return ID{}, err
+	}
+	return ID{ns: [3]byte{text[0], text[1], text[2]}, snowflake: s}, nil
+}
+
+// MustParse is Parse for known-good constants; it panics on error.
+func MustParse(text string) ID {
+	id, err := Parse(text)
+	if err != nil {
+		panic(err)
+	}
+	return id
+}
+
+// ParseBytes is Parse over raw bytes (any bytes: the gates decide).
+func ParseBytes(text []byte) (ID, error) {
+	s, err := parseSnowflake(unsafe.SliceData(text), len(text))
+	if err != nil {
+		return ID{}, err
+	}
+	return ID{ns: [3]byte{text[0], text[1], text[2]}, snowflake: s}, nil
+}
+
+// parseSnowflake decodes through emq_parse_i64, which returns the value (no
+// out-parameter to escape to the heap); on success the namespace is the
+// input's first three bytes.
+func parseSnowflake(data *byte, n int) (uint64, error) {
+	v := int64(C.emq_parse_i64((*C.char)(unsafe.Pointer(data)), C.size_t(n)))
+	if v < 0 {
+		return 0, check(C.branded_status(-v))
+	}
+	return uint64(v), nil
+}
+
+// Encode is the 14-byte text of (ns, snowflake). ErrRange for a snowflake
+// ≥ 2^63 and for a namespace that is not three bytes A-Z.
+func Encode(ns string, snowflake uint64) (string, error) {
+	if len(ns) != 3 {
+		return "", &Error{Gate: "range", Detail: "a namespace is three bytes A-Z"}
+	}
+	// The result's own bytes are the output buffer: one allocation, no copy.
+	out := make([]byte, 14)
+	status := C.branded_encode((*C.char)(unsafe.Pointer(unsafe.StringData(ns))), C.uint64_t(snowflake), (*C.char)(unsafe.Pointer(&out[0])))
+	if err := check(status); err != nil {
+		return "", err
+	}
+	return unsafe.String(&out[0], 14), nil
+}
+
+// NS is the namespace.
+func (id ID) NS() string { return string(id.ns[:]) }
+
+// Snowflake is the 63-bit snowflake.
+func (id ID) Snowflake() uint64 { return id.snowflake }
+
+// String is the 14-byte text form ("" for the zero ID).
+func (id ID) String() string {
+	text, err := Encode(string(id.ns[:]), id.snowflake)
+	if err != nil {
+		return ""
+	}
+	return text
+}
+
+// UnixMs is the Unix time in milliseconds at which the id was minted.
+func (id ID) UnixMs() uint64 { return UnixMs(id.snowflake) }
+
+// Time is the instant the id was minted.
+func (id ID) Time() time.Time { return time.UnixMilli(int64(id.UnixMs())) }
+
+// Node is the minting node (0-1023).
+func (id ID) Node() int { return int(C.emq_node(C.uint64_t(id.snowflake))) }
+
+// Seq is the sequence within the millisecond (0-4095).
+func (id ID) Seq() int { return int(C.emq_seq(C.uint64_t(id.snowflake))) }
+
+// Hash32 is the contract's placement hash of the id's snowflake.
+func (id ID) Hash32() uint32 { return Hash32(id.snowflake) }
+
+// Compare orders ids as their texts sort byte-wise: -1, 0 or +1.
+func (id ID) Compare(other ID) int {
+	for i := range id.ns {
+		if id.ns[i] != other.ns[i] {
+			if id.ns[i] < other.ns[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	switch {
+	case id.snowflake < other.snowflake:
+		return -1
+	case id.snowflake > other.snowflake:
+		return 1
+	}
+	return 0
+}
+
+// MarshalText implements encoding.TextMarshaler (JSON, YAML, SQL drivers).
+func (id ID) MarshalText() ([]byte, error) {
+	text, err := Encode(string(id.ns[:]), id.snowflake)
+	if err != nil {
+		return nil, err
+	}
+	return []byte(text), nil
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler with Parse's gates.
+func (id *ID) UnmarshalText(text []byte) error {
+	parsed, err := ParseBytes(text)
+	if err != nil {
+		return err
+	}
+	*id = parsed
+	return nil
+}
+
+// Value implements driver.Valuer: an ID is stored as its text.
+func (id ID) Value() (driver.Value, error) {
+	return id.MarshalText()
+}
+
+// Scan implements sql.Scanner from text or bytes.
+func (id *ID) Scan(src any) error {
+	switch v := src.(type) {
+	case string:
+		return id.UnmarshalText([]byte(v))
+	case []byte:
+		return id.UnmarshalText(v)
+	}
+	return &Error{Gate: "length", Detail: "an ID scans from text or bytes"}
+}
+
+// Hash32 is the contract's 32-bit placement hash of a snowflake.
+func Hash32(snowflake uint64) uint32 { return uint32(C.branded_hash32(C.uint64_t(snowflake))) }
+
+// UnixMs is the Unix time in milliseconds of a snowflake.
+func UnixMs(snowflake uint64) uint64 { return uint64(C.branded_unix_ms(C.uint64_t(snowflake))) }
+
+// MinFor is the smallest snowflake minted at or after t: the lower bound of a
+// time-range scan. 0 before 2024-01-01; ErrRange past the 41-bit limit.
+func MinFor(t time.Time) (uint64, error) { return MinForUnixMs(t.UnixMilli()) }
+
+// MinForUnixMs is MinFor over Unix milliseconds.
+func MinForUnixMs(unixMs int64) (uint64, error) {
+	var s C.uint64_t
+	if err := check(C.emq_min_for(C.int64_t(unixMs), &s)); err != nil {
+		return 0, err
+	}
+	return uint64(s), nil
+}

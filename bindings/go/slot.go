@@ -1,0 +1,97 @@
+package emqid
+
+/*
+#include "emq_id.h"
+*/
+import "C"
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// Slot is the Valkey Cluster hash slot (0-16383) of a key's bytes.
+func Slot(key []byte) uint16 {
+	return slot(unsafe.SliceData(key), len(key))
+}
+
+// SlotString is Slot of a string's bytes (UTF-8, as the server receives them).
+func SlotString(key string) uint16 {
+	return slot(unsafe.StringData(key), len(key))
+}
+
+func slot(data *byte, n int) uint16 {
+	// Cannot fail: a Go slice or string of length n > 0 has a non-nil data pointer.
+	return uint16(C.emq_slot_i32((*C.uint8_t)(unsafe.Pointer(data)), C.size_t(n)))
+}
+
+// SlotMany is the slots of many keys in one cgo call. Per key it costs a
+// fraction of Slot's, whose time is mostly cgo's fixed per-call cost: use it
+// whenever you route a batch.
+func SlotMany(keys [][]byte) []uint16 {
+	return SlotManyInto(make([]uint16, len(keys)), keys)
+}
+
+// SlotManyInto is SlotMany writing into dst (len(dst) must be len(keys)),
+// for callers that reuse their result slice.
+func SlotManyInto(dst []uint16, keys [][]byte) []uint16 {
+	p := packs.Get().(*pack)
+	defer packs.Put(p)
+	p.reset(len(keys))
+	for _, k := range keys {
+		p.add(k)
+	}
+	return p.slots(dst[:len(keys)])
+}
+
+// SlotManyStrings is SlotMany over strings.
+func SlotManyStrings(keys []string) []uint16 {
+	p := packs.Get().(*pack)
+	defer packs.Put(p)
+	p.reset(len(keys))
+	for _, k := range keys {
+		p.data = append(p.data, k...)
+		p.lens = append(p.lens, C.size_t(len(k)))
+	}
+	return p.slots(make([]uint16, len(keys)))
+}
+
+// pack lays keys back to back for emq_slot_many: Go may not hand C a slice of
+// Go pointers, so the keys are copied into one buffer, reused across calls.
+type pack struct {
+	data []byte
+	lens []C.size_t
+}
+
+var packs = sync.Pool{New: func() any { return new(pack) }}
+
+func (p *pack) reset(n int) {
+	p.data = p.data[:0]
+	if cap(p.lens) < n {
+		p.lens = make([]C.size_t, 0, n)
+	}
+	p.lens = p.lens[:0]
+}
+
+func (p *pack) add(key []byte) {
+	p.data = append(p.data, key...)
+	p.lens = append(p.lens, C.size_t(len(key)))
+}
+
+func (p *pack) slots(out []uint16) []uint16 {
+	if len(out) == 0 {
+		return out
+	}
+	C.emq_slot_many((*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(p.data))), &p.lens[0], C.size_t(len(p.lens)),
+		(*C.uint16_t)(unsafe.Pointer(&out[0])))
+	return out
+}
+
+// Hashtag is the part of the key the cluster hashes: the bytes between the
+// first '{' and the next '}' when not empty, else the whole key. It is a
+// subslice of key; nothing is copied.
+func Hashtag(key []byte) []byte {
+	var off, n C.size_t
+	C.emq_hashtag((*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(key))), C.size_t(len(key)), &off, &n)
+	return key[int(off) : int(off)+int(n)]
+}

@@ -1,0 +1,160 @@
+// Command conformance-go is the Go adapter of `cargo xtask conformance`: it
+// reads protocol requests (JSON lines, see conformance/PROTOCOL.md) on stdin
+// and answers each through the emqid package's public API. It translates;
+// the runner judges.
+package main
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+
+	emqid "github.com/echomq/emq-id/bindings/go"
+)
+
+type request struct {
+	Req       json.RawMessage `json:"req"`
+	Op        string          `json:"op"`
+	TextHex   *string         `json:"text_hex"`
+	Text      *string         `json:"text"`
+	NS        string          `json:"ns"`
+	Snowflake string          `json:"snowflake"`
+	UnixMs    string          `json:"unix_ms"`
+	Node      int             `json:"node"`
+	NowMs     []string        `json:"now_ms"`
+	KeyHex    *string         `json:"key_hex"`
+	Key       *string         `json:"key"`
+	Queue     string          `json:"queue"`
+	Kind      string          `json:"kind"`
+	ID        *string         `json:"id"`
+}
+
+type object = map[string]any
+
+func main() {
+	in := bufio.NewScanner(os.Stdin)
+	in.Buffer(make([]byte, 1<<20), 1<<26)
+	out := bufio.NewWriter(os.Stdout)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	for in.Scan() {
+		var r request
+		if err := json.Unmarshal(in.Bytes(), &r); err != nil {
+			fmt.Fprintln(os.Stderr, "conformance-go: bad request:", err)
+			os.Exit(1)
+		}
+		answer := translate(&r)
+		answer["req"] = r.Req
+		if err := enc.Encode(answer); err != nil {
+			os.Exit(1)
+		}
+	}
+	if err := in.Err(); err != nil {
+		fmt.Fprintln(os.Stderr, "conformance-go:", err)
+		os.Exit(1)
+	}
+}
+
+// answer wraps a value or an *emqid.Error in the protocol's shape.
+func answer(value object, err error) object {
+	var e *emqid.Error
+	switch {
+	case err == nil:
+		return object{"ok": value}
+	case errors.As(err, &e):
+		return object{"error": object{"gate": e.Gate, "message": e.Error()}}
+	default:
+		return object{"unsupported": err.Error()}
+	}
+}
+
+func bytesOf(hexField, textField *string) ([]byte, bool, error) {
+	if hexField != nil {
+		b, err := hex.DecodeString(*hexField)
+		return b, false, err
+	}
+	if textField != nil {
+		return []byte(*textField), true, nil
+	}
+	return nil, false, errors.New("request has neither text nor hex bytes")
+}
+
+func translate(r *request) object {
+	switch r.Op {
+	case "decode":
+		raw, isText, err := bytesOf(r.TextHex, r.Text)
+		if err != nil {
+			return object{"unsupported": err.Error()}
+		}
+		var id emqid.ID
+		if isText {
+			id, err = emqid.Parse(*r.Text) // the string API
+		} else {
+			id, err = emqid.ParseBytes(raw) // the bytes API
+		}
+		if err != nil {
+			return answer(nil, err)
+		}
+		return answer(object{
+			"ns":        id.NS(),
+			"snowflake": strconv.FormatUint(id.Snowflake(), 10),
+			"unix_ms":   strconv.FormatUint(id.UnixMs(), 10),
+			"node":      id.Node(),
+			"seq":       id.Seq(),
+			"hash32":    emqid.Hash32(id.Snowflake()),
+		}, nil)
+	case "encode":
+		s, err := strconv.ParseUint(r.Snowflake, 10, 64)
+		if err != nil {
+			return object{"unsupported": "snowflake is not a uint64: " + r.Snowflake}
+		}
+		text, err := emqid.Encode(r.NS, s)
+		return answer(object{"text": text}, err)
+	case "min_for":
+		ms, err := strconv.ParseInt(r.UnixMs, 10, 64)
+		if err != nil {
+			return object{"unsupported": "unix_ms is not an int64: " + r.UnixMs}
+		}
+		s, err := emqid.MinForUnixMs(ms)
+		return answer(object{"snowflake": strconv.FormatUint(s, 10)}, err)
+	case "mint":
+		m, err := emqid.NewMinter(r.Node)
+		if err != nil {
+			return answer(nil, err)
+		}
+		defer m.Close()
+		steps := make([]object, 0, len(r.NowMs))
+		for _, now := range r.NowMs {
+			ms, err := strconv.ParseInt(now, 10, 64)
+			if err != nil {
+				return object{"unsupported": "now_ms is not an int64: " + now}
+			}
+			s, err := m.NextAt(ms)
+			var e *emqid.Error
+			if errors.As(err, &e) {
+				steps = append(steps, object{"gate": e.Gate})
+			} else {
+				steps = append(steps, object{"snowflake": strconv.FormatUint(s, 10)})
+			}
+		}
+		return answer(object{"steps": steps}, nil)
+	case "slot":
+		key, isText, err := bytesOf(r.KeyHex, r.Key)
+		if err != nil {
+			return object{"unsupported": err.Error()}
+		}
+		slot := emqid.Slot(key)
+		if isText {
+			slot = emqid.SlotString(*r.Key)
+		}
+		return answer(object{"slot": slot, "hashtag_hex": hex.EncodeToString(emqid.Hashtag(key))}, nil)
+	case "key":
+		key, err := emqid.Key(r.Queue, r.Kind, r.ID)
+		return answer(object{"key": key}, err)
+	}
+	return object{"unsupported": "unknown op " + r.Op}
+}
