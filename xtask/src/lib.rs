@@ -7,6 +7,7 @@ pub mod header;
 pub mod hex;
 pub mod mutate;
 pub mod native;
+pub mod node;
 pub mod rng;
 pub mod setup;
 pub mod suite;

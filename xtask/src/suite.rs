@@ -18,6 +18,14 @@ const STEPS: &[Step] = &[
         sh(Command::new("cargo").args(["test", "--workspace"]))
     }),
     ("vectors --check", || sh(Command::new("cargo").args(["xtask", "vectors", "--check"]))),
+    ("C header --check", || sh(Command::new("cargo").args(["xtask", "header", "--check"]))),
+    ("C ABI tests under valgrind, drop-in host", crate::native::c_tests),
+    ("Go: vet, test -race", crate::native::go_tests),
+    ("Node: node --test", crate::node::tests),
+    ("Node: npm pack, install elsewhere, require and import", || {
+        crate::node::build()?;
+        crate::node::pack_and_install(crate::node::PACKAGE, "@echomq/emq-id")
+    }),
     ("conformance, every target, with negative controls", || {
         sh(Command::new("cargo").args(["xtask", "conformance", "--negative-control"]))
     }),

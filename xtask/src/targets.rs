@@ -27,6 +27,7 @@ pub const TARGETS: &[Target] = &[
     Target { name: "rust", about: "the core crate's public API, in process", prepare: rust, scope: None },
     Target { name: "cli", about: "the emq-id binary, one run per request", prepare: cli, scope: None },
     Target { name: "go", about: "the Go module (cgo over the C ABI), conformance/go", prepare: go, scope: None },
+    Target { name: "node", about: "the Node package (napi-rs), conformance/node", prepare: node, scope: None },
 ];
 
 pub fn find(name: &str) -> Option<&'static Target> {
@@ -45,4 +46,9 @@ fn cli() -> Result<Box<dyn Adapter>, String> {
 fn go() -> Result<Box<dyn Adapter>, String> {
     let binary = crate::native::go_adapter()?;
     Ok(Box::new(ProcessAdapter { command: Command::new(binary) }))
+}
+
+fn node() -> Result<Box<dyn Adapter>, String> {
+    crate::node::build()?;
+    Ok(Box::new(ProcessAdapter { command: crate::node::adapter(None) }))
 }

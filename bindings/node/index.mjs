@@ -1,0 +1,9 @@
+// ESM entry: the same module as index.js.
+import api from './index.js';
+
+export const {
+  EmqIdError, Minter, encode, decode, decodeSnowflake, hash32, unixMs, node, seq, minFor,
+  slot, slotMany, hashtag, queueKey, jobKey, key, mint, mintMany, mintStep, processNode,
+  selfCheck, CONTRACT, KEYSPACE,
+} = api;
+export default api;

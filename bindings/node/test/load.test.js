@@ -1,0 +1,59 @@
+'use strict';
+// The loader: EMQ_NODE, the load-time self-check, and ESM. Each case runs in a
+// fresh process, because the process-wide minter and the addon load once.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { execFileSync, spawnSync } = require('node:child_process');
+const path = require('node:path');
+
+const pkg = path.join(__dirname, '..');
+
+function run(code, env = {}) {
+  const e = { ...process.env, ...env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete e[k];
+  return spawnSync(process.execPath, ['-e', code], { cwd: pkg, env: e, encoding: 'utf8' });
+}
+
+test('EMQ_NODE sets the process-wide minter node', () => {
+  const r = run("const e = require('.'); const id = e.mint('JOB'); console.log(JSON.stringify([e.processNode(), e.decode(id).node]))", {
+    EMQ_NODE: '7',
+  });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), [{ node: 7, source: 'env' }, 7]);
+});
+
+test('unset EMQ_NODE is visible as a fallback (collision-possible)', () => {
+  const r = run("console.log(require('.').processNode().source)", { EMQ_NODE: undefined });
+  assert.equal(r.stdout.trim(), 'fallback');
+});
+
+test('an invalid EMQ_NODE is refused with range, never silently replaced', () => {
+  for (const bad of ['1024', 'abc', '-1', '']) {
+    const r = run("try { require('.').mint('JOB') } catch (e) { console.log(e.code) }", { EMQ_NODE: bad });
+    assert.equal(r.stdout.trim(), 'range', bad);
+  }
+});
+
+test('a native build that disagrees with the contract refuses to load', () => {
+  // Stand in for a broken addon: its selfCheck fails the way the native one would.
+  const code = `
+    const Module = require('module');
+    const load = Module._load;
+    Module._load = function (request, parent, isMain) {
+      const real = load.apply(this, arguments);
+      if (!request.endsWith('.node')) return real;
+      return { ...real, selfCheck() { const e = new Error('hash32(274557032793636864) disagrees'); e.code = 'self_check'; throw e; } };
+    };
+    try { require('.'); console.log('loaded') } catch (e) { console.log(e.message) }`;
+  const r = run(code);
+  assert.match(r.stdout, /refuses to load: self_check: hash32/);
+});
+
+test('ESM import gives the same API', () => {
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', "import { encode, Minter, EmqIdError } from '@echomq/emq-id'; console.log(encode('USR', 274557032793636864n), typeof Minter, typeof EmqIdError)"], {
+    cwd: pkg,
+    encoding: 'utf8',
+  });
+  assert.equal(out.trim(), 'USR0KHTOWnGLuC function function');
+});
