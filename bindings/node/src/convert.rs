@@ -25,12 +25,16 @@ fn type_of(env: sys::napi_env, v: sys::napi_value) -> JsResult<sys::napi_valuety
 /// A `bigint` in `[0, 2^64)`. A `number` (which loses ids past 2^53), a
 /// negative or a larger value is the range gate, never wrapped.
 pub fn u64_from_bigint(env: sys::napi_env, v: sys::napi_value) -> JsResult<u64> {
-    if type_of(env, v)? != sys::ValueType::napi_bigint {
-        return Err(range("64-bit values are bigint (a number loses precision past 2^53)"));
-    }
     let (mut value, mut lossless) = (0u64, false);
-    // SAFETY: v is a bigint of the current callback.
-    check(unsafe { sys::napi_get_value_bigint_uint64(env, v, &mut value, &mut lossless) }, "bigint")?;
+    // One call: N-API itself answers `bigint_expected` for any other type.
+    // SAFETY: v is a value of the current callback.
+    match unsafe { sys::napi_get_value_bigint_uint64(env, v, &mut value, &mut lossless) } {
+        sys::Status::napi_ok => {}
+        sys::Status::napi_bigint_expected => {
+            return Err(range("64-bit values are bigint (a number loses precision past 2^53)"));
+        }
+        _ => return Err(napi_failed("bigint")),
+    }
     if !lossless {
         return Err(range("a snowflake is a bigint in [0, 2^64)"));
     }
@@ -111,20 +115,18 @@ impl Bytes {
 }
 
 pub fn bytes(env: sys::napi_env, v: sys::napi_value, what: &'static str) -> JsResult<Bytes> {
+    // Strings first, in one call: N-API answers `string_expected` for any other type.
+    let mut buf = [0u8; STACK];
+    let mut copied = 0usize;
+    // SAFETY: buf has STACK bytes; N-API writes at most STACK - 1 plus a NUL.
+    let status = unsafe { sys::napi_get_value_string_utf8(env, v, buf.as_mut_ptr().cast(), STACK, &mut copied) };
+    // N-API never splits a character, and one is at most 4 bytes: a shorter
+    // result is the whole string.
+    if status == sys::Status::napi_ok && copied + 4 < STACK - 1 {
+        return Ok(Bytes::Stack(buf, copied));
+    }
     match type_of(env, v)? {
         sys::ValueType::napi_string => {
-            let mut buf = [0u8; STACK];
-            let mut copied = 0usize;
-            // SAFETY: buf has STACK bytes; N-API writes at most STACK - 1 plus a NUL.
-            check(
-                unsafe { sys::napi_get_value_string_utf8(env, v, buf.as_mut_ptr().cast(), STACK, &mut copied) },
-                "string",
-            )?;
-            // N-API never splits a character, and one is at most 4 bytes: a
-            // shorter result is the whole string.
-            if copied + 4 < STACK - 1 {
-                return Ok(Bytes::Stack(buf, copied));
-            }
             let mut len = 0usize;
             // SAFETY: a NULL buffer asks for the length.
             check(unsafe { sys::napi_get_value_string_utf8(env, v, ptr::null_mut(), 0, &mut len) }, "string")?;

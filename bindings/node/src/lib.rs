@@ -12,3 +12,4 @@ mod api;
 mod convert;
 mod error;
 mod minter;
+mod raw;

@@ -1,0 +1,80 @@
+'use strict';
+// Per-call cost of the Node package beside the empty-call floor and pure-JS
+// anchors, in one run: `node bench/bench.js` (or `cargo xtask bench node`).
+// A benchmark, not a test: it prints a table and asserts nothing.
+//
+// EMQ_ID_PACKAGE=<dir> measures another package with the same API (the WASM
+// package uses this to put itself beside the native one).
+
+const path = require('node:path');
+const native = require(path.join(__dirname, '..'));
+const clusterKeySlot = require('cluster-key-slot');
+const ulid = require('ulid');
+
+const others = (process.env.EMQ_ID_PACKAGE || '').split(',').filter(Boolean).map((p) => [path.basename(p), require(p)]);
+
+const N = 1 << 20;
+const ROUNDS = 7;
+const ids = Array.from({ length: 64 }, (_, i) => native.encode('JOB', (BigInt(i + 1) * 0x9e3779b97f4a7c15n) & ((1n << 63n) - 1n)));
+const snowflakes = ids.map((id) => native.decodeSnowflake(id));
+const ulids = Array.from({ length: 64 }, (_, i) => ulid.ulid(1769526697641 + i * 1000));
+const keys = Array.from({ length: 1000 }, (_, i) => `emq:{orders-${String(i).padStart(3, '0')}}:job:JOB0KHTOWnGLuC`);
+
+let sink = 0;
+function measure(f) {
+  const samples = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < N; i++) sink ^= typeof f(i & 63, i) === 'undefined' ? 0 : 1;
+    samples.push(Number(process.hrtime.bigint() - t0) / N);
+  }
+  samples.sort((a, b) => a - b);
+  return samples[ROUNDS >> 1];
+}
+
+const addon = require(path.join(__dirname, '..', 'emq-id.linux-x64-gnu.node'));
+
+function suite(name, pkg) {
+  return [
+    [`${name} hash32`, (i) => pkg.hash32(snowflakes[i])],
+    [`${name} encode`, (i) => pkg.encode('JOB', snowflakes[i])],
+    [`${name} decode`, (i) => pkg.decode(ids[i])],
+    [`${name} decodeSnowflake`, (i) => pkg.decodeSnowflake(ids[i])],
+    [`${name} slot`, (i, n) => pkg.slot(keys[n % 1000])],
+  ];
+}
+
+const rows = [
+  ['native noop (floor)', () => addon.noop()],
+  ...suite('native', native),
+  ...others.flatMap(([name, pkg]) => suite(name, pkg)),
+  ['anchor cluster-key-slot', (i, n) => clusterKeySlot(keys[n % 1000])],
+  ['anchor ulid encodeTime', (i) => ulid.encodeTime(1769526697641 + i, 10)],
+  ['anchor ulid decodeTime', (i) => ulid.decodeTime(ulids[i])],
+];
+
+const results = new Map();
+for (const [name, f] of rows) results.set(name, measure(f));
+
+// Batches: per key / per id.
+const perKey = (f, batch) => {
+  const samples = [];
+  for (let r = 0; r < ROUNDS; r++) {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < 1000; i++) sink ^= f() ? 1 : 0;
+    samples.push(Number(process.hrtime.bigint() - t0) / (1000 * batch));
+  }
+  samples.sort((a, b) => a - b);
+  return samples[ROUNDS >> 1];
+};
+results.set('native slotMany, per key (1,000 keys)', perKey(() => native.slotMany(keys).length, 1000));
+results.set('anchor cluster-key-slot, per key (1,000 calls)', perKey(() => { let s = 0; for (const k of keys) s ^= clusterKeySlot(k); return s + 1; }, 1000));
+results.set('native mintMany, per id (1,000 ids)', perKey(() => native.mintMany('JOB', 1000).length, 1000));
+results.set('native mint, per id', perKey(() => native.mint('JOB').length, 1));
+
+const floor = results.get('native noop (floor)');
+console.log(`node ${process.version}, ${N} calls x ${ROUNDS} rounds, median ns per call\n`);
+console.log('| call | ns | ÷ floor |');
+console.log('|---|---|---|');
+for (const [name, ns] of results) console.log(`| ${name} | ${ns.toFixed(1)} | ${(ns / floor).toFixed(2)}× |`);
+if (sink === 42) console.log('');
