@@ -12,6 +12,7 @@ pub mod rng;
 pub mod setup;
 pub mod suite;
 pub mod targets;
+pub mod valkey;
 pub mod vectors;
 
 use std::path::{Path, PathBuf};

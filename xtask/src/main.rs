@@ -16,6 +16,8 @@ Tasks:
                               vector file and print the matrix (default: every target)
   header [--check]            regenerate bindings/c/include/emq_id.h with cbindgen
                               (--check: fail when the committed header differs)
+  colocation                  start a live 3-primary Valkey Cluster and prove that
+                              every queue's keys route to one node with no redirect
   targets                     list the conformance targets
   test                        the whole test suite (what .ci/run runs)
   bench [core|go]...          run benchmarks and print the tables for
@@ -28,6 +30,7 @@ fn main() -> ExitCode {
         Some("vectors") => vectors_task(args.iter().any(|a| a == "--check")),
         Some("conformance") => conformance_task(&args[1..]),
         Some("bench") => xtask::bench::run(&args[1..]),
+        Some("colocation") => xtask::valkey::colocation(),
         Some("header") => xtask::header::run(args.iter().any(|a| a == "--check")),
         Some("test") => xtask::suite::run(),
         Some("targets") => {

@@ -26,6 +26,7 @@ const STEPS: &[Step] = &[
         crate::node::build()?;
         crate::node::pack_and_install(crate::node::PACKAGE, "@echomq/emq-id")
     }),
+    ("Valkey Cluster colocation (3 primaries, live)", crate::valkey::colocation),
     ("conformance, every target, with negative controls", || {
         sh(Command::new("cargo").args(["xtask", "conformance", "--negative-control"]))
     }),

@@ -15,6 +15,9 @@ pub struct Target {
     /// The sections this runtime can answer; `None` is all of them. A target
     /// with a narrower scope shows `-` in the matrix for the others.
     pub scope: Option<&'static [&'static str]>,
+    /// The answer fields this runtime can know; `None` is all of them (a
+    /// server computes a slot but does not report the hashtag it hashed).
+    pub fields: Option<&'static [&'static str]>,
 }
 
 impl Target {
@@ -24,10 +27,29 @@ impl Target {
 }
 
 pub const TARGETS: &[Target] = &[
-    Target { name: "rust", about: "the core crate's public API, in process", prepare: rust, scope: None },
-    Target { name: "cli", about: "the emq-id binary, one run per request", prepare: cli, scope: None },
-    Target { name: "go", about: "the Go module (cgo over the C ABI), conformance/go", prepare: go, scope: None },
-    Target { name: "node", about: "the Node package (napi-rs), conformance/node", prepare: node, scope: None },
+    Target { name: "rust", about: "the core crate's public API, in process", prepare: rust, scope: None, fields: None },
+    Target { name: "cli", about: "the emq-id binary, one run per request", prepare: cli, scope: None, fields: None },
+    Target {
+        name: "go",
+        about: "the Go module (cgo over the C ABI), conformance/go",
+        prepare: go,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "node",
+        about: "the Node package (napi-rs), conformance/node",
+        prepare: node,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "valkey",
+        about: "a live Valkey 9: every slot case through CLUSTER KEYSLOT (slot only)",
+        prepare: valkey,
+        scope: Some(&["slots"]),
+        fields: Some(&["slot"]),
+    },
 ];
 
 pub fn find(name: &str) -> Option<&'static Target> {
@@ -51,4 +73,8 @@ fn go() -> Result<Box<dyn Adapter>, String> {
 fn node() -> Result<Box<dyn Adapter>, String> {
     crate::node::build()?;
     Ok(Box::new(ProcessAdapter { command: crate::node::adapter(None) }))
+}
+
+fn valkey() -> Result<Box<dyn Adapter>, String> {
+    Ok(Box::new(crate::valkey::KeyslotAdapter::start()?))
 }

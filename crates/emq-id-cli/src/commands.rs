@@ -112,6 +112,23 @@ fn dispatch(command: &str, argv: &[OsString], out: Out) -> Result<Vec<Failure>, 
             line(out, key.as_str())?;
             Ok(vec![])
         }
+        "route" => {
+            let args = Args::parse(argv, &["--hex"], &["--cluster"])?;
+            let cluster =
+                args.one("--cluster").ok_or_else(|| Failure::Usage("route needs --cluster HOST:PORT".into()))?;
+            let mut conn = emq_resp::Connection::open(cluster).map_err(|e| Failure::Io(format!("{cluster}: {e}")))?;
+            let map = emq_resp::slot_map(&mut conn).map_err(|e| Failure::Io(format!("{cluster}: {e}")))?;
+            let hex = args.has("--hex");
+            each(&args, out, |key, out| {
+                let slot = emq_id::slot(key);
+                let node = emq_resp::owner(&map, slot);
+                let shown = match std::str::from_utf8(key) {
+                    Ok(text) if !hex => json!({ "key": text, "slot": slot, "node": node }),
+                    _ => json!({ "key_hex": to_hex(key), "slot": slot, "node": node }),
+                };
+                line(out, &shown.to_string())
+            })
+        }
         "check" => match emq_id::self_check() {
             Ok(()) => {
                 line(out, &format!("ok: this build agrees with {} and {}", emq_id::CONTRACT, emq_id::KEYSPACE))?;

@@ -14,6 +14,9 @@ Commands:
   min-for TIME...            the smallest snowflake at or after TIME (ISO-8601 or unix ms)
   slot KEY... [--hex]        the cluster hash slot and hashtag of keys (JSON)
   key QUEUE KIND [ID]        build a keyspace key (kinds: pending, active, job)
+  route KEY... --cluster HOST:PORT
+                             the slot of each key and the node that owns it, read
+                             from a live Valkey or Redis Cluster (JSON)
   check                      run the contract self-check on this build
 
 Commands that take several values read one per line from stdin when none is given.
@@ -86,6 +89,14 @@ Prints the keyspace key (emq-keyspace/1): emq:{QUEUE}:pending, emq:{QUEUE}:activ
 emq:{QUEUE}:job:ID. QUEUE is 1-128 bytes of [A-Za-z0-9_.:-]; ID a JOB id.
 Errors, checked in this order: queue, kind, then the id's gate (namespace when
 it is not a JOB id)."
+        }
+        "route" => {
+            "\
+Usage: emq-id route [--hex] KEY... --cluster HOST:PORT
+
+Reads the cluster's slot map once (CLUSTER SLOTS from HOST:PORT) and prints one
+JSON object per key: {\"key\", \"slot\", \"node\"}, the node being the primary
+that owns the key's slot. With --hex the keys are given as hex bytes."
         }
         "check" => {
             "\

@@ -85,7 +85,7 @@ fn mint_without_a_node_warns_that_ids_may_collide() {
 
 #[test]
 fn help_on_everything() {
-    for cmd in ["decode", "encode", "mint", "hash32", "min-for", "slot", "key", "check"] {
+    for cmd in ["decode", "encode", "mint", "hash32", "min-for", "slot", "key", "route", "check"] {
         let o = emq_id(&[cmd, "--help"]);
         assert!(o.status.success() && stdout(&o).starts_with("Usage: emq-id"), "{cmd}");
     }

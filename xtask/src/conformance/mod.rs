@@ -85,7 +85,15 @@ pub fn run_target(target: &str, adapter: &mut dyn Adapter, checks: &[Check]) -> 
 
 /// The checks of `file` that `target` answers: every section in its scope.
 pub fn checks_for(target: &Target, file: &Value) -> Result<Vec<Check>, String> {
-    Ok(cases::checks(file)?.into_iter().filter(|c| target.covers(&c.section)).collect())
+    let mut checks: Vec<Check> = cases::checks(file)?.into_iter().filter(|c| target.covers(&c.section)).collect();
+    if let Some(fields) = target.fields {
+        for c in &mut checks {
+            if let cases::Expect::Ok(Value::Object(want)) = &mut c.expect {
+                want.retain(|k, _| fields.contains(&k.as_str()));
+            }
+        }
+    }
+    Ok(checks)
 }
 
 /// Runs a target over a whole file.
