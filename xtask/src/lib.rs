@@ -14,6 +14,7 @@ pub mod suite;
 pub mod targets;
 pub mod valkey;
 pub mod vectors;
+pub mod wasm;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

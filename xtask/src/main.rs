@@ -18,7 +18,10 @@ Tasks:
                               (--check: fail when the committed header differs)
   colocation                  start a live 3-primary Valkey Cluster and prove that
                               every queue's keys route to one node with no redirect
+  wasm-build                  build the WASM package (cargo, wasm-bindgen, wasm-opt)
+                              and print the .wasm size, raw and gzipped
   targets                     list the conformance targets
+                              (`--target wasm` runs wasm-node and wasm-browser)
   test                        the whole test suite (what .ci/run runs)
   bench [core|go]...          run benchmarks and print the tables for
                               BENCHMARKS.md (ratios against the anchors)
@@ -31,6 +34,7 @@ fn main() -> ExitCode {
         Some("conformance") => conformance_task(&args[1..]),
         Some("bench") => xtask::bench::run(&args[1..]),
         Some("colocation") => xtask::valkey::colocation(),
+        Some("wasm-build") => xtask::wasm::build_task(),
         Some("header") => xtask::header::run(args.iter().any(|a| a == "--check")),
         Some("test") => xtask::suite::run(),
         Some("targets") => {
@@ -89,10 +93,15 @@ fn conformance_task(args: &[String]) -> Result<(), String> {
     let selected: Vec<&targets::Target> = if names.is_empty() {
         targets::TARGETS.iter().collect()
     } else {
-        names
-            .iter()
-            .map(|n| targets::find(n).ok_or(format!("unknown target {n:?} (see cargo xtask targets)")))
-            .collect::<Result<_, _>>()?
+        let mut picked = vec![];
+        for n in &names {
+            let expanded = targets::expand(n);
+            if expanded.is_empty() {
+                return Err(format!("unknown target {n:?} (see cargo xtask targets)"));
+            }
+            picked.extend(expanded.into_iter().filter_map(targets::find));
+        }
+        picked
     };
     let file = load(&path)?;
     println!("vector file: {}", path.display());

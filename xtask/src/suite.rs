@@ -17,6 +17,9 @@ const STEPS: &[Step] = &[
     ("cargo test (unit, property, doc, CLI, vector file, negative controls)", || {
         sh(Command::new("cargo").args(["test", "--workspace"]))
     }),
+    ("cargo test of the core's compact build (what wasm32 compiles)", || {
+        sh(Command::new("cargo").args(["test", "-p", "emq-id", "--features", "compact"]))
+    }),
     ("vectors --check", || sh(Command::new("cargo").args(["xtask", "vectors", "--check"]))),
     ("C header --check", || sh(Command::new("cargo").args(["xtask", "header", "--check"]))),
     ("C ABI tests under valgrind, drop-in host", crate::native::c_tests),
@@ -25,6 +28,11 @@ const STEPS: &[Step] = &[
     ("Node: npm pack, install elsewhere, require and import", || {
         crate::node::build()?;
         crate::node::pack_and_install(crate::node::PACKAGE, "@echomq/emq-id")
+    }),
+    ("WASM: node --test", crate::wasm::tests),
+    ("WASM: npm pack, install elsewhere, require and import", || {
+        crate::wasm::build()?;
+        crate::node::pack_and_install(crate::wasm::PACKAGE, "@echomq/emq-id-wasm")
     }),
     ("Valkey Cluster colocation (3 primaries, live)", crate::valkey::colocation),
     ("conformance, every target, with negative controls", || {

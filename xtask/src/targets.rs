@@ -44,6 +44,20 @@ pub const TARGETS: &[Target] = &[
         fields: None,
     },
     Target {
+        name: "wasm-node",
+        about: "the WASM package in Node (its require entry), conformance/node",
+        prepare: wasm_node,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "wasm-browser",
+        about: "the WASM package in headless Chromium (its browser entry), conformance/wasm",
+        prepare: wasm_browser,
+        scope: None,
+        fields: None,
+    },
+    Target {
         name: "valkey",
         about: "a live Valkey 9: every slot case through CLUSTER KEYSLOT (slot only)",
         prepare: valkey,
@@ -77,4 +91,22 @@ fn node() -> Result<Box<dyn Adapter>, String> {
 
 fn valkey() -> Result<Box<dyn Adapter>, String> {
     Ok(Box::new(crate::valkey::KeyslotAdapter::start()?))
+}
+
+fn wasm_node() -> Result<Box<dyn Adapter>, String> {
+    crate::wasm::build()?;
+    Ok(Box::new(ProcessAdapter { command: crate::node::adapter(Some(crate::wasm::PACKAGE)) }))
+}
+
+fn wasm_browser() -> Result<Box<dyn Adapter>, String> {
+    crate::wasm::build()?;
+    Ok(Box::new(crate::wasm::BrowserAdapter))
+}
+
+/// Targets named by a group: `--target wasm` runs the WASM package in Node and in a browser.
+pub fn expand(name: &str) -> Vec<&'static str> {
+    match name {
+        "wasm" => vec!["wasm-node", "wasm-browser"],
+        _ => TARGETS.iter().filter(|t| t.name == name).map(|t| t.name).collect(),
+    }
 }

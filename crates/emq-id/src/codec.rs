@@ -36,6 +36,7 @@ static DIGIT: [u8; 256] = {
 };
 
 /// Every two-digit base62 string, `PAIRS[2n..2n+2]` spelling `n < 62²`.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
 static PAIRS: [u8; 2 * 62 * 62] = {
     let mut table = [0u8; 2 * 62 * 62];
     let mut n = 0;
@@ -57,6 +58,7 @@ pub const fn is_namespace(ns: &[u8]) -> bool {
 }
 
 /// Writes `value < 62⁴` as four base62 digits: two independent pair lookups.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
 #[inline(always)]
 fn put4(out: &mut [u8], value: u32) {
     let (hi, lo) = ((value / P2) as usize, (value % P2) as usize);
@@ -100,6 +102,24 @@ pub fn encode_into(ns: &[u8], snowflake: u64, out: &mut [u8; ID_LEN]) -> Result<
         return Err(Error::new(Gate::Range, "a snowflake is below 2^63"));
     }
     out[..NS_LEN].copy_from_slice(ns);
+    write_payload(snowflake, (&mut out[NS_LEN..]).try_into().expect("14 - 3 = 11"));
+    Ok(())
+}
+
+/// The 11 base62 digits of `snowflake < 2^63`, one digit per step (the `compact` build).
+#[cfg(any(feature = "compact", target_arch = "wasm32"))]
+#[inline]
+fn write_payload(mut snowflake: u64, out: &mut [u8; PAYLOAD_LEN]) {
+    for digit in out.iter_mut().rev() {
+        *digit = ALPHABET[(snowflake % 62) as usize];
+        snowflake /= 62;
+    }
+}
+
+/// The 11 base62 digits of `snowflake < 2^63`, two digits per table lookup.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
+#[inline(always)]
+fn write_payload(snowflake: u64, out: &mut [u8; PAYLOAD_LEN]) {
     // snowflake = a·62⁸ + b·62⁴ + c; the two divisions are independent of
     // each other, and so are the six pair lookups that follow.
     let q4 = snowflake / P4;
@@ -107,12 +127,11 @@ pub fn encode_into(ns: &[u8], snowflake: u64, out: &mut [u8; ID_LEN]) -> Result<
     let c = (snowflake - q4 * P4) as u32;
     let b = (q4 - q8 * P4) as u32;
     let a = q8 as u32; // < 2^63 / 62⁸ < 62³: one digit and a pair
-    out[NS_LEN] = ALPHABET[(a / P2) as usize];
+    out[0] = ALPHABET[(a / P2) as usize];
     let pair = (a % P2) as usize;
-    out[NS_LEN + 1..NS_LEN + 3].copy_from_slice(&PAIRS[2 * pair..2 * pair + 2]);
-    put4(&mut out[NS_LEN + 3..NS_LEN + 7], b);
-    put4(&mut out[NS_LEN + 7..], c);
-    Ok(())
+    out[1..3].copy_from_slice(&PAIRS[2 * pair..2 * pair + 2]);
+    put4(&mut out[3..7], b);
+    put4(&mut out[7..], c);
 }
 
 /// Whether an 11-byte payload sorts after [`MAX_PAYLOAD`] byte-wise.

@@ -47,9 +47,9 @@ pub use error::{Error, Gate, Result};
 pub use hash::hash32;
 pub use id::Id;
 pub use keyspace::{check_queue, job_key, key, queue_key, Key, Kind, JOB_NS, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN};
-pub use mint::{step, Minter};
+pub use mint::{parse_node, step, Minter};
 #[cfg(feature = "std")]
-pub use process::{mint, now_ms, parse_node, process_minter, NodeSource, ProcessMinter, NODE_ENV};
+pub use process::{mint, now_ms, process_minter, NodeSource, ProcessMinter, NODE_ENV};
 pub use slot::{crc16, hashtag, slot, SLOTS};
 pub use snowflake::{compose, min_for, node, seq, unix_ms, EPOCH_MS, MAX_NODE, MAX_SEQ, MAX_SNOWFLAKE, MAX_TS};
 

@@ -105,3 +105,18 @@ impl Minter {
         self.next_at(crate::process::now_ms())
     }
 }
+
+/// Parses a node number as `EMQ_NODE` spells it: a decimal in `0..=1023`
+/// (surrounding spaces allowed), else [`Gate::Range`].
+///
+/// ```
+/// assert_eq!(emq_id::parse_node("7").unwrap(), 7);
+/// assert_eq!(emq_id::parse_node("1024").unwrap_err().gate(), emq_id::Gate::Range);
+/// ```
+pub fn parse_node(text: &str) -> Result<u16> {
+    let text = text.trim();
+    match text.parse::<u16>() {
+        Ok(n) if n <= MAX_NODE && !text.starts_with('+') => Ok(n),
+        _ => Err(Error::new(Gate::Range, "EMQ_NODE must be a decimal node number in 0..=1023")),
+    }
+}

@@ -3,8 +3,9 @@
 use std::sync::OnceLock;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::error::{Error, Gate, Result};
+use crate::error::Result;
 use crate::id::Id;
+use crate::mint::parse_node;
 use crate::mint::Minter;
 use crate::snowflake::MAX_NODE;
 
@@ -79,15 +80,6 @@ pub fn mint(ns: &[u8]) -> Result<Id> {
     crate::codec::encode(ns, 0)?;
     let snowflake = process_minter()?.minter().next()?;
     Id::new(ns, snowflake)
-}
-
-/// Parses a node number as `EMQ_NODE` spells it.
-pub fn parse_node(text: &str) -> Result<u16> {
-    let text = text.trim();
-    match text.parse::<u16>() {
-        Ok(n) if n <= MAX_NODE && !text.starts_with('+') => Ok(n),
-        _ => Err(Error::new(Gate::Range, "EMQ_NODE must be a decimal node number in 0..=1023")),
-    }
 }
 
 /// The system clock in Unix milliseconds (negative before 1970).

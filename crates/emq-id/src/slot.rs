@@ -11,6 +11,7 @@ pub const SLOTS: u16 = 16384;
 const POLY: u16 = 0x1021;
 
 /// `TABLES[k][b]`: the CRC of byte `b` followed by `k` zero bytes.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
 static TABLES: [[u16; 256]; 8] = {
     let mut t = [[0u16; 256]; 8];
     let mut b = 0;
@@ -37,11 +38,41 @@ static TABLES: [[u16; 256]; 8] = {
     t
 };
 
+/// The byte-at-a-time table alone (`TABLES[0]`), for the `compact` build.
+#[cfg(any(feature = "compact", target_arch = "wasm32"))]
+static TABLE: [u16; 256] = {
+    let mut t = [0u16; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut crc = (b as u16) << 8;
+        let mut bit = 0;
+        while bit < 8 {
+            crc = if crc & 0x8000 != 0 { (crc << 1) ^ POLY } else { crc << 1 };
+            bit += 1;
+        }
+        t[b] = crc;
+        b += 1;
+    }
+    t
+};
+
+/// CRC16-XMODEM of `data`, one byte per step (the `compact` build).
+///
+/// ```
+/// assert_eq!(emq_id::crc16(b"123456789"), 0x31C3);
+/// ```
+#[cfg(any(feature = "compact", target_arch = "wasm32"))]
+#[inline]
+pub fn crc16(data: &[u8]) -> u16 {
+    data.iter().fold(0u16, |crc, &b| (crc << 8) ^ TABLE[((crc >> 8) as u8 ^ b) as usize])
+}
+
 /// CRC16-XMODEM of `data`.
 ///
 /// ```
 /// assert_eq!(emq_id::crc16(b"123456789"), 0x31C3);
 /// ```
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
 #[inline]
 pub fn crc16(data: &[u8]) -> u16 {
     let mut crc = 0u16;

@@ -1,0 +1,79 @@
+/**
+ * EchoMQ branded ids (14-byte base62 snowflakes) and Valkey Cluster key placement,
+ * with exactly the answers of the emq-id Rust core. 64-bit values are `bigint`:
+ * a `number` loses ids past 2^53 and is refused with code `range`.
+ */
+
+/** The contract's gate names, the `code` of every EmqIdError. */
+export type Gate = 'length' | 'namespace' | 'charset' | 'range' | 'queue' | 'kind' | 'self_check';
+
+/** Every refusal of the contract. */
+export class EmqIdError extends Error {
+  readonly name: 'EmqIdError';
+  readonly code: Gate;
+}
+
+/** Bytes in: a string is its UTF-8 (a lone surrogate becomes U+FFFD, as Buffer.from does). */
+export type Bytes = string | Uint8Array;
+
+export interface Decoded {
+  ns: string;
+  snowflake: bigint;
+  /** Unix ms of minting (always below 2^53, so a number: `new Date(unixMs)`). */
+  unixMs: number;
+  node: number;
+  seq: number;
+}
+
+/** The 14-byte id of a namespace (three letters A-Z) and a snowflake below 2^63. Throws `range`. */
+export function encode(ns: string, snowflake: bigint): string;
+/** Reads an id; throws `length`, `namespace`, `charset` or `range`, checked in that order. */
+export function decode(text: Bytes): Decoded;
+/** decode's gates, answering only the snowflake (no object to build). */
+export function decodeSnowflake(text: Bytes): bigint;
+/** The contract's 32-bit placement hash. */
+export function hash32(snowflake: bigint): number;
+export function unixMs(snowflake: bigint): number;
+export function node(snowflake: bigint): number;
+export function seq(snowflake: bigint): number;
+/** The smallest snowflake minted at or after unixMs; 0 before 2024; throws `range` past 2093. */
+export function minFor(unixMs: number | bigint): bigint;
+/** The Valkey Cluster hash slot (0-16383) of a key's bytes. */
+export function slot(key: Bytes): number;
+/** Slots of many keys in one native call: use it on hot paths. */
+export function slotMany(keys: Bytes[]): Uint16Array;
+/** The part of the key the cluster hashes: a string for a string key, bytes for bytes. */
+export function hashtag(key: string): string;
+export function hashtag(key: Uint8Array): Uint8Array;
+/** emq:{queue}:pending | emq:{queue}:active. Throws `queue`, then `kind`. */
+export function queueKey(queue: string, kind: 'pending' | 'active' | string): string;
+/** emq:{queue}:job:<id>; the id must be a valid JOB id (else its gate, or `namespace`). */
+export function jobKey(queue: string, id: Bytes): string;
+/** The general builder; errors in the order queue, kind, id. */
+export function key(queue: string, kind: string, id?: Bytes): string;
+/**
+ * The node (0..=1023) of the module-wide minter behind mint(). Required in a browser,
+ * which has no EMQ_NODE; in Node, EMQ_NODE sets it at load. Throws `range`.
+ */
+export function setNode(node: number): void;
+/** Mints an id with the module-wide minter and Date.now(); throws `range` when no node is set. */
+export function mint(ns: string): string;
+/** n ids in one native call. */
+export function mintMany(ns: string, n: number): string[];
+/** The contract's pure mint step: [state', snowflake]. */
+export function mintStep(state: bigint, node: number, nowMs: number | bigint): [bigint, bigint];
+/** Runs the contract's own vectors; the package already did at load. */
+export function selfCheck(): void;
+
+export class Minter {
+  /** A fresh minter for node 0..=1023 (else `range`). */
+  constructor(node: number);
+  readonly node: number;
+  /** Mints with the system clock. */
+  next(): bigint;
+  /** Mints with a clock reading (unix ms): the contract's pure step. */
+  nextAt(nowMs: number | bigint): bigint;
+}
+
+export const CONTRACT: 'branded-snowflake/1.0.0';
+export const KEYSPACE: 'emq-keyspace/1';

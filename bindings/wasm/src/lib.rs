@@ -1,0 +1,241 @@
+//! The WebAssembly binding of emq-id, through wasm-bindgen.
+//!
+//! Thin on purpose: each export converts its arguments, calls the core and
+//! converts back. Two things are explicit here because wasm-bindgen would do
+//! them silently: 64-bit arguments are taken as `JsValue` and checked (a
+//! `u64` parameter would wrap −1 to 2^64 − 1), and refusals are thrown as
+//! `"<gate>: <message>"` strings that the package's JS turns into
+//! `EmqIdError`s. Strings arrive as their UTF-8 (TextEncoder: a lone surrogate
+//! becomes U+FFFD); `*_str` and `*_bytes` pairs let the JS pick without a copy.
+
+#![cfg_attr(target_arch = "wasm32", no_std)]
+
+extern crate alloc;
+
+use alloc::borrow::ToOwned;
+use alloc::string::String;
+use alloc::vec::Vec;
+use alloc::{boxed::Box, vec};
+use core::sync::atomic::{AtomicPtr, Ordering};
+
+use wasm_bindgen::prelude::*;
+
+// In the browser build: no std, so neither std's panic machinery (and the
+// formatting it drags in) nor its allocator wrapper end up in the `.wasm`.
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+
+/// The core never panics on any input (a property the tests check); should
+/// one slip through, trap rather than format a message.
+#[cfg(target_arch = "wasm32")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    core::arch::wasm32::unreachable()
+}
+
+type Js<T> = Result<T, JsValue>;
+
+/// The one error helper: a refusal as the string the JS layer re-throws.
+/// (Concatenation, not `format!`: the formatting machinery would double the `.wasm`.)
+fn gate(e: emq_id::Error) -> JsValue {
+    JsValue::from_str(&[e.code(), ": ", e.detail()].concat())
+}
+
+fn range(detail: &str) -> JsValue {
+    JsValue::from_str(&["range: ", detail].concat())
+}
+
+/// A bigint in [0, 2^64); a number, a negative or a larger value is `range`.
+/// An id's text, which is ASCII by construction.
+fn ascii(text: &[u8]) -> String {
+    core::str::from_utf8(text).unwrap_or_default().to_owned()
+}
+
+fn u64_arg(v: JsValue) -> Js<u64> {
+    u64::try_from(v).map_err(|_| range("64-bit values are bigint in [0, 2^64) (a number loses precision past 2^53)"))
+}
+
+/// Unix ms as a finite number (floored) or a bigint that fits i64.
+fn millis(v: JsValue) -> Js<i64> {
+    if let Some(f) = v.as_f64() {
+        if !f.is_finite() || f.abs() >= 9.2e18 {
+            return Err(range("a time in unix ms is a finite number"));
+        }
+        // Floor by hand: `f64::floor` lives in std. |f| < 2^63, so the cast is exact enough.
+        let t = f as i64;
+        return Ok(if (t as f64) > f { t - 1 } else { t });
+    }
+    i64::try_from(v).map_err(|_| range("a time in unix ms is a number or a bigint that fits 64 bits"))
+}
+
+fn node_arg(v: JsValue) -> Js<u16> {
+    match v.as_f64() {
+        Some(f) if (0.0..=1023.0).contains(&f) && (f as u16) as f64 == f => Ok(f as u16),
+        _ => Err(range("the node is a whole number in 0..=1023")),
+    }
+}
+
+#[wasm_bindgen]
+pub fn encode(ns: &str, snowflake: JsValue) -> Js<String> {
+    let text = emq_id::encode(ns.as_bytes(), u64_arg(snowflake)?).map_err(gate)?;
+    Ok(ascii(&text))
+}
+
+/// decode's gates over a string's UTF-8; answers the snowflake.
+#[wasm_bindgen(js_name = decodeStr)]
+pub fn decode_str(text: &str) -> Js<u64> {
+    Ok(emq_id::decode(text.as_bytes()).map_err(gate)?.1)
+}
+
+/// decode's gates over raw bytes; answers the snowflake.
+#[wasm_bindgen(js_name = decodeBytes)]
+pub fn decode_bytes(text: &[u8]) -> Js<u64> {
+    Ok(emq_id::decode(text).map_err(gate)?.1)
+}
+
+#[wasm_bindgen]
+pub fn hash32(snowflake: JsValue) -> Js<u32> {
+    Ok(emq_id::hash32(u64_arg(snowflake)?))
+}
+
+#[wasm_bindgen(js_name = unixMs)]
+pub fn unix_ms(snowflake: JsValue) -> Js<f64> {
+    Ok(emq_id::unix_ms(u64_arg(snowflake)?) as f64)
+}
+
+#[wasm_bindgen]
+pub fn node(snowflake: JsValue) -> Js<u16> {
+    Ok(emq_id::node(u64_arg(snowflake)?))
+}
+
+#[wasm_bindgen]
+pub fn seq(snowflake: JsValue) -> Js<u16> {
+    Ok(emq_id::seq(u64_arg(snowflake)?))
+}
+
+#[wasm_bindgen(js_name = minFor)]
+pub fn min_for(unix_ms: JsValue) -> Js<u64> {
+    emq_id::min_for(millis(unix_ms)?).map_err(gate)
+}
+
+#[wasm_bindgen(js_name = slotStr)]
+pub fn slot_str(key: &str) -> u16 {
+    emq_id::slot(key.as_bytes())
+}
+
+#[wasm_bindgen(js_name = slotBytes)]
+pub fn slot_bytes(key: &[u8]) -> u16 {
+    emq_id::slot(key)
+}
+
+/// Slots of many keys laid back to back in `data` (key i is `lens[i]` bytes):
+/// one boundary crossing for a whole batch.
+#[wasm_bindgen(js_name = slotPacked)]
+pub fn slot_packed(data: &[u8], lens: &[u32]) -> Js<Vec<u16>> {
+    let mut rest = data;
+    let mut out = Vec::with_capacity(lens.len());
+    for &len in lens {
+        if len as usize > rest.len() {
+            return Err(range("the key lengths run past the packed data"));
+        }
+        let (key, tail) = rest.split_at(len as usize);
+        out.push(emq_id::slot(key));
+        rest = tail;
+    }
+    Ok(out)
+}
+
+#[wasm_bindgen(js_name = hashtagStr)]
+pub fn hashtag_str(key: &str) -> String {
+    // Braces are ASCII, so a tag of valid UTF-8 is valid UTF-8.
+    core::str::from_utf8(emq_id::hashtag(key.as_bytes())).unwrap_or_default().to_owned()
+}
+
+#[wasm_bindgen(js_name = hashtagBytes)]
+pub fn hashtag_bytes(key: &[u8]) -> Vec<u8> {
+    emq_id::hashtag(key).to_vec()
+}
+
+/// The general key builder; `id` of `undefined` means none.
+#[wasm_bindgen]
+pub fn key(queue: &str, kind: &str, id: Option<String>) -> Js<String> {
+    let key = emq_id::key(queue.as_bytes(), kind.as_bytes(), id.as_deref().map(str::as_bytes)).map_err(gate)?;
+    Ok(key.as_str().to_owned())
+}
+
+#[wasm_bindgen(js_name = jobKey)]
+pub fn job_key(queue: &str, id: &str) -> Js<String> {
+    Ok(emq_id::job_key(queue.as_bytes(), id.as_bytes()).map_err(gate)?.as_str().to_owned())
+}
+
+/// The contract's pure step: `[state', snowflake]`.
+#[wasm_bindgen(js_name = mintStep)]
+pub fn mint_step(state: JsValue, node: JsValue, now_ms: JsValue) -> Js<Vec<u64>> {
+    let (next, s) = emq_id::step(u64_arg(state)?, node_arg(node)?, millis(now_ms)?).map_err(gate)?;
+    Ok(vec![next, s])
+}
+
+#[wasm_bindgen(js_name = selfCheck)]
+pub fn self_check() -> Js<()> {
+    emq_id::self_check()
+        .map_err(|m| JsValue::from_str(&["self_check: ", m.check, " disagrees with the contract"].concat()))
+}
+
+/// A minter for one node. The clock reading comes from the caller
+/// (`Date.now()` in the package's `next()`): WebAssembly has no clock of its own.
+#[wasm_bindgen]
+pub struct Minter {
+    inner: emq_id::Minter,
+}
+
+#[wasm_bindgen]
+impl Minter {
+    #[wasm_bindgen(constructor)]
+    pub fn new(node: JsValue) -> Js<Minter> {
+        Ok(Minter { inner: emq_id::Minter::new(node_arg(node)?).map_err(gate)? })
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn node(&self) -> u16 {
+        self.inner.node()
+    }
+
+    #[wasm_bindgen(js_name = nextAt)]
+    pub fn next_at(&self, now_ms: JsValue) -> Js<u64> {
+        self.inner.next_at(millis(now_ms)?).map_err(gate)
+    }
+}
+
+/// The module-wide minter behind `mint(ns)`: there is no `EMQ_NODE` in a
+/// browser, so its node must be given with `setNode` first. Each `setNode`
+/// leaks one small minter on purpose: it lives as long as the module.
+static MODULE_MINTER: AtomicPtr<emq_id::Minter> = AtomicPtr::new(core::ptr::null_mut());
+
+#[wasm_bindgen(js_name = setNode)]
+pub fn set_node(node: JsValue) -> Js<()> {
+    let minter = emq_id::Minter::new(node_arg(node)?).map_err(gate)?;
+    MODULE_MINTER.store(Box::leak(Box::new(minter)), Ordering::Release);
+    Ok(())
+}
+
+/// `setNode` from the text of an `EMQ_NODE` variable (Node.js hosts): the
+/// core's own parser, so an invalid value is `range`, never a fallback.
+#[wasm_bindgen(js_name = setNodeText)]
+pub fn set_node_text(text: &str) -> Js<()> {
+    let minter = emq_id::Minter::new(emq_id::parse_node(text).map_err(gate)?).map_err(gate)?;
+    MODULE_MINTER.store(Box::leak(Box::new(minter)), Ordering::Release);
+    Ok(())
+}
+
+/// `mint(ns, nowMs)`: an id from the module-wide minter (`setNode` first).
+#[wasm_bindgen]
+pub fn mint(ns: &str, now_ms: JsValue) -> Js<String> {
+    emq_id::encode(ns.as_bytes(), 0).map_err(gate)?;
+    // SAFETY: the pointer is NULL or a leaked minter that is never freed.
+    let minter = unsafe { MODULE_MINTER.load(Ordering::Acquire).as_ref() }.ok_or_else(|| {
+        range("no node configured: call setNode(node) first (a browser has no EMQ_NODE; in Node, EMQ_NODE sets it)")
+    })?;
+    let s = minter.next_at(millis(now_ms)?).map_err(gate)?;
+    Ok(ascii(&emq_id::encode(ns.as_bytes(), s).map_err(gate)?))
+}

@@ -1,0 +1,81 @@
+// What the vector file cannot say about the WASM package: explicit 64-bit
+// range checks (wasm-bindgen would wrap), error classes and codes, the node
+// rule for mint(), and that both Node entries give the same API.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { spawnSync } from 'node:child_process';
+import * as emq from '../node.mjs';
+
+const require = createRequire(import.meta.url);
+const S1 = 274557032793636864n;
+
+test('64-bit values are bigint only: 2^64, -1 and numbers are range, never wrapped', () => {
+  for (const bad of [2n ** 64n, -1n, 5, 2 ** 60, '5', undefined]) {
+    assert.throws(() => emq.hash32(bad), { code: 'range' }, String(bad));
+    assert.throws(() => emq.encode('USR', bad), { code: 'range' }, String(bad));
+    assert.throws(() => emq.unixMs(bad), { code: 'range' }, String(bad));
+  }
+  assert.equal(emq.hash32(2n ** 64n - 1n), emq.hash32(18446744073709551615n));
+  assert.throws(() => emq.minFor(NaN), { code: 'range' });
+  assert.throws(() => emq.mintStep(-1n, 0, 0), { code: 'range' });
+  assert.throws(() => new emq.Minter(1024), { code: 'range' });
+  assert.throws(() => new emq.Minter(1.5), { code: 'range' });
+});
+
+test('every gate is reachable with its code and the EmqIdError class', () => {
+  const cases = [
+    [() => emq.decode('USR0KHTOWnGLu'), 'length'],
+    [() => emq.decode('usr0KHTOWnGLuC'), 'namespace'],
+    [() => emq.decode('USR0KHTOWnGL!C'), 'charset'],
+    [() => emq.decode('USRzzzzzzzzzzz'), 'range'],
+    [() => emq.decode(new Uint8Array([0x55, 0x53, 0x52, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])), 'charset'],
+    [() => emq.decode('USR0KHTOWnGLé'), 'charset'], // 13 characters, 14 UTF-8 bytes
+    [() => emq.queueKey('a{b}', 'pending'), 'queue'],
+    [() => emq.queueKey('orders', 'done'), 'kind'],
+    [() => emq.jobKey('orders', 'USR0KHTOWnGLuC'), 'namespace'],
+  ];
+  for (const [f, code] of cases) {
+    assert.throws(f, (e) => e instanceof emq.EmqIdError && e.code === code);
+  }
+  assert.throws(() => emq.slot(5), TypeError);
+});
+
+test('answers and their types match the native package', () => {
+  assert.deepEqual(emq.decode('USR0KHTOWnGLuC'), { ns: 'USR', snowflake: S1, unixMs: 1769526697641, node: 0, seq: 0 });
+  assert.equal(emq.encode('USR', S1), 'USR0KHTOWnGLuC');
+  assert.equal(emq.slot('\uD800'), emq.slot(new TextEncoder().encode('\uD800')));
+  assert.deepEqual([...emq.slotMany(['emq:{orders}:pending', new Uint8Array([0xff]), '', 'x{🚀}y'])], [
+    emq.slot('orders'),
+    emq.slot(new Uint8Array([0xff])),
+    0,
+    emq.slot('🚀'),
+  ]);
+  assert.equal(emq.hashtag('foo{{bar}}zap'), '{bar');
+  const m = new emq.Minter(4);
+  assert.equal(m.nextAt(1769526697000n), m.nextAt(1769526697000) - 1n);
+  assert.equal(typeof m.next(), 'bigint');
+});
+
+function node(code, env) {
+  const e = { ...process.env, ...env };
+  for (const [k, v] of Object.entries(env)) if (v === undefined) delete e[k];
+  return spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: new URL('..', import.meta.url), env: e, encoding: 'utf8' });
+}
+
+test('mint() needs a node: setNode in a browser, EMQ_NODE in Node; never a silent fallback', () => {
+  let r = node("import * as e from './node.mjs'; try { e.mint('JOB') } catch (x) { console.log(x.code, x.message) }", { EMQ_NODE: undefined });
+  assert.match(r.stdout, /^range range: .*setNode/);
+  r = node("import * as e from './node.mjs'; e.setNode(5); console.log(e.decode(e.mint('JOB')).node)", { EMQ_NODE: undefined });
+  assert.equal(r.stdout.trim(), '5');
+  r = node("import * as e from './node.mjs'; console.log(e.decode(e.mint('JOB')).node)", { EMQ_NODE: '12' });
+  assert.equal(r.stdout.trim(), '12');
+  r = node("import * as e from './node.mjs'; try { e.mint('JOB') } catch (x) { console.log(x.code) }", { EMQ_NODE: 'abc' });
+  assert.equal(r.stdout.trim(), 'range');
+});
+
+test('the CommonJS entry is the same API', () => {
+  const cjs = require('../node.cjs');
+  assert.equal(cjs.encode('USR', S1), emq.encode('USR', S1));
+  assert.deepEqual(Object.keys(cjs).sort(), Object.keys(emq).filter((k) => k !== 'default').sort());
+});
