@@ -58,6 +58,13 @@ pub const TARGETS: &[Target] = &[
         fields: None,
     },
     Target {
+        name: "postgres",
+        about: "the PostgreSQL 15 extension on a live server, conformance/postgres",
+        prepare: postgres,
+        scope: None,
+        fields: None,
+    },
+    Target {
         name: "valkey",
         about: "a live Valkey 9: every slot case through CLUSTER KEYSLOT (slot only)",
         prepare: valkey,
@@ -109,4 +116,8 @@ pub fn expand(name: &str) -> Vec<&'static str> {
         "wasm" => vec!["wasm-node", "wasm-browser"],
         _ => TARGETS.iter().filter(|t| t.name == name).map(|t| t.name).collect(),
     }
+}
+
+fn postgres() -> Result<Box<dyn Adapter>, String> {
+    Ok(Box::new(crate::postgres::PgAdapter::start()?))
 }

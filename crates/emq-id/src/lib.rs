@@ -47,7 +47,7 @@ pub use error::{Error, Gate, Result};
 pub use hash::hash32;
 pub use id::Id;
 pub use keyspace::{check_queue, job_key, key, queue_key, Key, Kind, JOB_NS, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN};
-pub use mint::{parse_node, step, Minter};
+pub use mint::{parse_node, step, step_shared, Minter};
 #[cfg(feature = "std")]
 pub use process::{mint, now_ms, process_minter, NodeSource, ProcessMinter, NODE_ENV};
 pub use slot::{crc16, hashtag, slot, SLOTS};

@@ -49,6 +49,30 @@ pub const fn step(state: u64, node: u16, now_ms: i64) -> Result<(u64, u64)> {
     Ok((next, snowflake))
 }
 
+/// The pure [`step`] applied to a state that lives elsewhere, with a
+/// compare-and-swap loop: for hosts that keep the state in memory shared
+/// between processes (PostgreSQL's shared memory), where a [`Minter`] cannot
+/// live. A refused step leaves the state unchanged.
+///
+/// ```
+/// use core::sync::atomic::AtomicU64;
+/// let shared = AtomicU64::new(0);
+/// let a = emq_id::step_shared(&shared, 3, 1769526697641).unwrap();
+/// let b = emq_id::step_shared(&shared, 3, 1769526697641).unwrap();
+/// assert_eq!(b, a + 1);
+/// ```
+#[inline]
+pub fn step_shared(state: &AtomicU64, node: u16, now_ms: i64) -> Result<u64> {
+    let mut current = state.load(Ordering::Relaxed);
+    loop {
+        let (next, snowflake) = step(current, node, now_ms)?;
+        match state.compare_exchange_weak(current, next, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return Ok(snowflake),
+            Err(seen) => current = seen,
+        }
+    }
+}
+
 /// A minter for one node: thread-safe and lock-free (one compare-and-swap per
 /// mint, retried when threads race).
 ///
@@ -88,14 +112,7 @@ impl Minter {
     /// applied atomically. A refused step leaves the state unchanged.
     #[inline]
     pub fn next_at(&self, now_ms: i64) -> Result<u64> {
-        let mut current = self.state.load(Ordering::Relaxed);
-        loop {
-            let (next, snowflake) = step(current, self.node, now_ms)?;
-            match self.state.compare_exchange_weak(current, next, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => return Ok(snowflake),
-                Err(seen) => current = seen,
-            }
-        }
+        step_shared(&self.state, self.node, now_ms)
     }
 
     /// Mints with the system clock.

@@ -1,0 +1,307 @@
+//! The `branded_id` type: a branded id held as its parts, 12 bytes of fixed
+//! storage (not pgrx's serialised varlena), ordered as its text.
+//!
+//! Its I/O, comparison and hash functions are plain version-1 C functions
+//! (pgrx has no derive for a fixed-length type); the SQL that declares the
+//! type, its operators, opclasses and casts is below.
+
+use std::ffi::{c_char, CStr};
+
+use pgrx::fcinfo::{pg_getarg, pg_getarg_datum_raw};
+use pgrx::prelude::*;
+use pgrx::PgSqlErrorCode;
+
+use crate::error::{bad_text, refuse, snowflake};
+
+/// The stored form: the namespace (3 bytes and a zero), then the snowflake as
+/// two native `u32`s, so the type needs only 4-byte alignment: 12 bytes.
+#[repr(C, align(4))]
+#[derive(Clone, Copy)]
+struct Stored {
+    ns: [u8; 4],
+    hi: u32,
+    lo: u32,
+}
+
+impl Stored {
+    fn new(ns: [u8; 3], snowflake: u64) -> Stored {
+        Stored { ns: [ns[0], ns[1], ns[2], 0], hi: (snowflake >> 32) as u32, lo: snowflake as u32 }
+    }
+    fn snowflake(&self) -> u64 {
+        (self.hi as u64) << 32 | self.lo as u64
+    }
+    fn ns(&self) -> [u8; 3] {
+        [self.ns[0], self.ns[1], self.ns[2]]
+    }
+    fn text(&self) -> [u8; emq::ID_LEN] {
+        emq::encode(&self.ns(), self.snowflake()).unwrap_or_else(|e| refuse(e))
+    }
+    /// Namespace bytes, then snowflake: the byte order of the text.
+    fn cmp(&self, other: &Stored) -> std::cmp::Ordering {
+        (self.ns(), self.snowflake()).cmp(&(other.ns(), other.snowflake()))
+    }
+    fn into_datum(self) -> pg_sys::Datum {
+        // SAFETY: palloc returns memory aligned for any type, in the current context.
+        unsafe {
+            let p = pg_sys::palloc(size_of::<Stored>()).cast::<Stored>();
+            p.write(self);
+            pg_sys::Datum::from(p)
+        }
+    }
+    /// # Safety
+    /// `d` must be a `branded_id` datum.
+    unsafe fn from_datum<'a>(d: pg_sys::Datum) -> &'a Stored {
+        // SAFETY: a branded_id datum points at a Stored (INTERNALLENGTH 12, ALIGNMENT int4).
+        unsafe { &*d.cast_mut_ptr::<Stored>() }
+    }
+}
+
+fn parse(text: &[u8]) -> Stored {
+    let (ns, s) = emq::decode(text).unwrap_or_else(|e| bad_text(e));
+    Stored::new(ns, s)
+}
+
+/// Declares a version-1 C function (its info record and its body).
+macro_rules! v1 {
+    ($finfo:ident, $name:ident, $body:path) => {
+        #[no_mangle]
+        pub extern "C" fn $finfo() -> *const pg_sys::Pg_finfo_record {
+            const V1: pg_sys::Pg_finfo_record = pg_sys::Pg_finfo_record { api_version: 1 };
+            &V1
+        }
+
+        #[pg_guard]
+        #[no_mangle]
+        pub unsafe extern "C-unwind" fn $name(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+            // SAFETY: PostgreSQL calls this with the arguments its SQL declaration names.
+            unsafe { $body(fcinfo) }
+        }
+    };
+}
+
+/// The two `branded_id` arguments of a comparison.
+unsafe fn pair<'a>(fc: pg_sys::FunctionCallInfo) -> (&'a Stored, &'a Stored) {
+    // SAFETY: the SQL declarations give these functions two branded_id arguments.
+    unsafe { (Stored::from_datum(pg_getarg_datum_raw(fc, 0)), Stored::from_datum(pg_getarg_datum_raw(fc, 1))) }
+}
+
+unsafe fn emq_branded_id_in_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    let text = unsafe { CStr::from_ptr(pg_getarg_datum_raw(fc, 0).cast_mut_ptr::<c_char>()) };
+    parse(text.to_bytes()).into_datum()
+}
+v1!(pg_finfo_emq_branded_id_in, emq_branded_id_in, emq_branded_id_in_body);
+
+unsafe fn emq_branded_id_out_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    let text = unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) }.text();
+    // SAFETY: 15 bytes: the id and a NUL.
+    unsafe {
+        let p = pg_sys::palloc(emq::ID_LEN + 1).cast::<u8>();
+        std::ptr::copy_nonoverlapping(text.as_ptr(), p, emq::ID_LEN);
+        *p.add(emq::ID_LEN) = 0;
+        pg_sys::Datum::from(p)
+    }
+}
+v1!(pg_finfo_emq_branded_id_out, emq_branded_id_out, emq_branded_id_out_body);
+
+/// Binary form (COPY BINARY, binary protocol): 3 namespace bytes, then the
+/// snowflake as 8 bytes big-endian. Validated like text input.
+unsafe fn emq_branded_id_recv_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: the receive function's argument is a StringInfo.
+    let buf = unsafe { &mut *pg_getarg_datum_raw(fc, 0).cast_mut_ptr::<pg_sys::StringInfoData>() };
+    let rest = (buf.len - buf.cursor) as usize;
+    if rest < 11 {
+        ereport!(
+            ERROR,
+            PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
+            "length: a binary branded_id is 11 bytes".to_string(),
+            "emq_id gate: length".to_string()
+        );
+    }
+    // SAFETY: at least 11 bytes remain after the cursor.
+    let b = unsafe { std::slice::from_raw_parts(buf.data.add(buf.cursor as usize).cast::<u8>(), 11) };
+    let ns = [b[0], b[1], b[2]];
+    let s = u64::from_be_bytes(b[3..11].try_into().unwrap());
+    buf.cursor += 11;
+    let id = emq::Id::new(&ns, s).unwrap_or_else(|e| refuse(e));
+    Stored::new(id.ns(), id.snowflake()).into_datum()
+}
+v1!(pg_finfo_emq_branded_id_recv, emq_branded_id_recv, emq_branded_id_recv_body);
+
+unsafe fn emq_branded_id_send_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    let id = unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) };
+    let mut body = [0u8; 11];
+    body[..3].copy_from_slice(&id.ns());
+    body[3..].copy_from_slice(&id.snowflake().to_be_bytes());
+    // SAFETY: a 4-byte varlena header and 11 bytes of body.
+    unsafe {
+        let p = pg_sys::palloc(4 + body.len()).cast::<u8>();
+        pgrx::set_varsize_4b(p.cast(), (4 + body.len()) as i32);
+        std::ptr::copy_nonoverlapping(body.as_ptr(), p.add(4), body.len());
+        pg_sys::Datum::from(p)
+    }
+}
+v1!(pg_finfo_emq_branded_id_send, emq_branded_id_send, emq_branded_id_send_body);
+
+unsafe fn emq_branded_id_cmp_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    let (a, b) = unsafe { pair(fc) };
+    pg_sys::Datum::from(a.cmp(b) as i32)
+}
+v1!(pg_finfo_emq_branded_id_cmp, emq_branded_id_cmp, emq_branded_id_cmp_body);
+
+unsafe fn compare(fc: pg_sys::FunctionCallInfo, test: fn(std::cmp::Ordering) -> bool) -> pg_sys::Datum {
+    let (a, b) = unsafe { pair(fc) };
+    pg_sys::Datum::from(test(a.cmp(b)))
+}
+unsafe fn lt(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum { unsafe { compare(fc, |o| o.is_lt()) } }
+unsafe fn le(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum { unsafe { compare(fc, |o| o.is_le()) } }
+unsafe fn eq(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum { unsafe { compare(fc, |o| o.is_eq()) } }
+unsafe fn ne(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum { unsafe { compare(fc, |o| o.is_ne()) } }
+unsafe fn ge(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum { unsafe { compare(fc, |o| o.is_ge()) } }
+unsafe fn gt(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum { unsafe { compare(fc, |o| o.is_gt()) } }
+v1!(pg_finfo_emq_branded_id_lt, emq_branded_id_lt, lt);
+v1!(pg_finfo_emq_branded_id_le, emq_branded_id_le, le);
+v1!(pg_finfo_emq_branded_id_eq, emq_branded_id_eq, eq);
+v1!(pg_finfo_emq_branded_id_ne, emq_branded_id_ne, ne);
+v1!(pg_finfo_emq_branded_id_ge, emq_branded_id_ge, ge);
+v1!(pg_finfo_emq_branded_id_gt, emq_branded_id_gt, gt);
+
+/// The hash opclass: the contract's `hash32` of the snowflake.
+unsafe fn emq_branded_id_hash_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    let id = unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) };
+    pg_sys::Datum::from(emq::hash32(id.snowflake()) as i32)
+}
+v1!(pg_finfo_emq_branded_id_hash, emq_branded_id_hash, emq_branded_id_hash_body);
+
+/// The extended hash ignores its seed and answers `hash32` zero-extended, as
+/// the contract says: placement must be the same everywhere.
+unsafe fn emq_branded_id_hash_extended_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    let id = unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) };
+    pg_sys::Datum::from(emq::hash32(id.snowflake()) as i64)
+}
+v1!(pg_finfo_emq_branded_id_hash_extended, emq_branded_id_hash_extended, emq_branded_id_hash_extended_body);
+
+unsafe fn emq_branded_id_make_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    let ns: &str = unsafe { pg_getarg(fc, 0) }.unwrap_or("");
+    let s = snowflake(unsafe { pg_getarg::<i64>(fc, 1) }.unwrap_or(-1));
+    let id = emq::Id::new(ns.as_bytes(), s).unwrap_or_else(|e| refuse(e));
+    Stored::new(id.ns(), id.snowflake()).into_datum()
+}
+v1!(pg_finfo_emq_branded_id_make, emq_branded_id_make, emq_branded_id_make_body);
+
+unsafe fn emq_branded_id_snowflake_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    pg_sys::Datum::from(unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) }.snowflake() as i64)
+}
+v1!(pg_finfo_emq_branded_id_snowflake, emq_branded_id_snowflake, emq_branded_id_snowflake_body);
+
+unsafe fn emq_branded_id_ns_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    let ns = unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) }.ns();
+    String::from_utf8_lossy(&ns).into_owned().into_datum().unwrap()
+}
+v1!(pg_finfo_emq_branded_id_ns, emq_branded_id_ns, emq_branded_id_ns_body);
+
+unsafe fn emq_branded_id_to_text_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    let text = unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) }.text();
+    String::from_utf8_lossy(&text).into_owned().into_datum().unwrap()
+}
+v1!(pg_finfo_emq_branded_id_to_text, emq_branded_id_to_text, emq_branded_id_to_text_body);
+
+unsafe fn emq_branded_id_from_text_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    let text: &str = unsafe { pg_getarg(fc, 0) }.unwrap_or("");
+    parse(text.as_bytes()).into_datum()
+}
+v1!(pg_finfo_emq_branded_id_from_text, emq_branded_id_from_text, emq_branded_id_from_text_body);
+
+extension_sql!(
+    r#"
+CREATE TYPE branded_id;
+CREATE FUNCTION branded_id_in(cstring) RETURNS branded_id
+    AS 'MODULE_PATHNAME', 'emq_branded_id_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION branded_id_out(branded_id) RETURNS cstring
+    AS 'MODULE_PATHNAME', 'emq_branded_id_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION branded_id_recv(internal) RETURNS branded_id
+    AS 'MODULE_PATHNAME', 'emq_branded_id_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION branded_id_send(branded_id) RETURNS bytea
+    AS 'MODULE_PATHNAME', 'emq_branded_id_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE TYPE branded_id (
+    INPUT = branded_id_in, OUTPUT = branded_id_out,
+    RECEIVE = branded_id_recv, SEND = branded_id_send,
+    INTERNALLENGTH = 12, ALIGNMENT = int4, STORAGE = plain
+);
+COMMENT ON TYPE branded_id IS 'An EchoMQ branded id (namespace + snowflake): 12 bytes, ordered as its 14-byte text';
+
+CREATE FUNCTION branded_id_cmp(branded_id, branded_id) RETURNS int4
+    AS 'MODULE_PATHNAME', 'emq_branded_id_cmp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION branded_id_lt(branded_id, branded_id) RETURNS bool
+    AS 'MODULE_PATHNAME', 'emq_branded_id_lt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION branded_id_le(branded_id, branded_id) RETURNS bool
+    AS 'MODULE_PATHNAME', 'emq_branded_id_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION branded_id_eq(branded_id, branded_id) RETURNS bool
+    AS 'MODULE_PATHNAME', 'emq_branded_id_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION branded_id_ne(branded_id, branded_id) RETURNS bool
+    AS 'MODULE_PATHNAME', 'emq_branded_id_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION branded_id_ge(branded_id, branded_id) RETURNS bool
+    AS 'MODULE_PATHNAME', 'emq_branded_id_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION branded_id_gt(branded_id, branded_id) RETURNS bool
+    AS 'MODULE_PATHNAME', 'emq_branded_id_gt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR < (LEFTARG = branded_id, RIGHTARG = branded_id, FUNCTION = branded_id_lt,
+    COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+CREATE OPERATOR <= (LEFTARG = branded_id, RIGHTARG = branded_id, FUNCTION = branded_id_le,
+    COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+CREATE OPERATOR = (LEFTARG = branded_id, RIGHTARG = branded_id, FUNCTION = branded_id_eq,
+    COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
+CREATE OPERATOR <> (LEFTARG = branded_id, RIGHTARG = branded_id, FUNCTION = branded_id_ne,
+    COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+CREATE OPERATOR >= (LEFTARG = branded_id, RIGHTARG = branded_id, FUNCTION = branded_id_ge,
+    COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+CREATE OPERATOR > (LEFTARG = branded_id, RIGHTARG = branded_id, FUNCTION = branded_id_gt,
+    COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+
+CREATE OPERATOR CLASS branded_id_ops DEFAULT FOR TYPE branded_id USING btree AS
+    OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
+    FUNCTION 1 branded_id_cmp(branded_id, branded_id);
+
+CREATE FUNCTION branded_id_hash(branded_id) RETURNS int4
+    AS 'MODULE_PATHNAME', 'emq_branded_id_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION branded_id_hash_extended(branded_id, int8) RETURNS int8
+    AS 'MODULE_PATHNAME', 'emq_branded_id_hash_extended' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR CLASS branded_id_hash_ops DEFAULT FOR TYPE branded_id USING hash AS
+    OPERATOR 1 =,
+    FUNCTION 1 branded_id_hash(branded_id),
+    FUNCTION 2 branded_id_hash_extended(branded_id, int8);
+
+CREATE FUNCTION branded_id(ns text, snowflake int8) RETURNS branded_id
+    AS 'MODULE_PATHNAME', 'emq_branded_id_make' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION emq_snowflake(branded_id) RETURNS int8
+    AS 'MODULE_PATHNAME', 'emq_branded_id_snowflake' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION emq_ns(branded_id) RETURNS text
+    AS 'MODULE_PATHNAME', 'emq_branded_id_ns' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION branded_id_to_text(branded_id) RETURNS text
+    AS 'MODULE_PATHNAME', 'emq_branded_id_to_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION branded_id_from_text(text) RETURNS branded_id
+    AS 'MODULE_PATHNAME', 'emq_branded_id_from_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (branded_id AS text) WITH FUNCTION branded_id_to_text(branded_id) AS ASSIGNMENT;
+CREATE CAST (text AS branded_id) WITH FUNCTION branded_id_from_text(text);
+
+"#,
+    name = "branded_id_type",
+);
+
+// Accessors written in SQL over the scalar functions, so they run last.
+extension_sql!(
+    r#"
+CREATE FUNCTION emq_time(branded_id) RETURNS timestamptz
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT emq_time(emq_snowflake($1)) $$;
+CREATE FUNCTION emq_node(branded_id) RETURNS int4
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT emq_node(emq_snowflake($1)) $$;
+CREATE FUNCTION emq_seq(branded_id) RETURNS int4
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT emq_seq(emq_snowflake($1)) $$;
+CREATE FUNCTION emq_hash32(branded_id) RETURNS int8
+    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT emq_hash32(emq_snowflake($1)) $$;
+
+CREATE FUNCTION emq_mint_id(ns text) RETURNS branded_id
+    LANGUAGE sql VOLATILE STRICT PARALLEL RESTRICTED AS $$ SELECT branded_id_from_text(emq_mint($1)) $$;
+"#,
+    name = "branded_id_accessors",
+    finalize,
+);

@@ -1,0 +1,32 @@
+//! `CREATE EXTENSION emq_id`: the emq-id contract in PostgreSQL, through pgrx.
+//!
+//! - [`error`]: the one place an `emq_id::Error` becomes an `ERROR` (SQLSTATE
+//!   22P02 for text that is not an id, 22023 for other values; the gate opens the message).
+//! - [`scalar`]: functions over `bigint` snowflakes, `text` ids, `bytea` keys.
+//! - [`mint`]: minting from a state in shared memory, one per server.
+//! - [`branded`]: the `branded_id` type (12 bytes, fixed size) with btree and hash opclasses.
+//!
+//! Every function only translates between SQL values and the core.
+
+use pgrx::prelude::*;
+
+::pgrx::pg_module_magic!(name, version);
+
+mod branded;
+mod error;
+pub mod mint;
+pub mod scalar;
+
+#[pg_guard]
+pub extern "C-unwind" fn _PG_init() {
+    mint::init();
+}
+
+/// Required by pgrx's test harness (unused: the tests run against a live server from xtask).
+#[cfg(test)]
+pub mod pg_test {
+    pub fn setup(_options: Vec<&str>) {}
+    pub fn postgresql_conf_options() -> Vec<&'static str> {
+        vec![]
+    }
+}
