@@ -34,8 +34,13 @@ BEGIN
             'ns', emq_ns(t), 'snowflake', s::text, 'unix_ms', emq_unix_ms(s)::text,
             'node', emq_node(s), 'seq', emq_seq(s), 'hash32', emq_hash32(s)));
     WHEN 'encode' THEN
-        RETURN jsonb_build_object('ok', jsonb_build_object(
-            'text', emq_encode(body->>'ns', (body->>'snowflake')::numeric)));
+        -- A bigint holds snowflakes below 2^63; larger values go through the numeric twin.
+        IF (body->>'snowflake')::numeric <= 9223372036854775807 THEN
+            t := emq_encode(body->>'ns', (body->>'snowflake')::bigint);
+        ELSE
+            t := emq_encode_numeric(body->>'ns', (body->>'snowflake')::numeric);
+        END IF;
+        RETURN jsonb_build_object('ok', jsonb_build_object('text', t));
     WHEN 'min_for' THEN
         RETURN jsonb_build_object('ok', jsonb_build_object(
             'snowflake', emq_min_for_ms((body->>'unix_ms')::bigint)::text));

@@ -25,6 +25,9 @@ pub fn run(which: &[String]) -> Result<(), String> {
     if all || which.iter().any(|w| w == "go") {
         go()?;
     }
+    if all || which.iter().any(|w| w == "postgres") {
+        crate::pg_checks::bench()?;
+    }
     Ok(())
 }
 

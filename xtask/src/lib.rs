@@ -8,6 +8,7 @@ pub mod hex;
 pub mod mutate;
 pub mod native;
 pub mod node;
+pub mod pg_checks;
 pub mod postgres;
 pub mod rng;
 pub mod setup;

@@ -16,6 +16,7 @@ Tasks:
                               vector file and print the matrix (default: every target)
   header [--check]            regenerate bindings/c/include/emq_id.h with cbindgen
                               (--check: fail when the committed header differs)
+  pg-tests                    the PostgreSQL extension's tests on a live server
   colocation                  start a live 3-primary Valkey Cluster and prove that
                               every queue's keys route to one node with no redirect
   wasm-build                  build the WASM package (cargo, wasm-bindgen, wasm-opt)
@@ -23,7 +24,7 @@ Tasks:
   targets                     list the conformance targets
                               (`--target wasm` runs wasm-node and wasm-browser)
   test                        the whole test suite (what .ci/run runs)
-  bench [core|go]...          run benchmarks and print the tables for
+  bench [core|go|postgres]...          run benchmarks and print the tables for
                               BENCHMARKS.md (ratios against the anchors)
 ";
 
@@ -34,6 +35,7 @@ fn main() -> ExitCode {
         Some("conformance") => conformance_task(&args[1..]),
         Some("bench") => xtask::bench::run(&args[1..]),
         Some("colocation") => xtask::valkey::colocation(),
+        Some("pg-tests") => xtask::pg_checks::live_tests(),
         Some("wasm-build") => xtask::wasm::build_task(),
         Some("header") => xtask::header::run(args.iter().any(|a| a == "--check")),
         Some("test") => xtask::suite::run(),

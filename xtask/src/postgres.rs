@@ -58,8 +58,15 @@ pub struct Cluster {
 }
 
 impl Cluster {
+    /// A cluster that preloads emq_id (minting works).
     pub fn start() -> Result<Cluster, String> {
-        let port = 50_000 + (std::process::id() % 10_000) as u16;
+        Cluster::start_with(true)
+    }
+
+    /// `preload = false`: the library is only loaded by CREATE EXTENSION, so
+    /// minting has no shared state and must be refused.
+    pub fn start_with(preload: bool) -> Result<Cluster, String> {
+        let port = 50_000 + (std::process::id() % 10_000) as u16 + if preload { 0 } else { 1 };
         let dir = std::env::temp_dir().join(format!("emq-id-pg-{port}"));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
@@ -74,9 +81,10 @@ impl Cluster {
             .stdout(Stdio::null()))?;
         let conf = format!(
             "\nlisten_addresses = ''\nunix_socket_directories = '{}'\nport = {port}\n\
-             shared_preload_libraries = 'emq_id'\nemq_id.node = 1\n\
+             {}emq_id.node = 1\n\
              fsync = off\nsynchronous_commit = off\nfull_page_writes = off\nmax_connections = 40\n",
-            dir.display()
+            dir.display(),
+            if preload { "shared_preload_libraries = 'emq_id'\n" } else { "" }
         );
         std::fs::OpenOptions::new()
             .append(true)
@@ -108,6 +116,11 @@ impl Cluster {
             "ON_ERROR_STOP=1",
         ]);
         cmd
+    }
+
+    /// Where the server may read and write files (COPY to and from a file).
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
     }
 
     /// Runs `sql` (a script) and returns what it printed.

@@ -34,6 +34,7 @@ const STEPS: &[Step] = &[
         crate::wasm::build()?;
         crate::node::pack_and_install(crate::wasm::PACKAGE, "@echomq/emq-id-wasm")
     }),
+    ("PostgreSQL: live server tests", crate::pg_checks::live_tests),
     ("Valkey Cluster colocation (3 primaries, live)", crate::valkey::colocation),
     ("conformance, every target, with negative controls", || {
         sh(Command::new("cargo").args(["xtask", "conformance", "--negative-control"]))

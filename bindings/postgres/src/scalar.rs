@@ -18,9 +18,11 @@ fn emq_encode(ns: &str, snowflake: i64) -> String {
     ascii(&emq::encode(ns.as_bytes(), s).unwrap_or_else(|e| bad_value(e)))
 }
 
-/// `emq_encode` for snowflakes a `bigint` cannot hold (2^63 and up are the
-/// range gate, as the contract says, instead of a cast error).
-#[pg_extern(immutable, parallel_safe, strict, name = "emq_encode")]
+/// `emq_encode` for snowflakes a `bigint` cannot hold (unsigned 64-bit values
+/// from other systems): 2^63 and up are the range gate, as the contract says,
+/// instead of a cast error. (A separate name: an overload would make
+/// `emq_encode('USR', 1)` ambiguous.)
+#[pg_extern(immutable, parallel_safe, strict)]
 fn emq_encode_numeric(ns: &str, snowflake: AnyNumeric) -> String {
     let s = i64::try_from(snowflake).unwrap_or_else(|_| {
         bad_value(emq::Error::from_gate(emq::Gate::Range, "a snowflake is a whole number in [0, 2^63)"))
