@@ -53,12 +53,60 @@ export function makeApi(raw, { envNode } = {}) {
     return x;
   }
 
-  const unixMs = guard((s) => raw.unixMs(s));
-  const node = guard((s) => raw.node(s));
-  const seq = guard((s) => raw.seq(s));
-  const decodeSnowflake = guard((text) =>
-    pick(text, raw.decodeStr, raw.decodeBytes, 'an id is a string or a Uint8Array'),
-  );
+  // wasm-bindgen passes a bigint to a u64 parameter as BigInt.asUintN(64, x),
+  // silently wrapping -1 and 2^64: the range gate is checked here instead.
+  function u64(s) {
+    if (typeof s !== 'bigint' || s < 0n || s > 0xffffffffffffffffn) {
+      throw new EmqIdError('range', '64-bit values are bigint in [0, 2^64) (a number loses precision past 2^53)');
+    }
+    return s;
+  }
+
+  // The scratch buffer (see SCRATCH_LEN in src/lib.rs): short ASCII strings
+  // and small byte arrays are copied in directly; anything else takes the
+  // wasm-bindgen string path.
+  const SCRATCH_LEN = 256;
+  const scratchPtr = raw.scratchPtr();
+  const memory = raw.wasmMemory();
+  let view = null;
+  function scratch() {
+    if (view === null || view.buffer !== memory.buffer) view = new Uint8Array(memory.buffer, scratchPtr, SCRATCH_LEN);
+    return view;
+  }
+  /** Copies an ASCII string or bytes into the scratch buffer: its length, or -1 when it does not fit. */
+  function put(x) {
+    const v = scratch();
+    if (typeof x === 'string') {
+      if (x.length > SCRATCH_LEN) return -1;
+      for (let i = 0; i < x.length; i++) {
+        const c = x.charCodeAt(i);
+        if (c > 127) return -1;
+        v[i] = c;
+      }
+      return x.length;
+    }
+    if (x.length > SCRATCH_LEN) return -1;
+    v.set(x);
+    return x.length;
+  }
+
+  const slowEncode = guard((ns, s) => raw.encode(ns, s));
+  const slowSlot = guard((key) => pick(key, raw.slotStr, raw.slotBytes, 'a key is a string or a Uint8Array'));
+
+  const unixMs = (s) => raw.unixMs(u64(s));
+  const node = (s) => raw.node(u64(s));
+  const seq = (s) => raw.seq(u64(s));
+  const slowDecode = guard((text) => pick(text, raw.decodeStr, raw.decodeBytes, 'an id is a string or a Uint8Array'));
+  function decodeSnowflake(text) {
+    if (typeof text === 'string' || text instanceof Uint8Array) {
+      const n = put(text);
+      if (n >= 0) {
+        const s = raw.decodeScratch(n);
+        if (s >= 0n) return s;
+      }
+    }
+    return slowDecode(text); // throws the gate, or handles what the scratch cannot hold
+  }
 
   function decode(text) {
     const snowflake = decodeSnowflake(text);
@@ -122,15 +170,27 @@ export function makeApi(raw, { envNode } = {}) {
   const api = {
     EmqIdError,
     Minter,
-    encode: guard((ns, s) => raw.encode(str(ns, 'the namespace is a string'), s)),
+    encode(ns, s) {
+      str(ns, 'the namespace is a string');
+      u64(s);
+      const n = put(ns);
+      if (n >= 0 && raw.encodeScratch(n, s) === 0) {
+        const v = scratch();
+        return String.fromCharCode(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]);
+      }
+      return slowEncode(ns, s); // throws the gate
+    },
     decode,
     decodeSnowflake,
-    hash32: guard((s) => raw.hash32(s)),
+    hash32: (s) => raw.hash32(u64(s)),
     unixMs,
     node,
     seq,
     minFor: guard((ms) => raw.minFor(ms)),
-    slot: guard((key) => pick(key, raw.slotStr, raw.slotBytes, 'a key is a string or a Uint8Array')),
+    slot(key) {
+      const n = typeof key === 'string' || key instanceof Uint8Array ? put(key) : -1;
+      return n >= 0 ? raw.slotScratch(n) : slowSlot(key);
+    },
     slotMany,
     hashtag: guard((key) => pick(key, raw.hashtagStr, raw.hashtagBytes, 'a key is a string or a Uint8Array')),
     queueKey: guard((queue, kind) => raw.key(str(queue, 'a queue is a string'), str(kind, 'a kind is a string'), undefined)),

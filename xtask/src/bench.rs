@@ -16,7 +16,7 @@ struct Row {
     ns: f64,
 }
 
-/// `cargo xtask bench [core|go]...` (default: all).
+/// `cargo xtask bench [core|go|node|postgres]...` (default: all).
 pub fn run(which: &[String]) -> Result<(), String> {
     let all = which.is_empty();
     if all || which.iter().any(|w| w == "core") {
@@ -24,6 +24,9 @@ pub fn run(which: &[String]) -> Result<(), String> {
     }
     if all || which.iter().any(|w| w == "go") {
         go()?;
+    }
+    if all || which.iter().any(|w| w == "node" || w == "wasm") {
+        node_and_wasm()?;
     }
     if all || which.iter().any(|w| w == "postgres") {
         crate::pg_checks::bench()?;
@@ -37,6 +40,18 @@ fn core() -> Result<(), String> {
     let rows = collect(&root().join("target/criterion"), started)?;
     println!("{}", table(&rows));
     Ok(())
+}
+
+/// The Node package, the WASM package beside it, and the pure-JS anchors, in one Node run.
+fn node_and_wasm() -> Result<(), String> {
+    crate::node::build()?;
+    crate::node::dev_dependencies()?;
+    let (raw, gz) = crate::wasm::build()?;
+    println!("WASM package: emq_id_wasm_bg.wasm {raw} B raw, {gz} B gzip -9\n");
+    sh(Command::new("node")
+        .arg(root().join("bindings/node/bench/bench.js"))
+        .env("EMQ_ID_PACKAGE", root().join(crate::wasm::PACKAGE))
+        .env("EMQ_NODE", "1"))
 }
 
 /// The Go benchmarks and the pairs they are read in: (ours, anchor).

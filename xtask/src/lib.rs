@@ -10,6 +10,7 @@ pub mod native;
 pub mod node;
 pub mod pg_checks;
 pub mod postgres;
+pub mod readme;
 pub mod rng;
 pub mod setup;
 pub mod suite;

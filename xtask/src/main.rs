@@ -24,7 +24,7 @@ Tasks:
   targets                     list the conformance targets
                               (`--target wasm` runs wasm-node and wasm-browser)
   test                        the whole test suite (what .ci/run runs)
-  bench [core|go|postgres]...          run benchmarks and print the tables for
+  bench [core|go|node|postgres]...          run benchmarks and print the tables for
                               BENCHMARKS.md (ratios against the anchors)
 ";
 

@@ -24,6 +24,7 @@ const STEPS: &[Step] = &[
     ("C header --check", || sh(Command::new("cargo").args(["xtask", "header", "--check"]))),
     ("C ABI tests under valgrind, drop-in host", crate::native::c_tests),
     ("Go: vet, test -race", crate::native::go_tests),
+    ("README examples in C, Go and Node, compiled and run", crate::readme::examples),
     ("Node: node --test", crate::node::tests),
     ("Node: npm pack, install elsewhere, require and import", || {
         crate::node::build()?;

@@ -81,10 +81,38 @@ pub fn build() -> Result<(u64, u64), String> {
         api.replace("export function makeApi", "function makeApi")
     );
     std::fs::write(pkg.join("api.cjs"), cjs).map_err(|e| e.to_string())?;
+    std::fs::write(pkg.join("index.d.ts"), types()?).map_err(|e| e.to_string())?;
     let wasm = std::fs::read(pkg.join("web/emq_id_wasm_bg.wasm")).map_err(|e| e.to_string())?;
     let gz = gzip_len(&pkg.join("web/emq_id_wasm_bg.wasm"))?;
     eprintln!("xtask: emq_id_wasm_bg.wasm is {} bytes raw, {} bytes gzipped (-9)", wasm.len(), gz);
     Ok((wasm.len() as u64, gz))
+}
+
+/// The WASM package's types: the Node package's `index.d.ts` (one description
+/// of one API), with the module-wide node of the browser in place of the
+/// process-wide `EMQ_NODE` minter.
+fn types() -> Result<String, String> {
+    let node = std::fs::read_to_string(root().join("bindings/node/index.d.ts")).map_err(|e| e.to_string())?;
+    let start = node.find("/** Mints an id with the process-wide minter").ok_or("index.d.ts: no mint() declaration")?;
+    let end = node.find("export function processNode").and_then(|i| node[i..].find('\n').map(|j| i + j + 1));
+    let end = end.ok_or("index.d.ts: no processNode() declaration")?;
+    let wasm_mint = "/**
+ * The node (0..=1023) of the module-wide minter behind mint(). Required in a browser, which has
+ * no EMQ_NODE; in Node, EMQ_NODE sets it at load. Throws `range`.
+ */
+export function setNode(node: number): void;
+/** Mints an id with the module-wide minter and Date.now(); throws `range` when no node is set. */
+export function mint(ns: string): string;
+/** n ids in one call. */
+export function mintMany(ns: string, n: number): string[];
+/** The contract's pure mint step: [state', snowflake]. */
+export function mintStep(state: bigint, node: number, nowMs: number | bigint): [bigint, bigint];
+";
+    Ok(format!(
+        "// Generated from bindings/node/index.d.ts by `cargo xtask wasm-build`; do not edit.\n{}{wasm_mint}{}",
+        &node[..start],
+        &node[end..]
+    ))
 }
 
 fn gzip_len(path: &Path) -> Result<u64, String> {

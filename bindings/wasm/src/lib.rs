@@ -76,6 +76,76 @@ fn node_arg(v: JsValue) -> Js<u16> {
     }
 }
 
+/// A buffer in the module's memory that the package's JS writes short ASCII
+/// inputs into and reads the 14-byte ids from, so the common calls cross the
+/// boundary with no allocation and no TextEncoder/TextDecoder (whose fixed
+/// cost is several times a decode). Other inputs take the `*_str` exports.
+pub const SCRATCH_LEN: usize = 256;
+
+struct Scratch(core::cell::UnsafeCell<[u8; SCRATCH_LEN]>);
+
+// SAFETY: wasm32 without threads runs one thread; the JS side uses the buffer
+// only between its own calls.
+unsafe impl Sync for Scratch {}
+
+static SCRATCH: Scratch = Scratch(core::cell::UnsafeCell::new([0; SCRATCH_LEN]));
+
+fn scratch(len: usize) -> Js<&'static mut [u8]> {
+    if len > SCRATCH_LEN {
+        return Err(range("scratch input too long"));
+    }
+    // SAFETY: see `Scratch`; one call at a time.
+    Ok(unsafe { &mut (&mut *SCRATCH.0.get())[..len] })
+}
+
+/// Where the scratch buffer is, in the module's memory.
+#[wasm_bindgen(js_name = scratchPtr)]
+pub fn scratch_ptr() -> usize {
+    SCRATCH.0.get() as usize
+}
+
+/// The module's memory, for the scratch buffer's view.
+#[wasm_bindgen(js_name = wasmMemory)]
+pub fn wasm_memory() -> JsValue {
+    wasm_bindgen::memory()
+}
+
+// The scratch entry points answer plain numbers (a `Result` costs a return
+// slot and a table entry per call): −1 means "refused", and the JS then
+// repeats the call through the `*_str`/`*_bytes` export, which throws the
+// gate with its message. Refusals are rare; the common path stays lean.
+
+/// decode over the first `len` scratch bytes: the snowflake, or −1.
+#[wasm_bindgen(js_name = decodeScratch)]
+pub fn decode_scratch(len: usize) -> i64 {
+    match scratch(len).map(|b| emq_id::decode(b)) {
+        Ok(Ok((_, s))) => s as i64, // below 2^63 by the range gate
+        _ => -1,
+    }
+}
+
+/// slot over the first `len` scratch bytes (at most the buffer's length).
+#[wasm_bindgen(js_name = slotScratch)]
+pub fn slot_scratch(len: usize) -> u16 {
+    scratch(len.min(SCRATCH_LEN)).map(|b| emq_id::slot(b)).unwrap_or(0)
+}
+
+/// encode with the namespace in the first `ns_len` scratch bytes; the id is
+/// written to the first 14. 0, or −1 when refused. The JS has checked that
+/// `snowflake` is a bigint in [0, 2^64) (a `u64` parameter would wrap anything else).
+#[wasm_bindgen(js_name = encodeScratch)]
+pub fn encode_scratch(ns_len: usize, snowflake: u64) -> i32 {
+    let Ok(ns) = scratch(ns_len) else { return -1 };
+    let Ok(text) = emq_id::encode(ns, snowflake) else { return -1 };
+    match scratch(emq_id::ID_LEN) {
+        Ok(out) => {
+            out.copy_from_slice(&text);
+            0
+        }
+        Err(_) => -1,
+    }
+}
+
 #[wasm_bindgen]
 pub fn encode(ns: &str, snowflake: JsValue) -> Js<String> {
     let text = emq_id::encode(ns.as_bytes(), u64_arg(snowflake)?).map_err(gate)?;
@@ -94,24 +164,29 @@ pub fn decode_bytes(text: &[u8]) -> Js<u64> {
     Ok(emq_id::decode(text).map_err(gate)?.1)
 }
 
+// The hot readers take `u64` directly: a `JsValue` argument costs a trip
+// through wasm-bindgen's value table, several times these functions' work.
+// The range check that the `u64` conversion would skip (it wraps −1 to
+// 2^64 − 1) is made by the package's JS before the call: see `u64` in api.mjs.
+
 #[wasm_bindgen]
-pub fn hash32(snowflake: JsValue) -> Js<u32> {
-    Ok(emq_id::hash32(u64_arg(snowflake)?))
+pub fn hash32(snowflake: u64) -> u32 {
+    emq_id::hash32(snowflake)
 }
 
 #[wasm_bindgen(js_name = unixMs)]
-pub fn unix_ms(snowflake: JsValue) -> Js<f64> {
-    Ok(emq_id::unix_ms(u64_arg(snowflake)?) as f64)
+pub fn unix_ms(snowflake: u64) -> f64 {
+    emq_id::unix_ms(snowflake) as f64
 }
 
 #[wasm_bindgen]
-pub fn node(snowflake: JsValue) -> Js<u16> {
-    Ok(emq_id::node(u64_arg(snowflake)?))
+pub fn node(snowflake: u64) -> u16 {
+    emq_id::node(snowflake)
 }
 
 #[wasm_bindgen]
-pub fn seq(snowflake: JsValue) -> Js<u16> {
-    Ok(emq_id::seq(u64_arg(snowflake)?))
+pub fn seq(snowflake: u64) -> u16 {
+    emq_id::seq(snowflake)
 }
 
 #[wasm_bindgen(js_name = minFor)]

@@ -10,37 +10,8 @@ pub const SLOTS: u16 = 16384;
 
 const POLY: u16 = 0x1021;
 
-/// `TABLES[k][b]`: the CRC of byte `b` followed by `k` zero bytes.
-#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
-static TABLES: [[u16; 256]; 8] = {
-    let mut t = [[0u16; 256]; 8];
-    let mut b = 0;
-    while b < 256 {
-        let mut crc = (b as u16) << 8;
-        let mut bit = 0;
-        while bit < 8 {
-            crc = if crc & 0x8000 != 0 { (crc << 1) ^ POLY } else { crc << 1 };
-            bit += 1;
-        }
-        t[0][b] = crc;
-        b += 1;
-    }
-    let mut k = 1;
-    while k < 8 {
-        let mut b = 0;
-        while b < 256 {
-            let prev = t[k - 1][b];
-            t[k][b] = (prev << 8) ^ t[0][(prev >> 8) as usize];
-            b += 1;
-        }
-        k += 1;
-    }
-    t
-};
-
-/// The byte-at-a-time table alone (`TABLES[0]`), for the `compact` build.
-#[cfg(any(feature = "compact", target_arch = "wasm32"))]
-static TABLE: [u16; 256] = {
+/// The CRC of each byte alone: the byte-at-a-time table.
+const fn byte_table() -> [u16; 256] {
     let mut t = [0u16; 256];
     let mut b = 0;
     while b < 256 {
@@ -54,7 +25,29 @@ static TABLE: [u16; 256] = {
         b += 1;
     }
     t
+}
+
+/// `TABLES[k][b]`: the CRC of byte `b` followed by `k` zero bytes.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
+static TABLES: [[u16; 256]; 8] = {
+    let mut t = [[0u16; 256]; 8];
+    t[0] = byte_table();
+    let mut k = 1;
+    while k < 8 {
+        let mut b = 0;
+        while b < 256 {
+            let prev = t[k - 1][b];
+            t[k][b] = (prev << 8) ^ t[0][(prev >> 8) as usize];
+            b += 1;
+        }
+        k += 1;
+    }
+    t
 };
+
+/// The byte-at-a-time table alone, for the `compact` build.
+#[cfg(any(feature = "compact", target_arch = "wasm32"))]
+static TABLE: [u16; 256] = byte_table();
 
 /// CRC16-XMODEM of `data`, one byte per step (the `compact` build).
 ///
