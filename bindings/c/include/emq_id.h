@@ -91,6 +91,9 @@ extern "C" {
  * Checks this build against the contract's own vectors. `BRANDED_OK`, or
  * `EMQ_ERR_SELF_CHECK` when the library disagrees with the contract (a host
  * should then refuse to start).
+ *
+ * # Safety
+ * None needed: no arguments.
  */
 branded_status emq_self_check(void);
 
@@ -131,21 +134,33 @@ int64_t emq_parse_i64(const char *id, size_t len);
 
 /**
  * The contract's 32-bit placement hash of a snowflake. Total; cannot fail.
+ *
+ * # Safety
+ * None needed: integers in, an integer out.
  */
 uint32_t branded_hash32(uint64_t key);
 
 /**
  * Unix milliseconds at which `snowflake` was minted. Total; cannot fail.
+ *
+ * # Safety
+ * None needed: integers in, an integer out.
  */
 uint64_t branded_unix_ms(uint64_t snowflake);
 
 /**
  * The node (0-1023) that minted `snowflake`. Total; cannot fail.
+ *
+ * # Safety
+ * None needed: integers in, an integer out.
  */
 uint16_t emq_node(uint64_t snowflake);
 
 /**
  * The sequence (0-4095) of `snowflake` within its millisecond. Total; cannot fail.
+ *
+ * # Safety
+ * None needed: integers in, an integer out.
  */
 uint16_t emq_seq(uint64_t snowflake);
 
@@ -307,6 +322,9 @@ branded_status emq_hashtag(const uint8_t *key, size_t len, size_t *offset_out, s
  * for messages and for bindings that surface them as error codes.
  * Returns a static NUL-terminated string, `"unknown"` for a value that is not
  * a status (it takes an `int`, so any value is safe); never NULL.
+ *
+ * # Safety
+ * None needed; the returned string is static and must not be freed.
  */
 const char *emq_status_name(int status);
 

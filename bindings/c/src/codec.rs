@@ -73,24 +73,36 @@ pub unsafe extern "C" fn emq_parse_i64(id: *const c_char, len: usize) -> i64 {
 }
 
 /// The contract's 32-bit placement hash of a snowflake. Total; cannot fail.
+///
+/// # Safety
+/// None needed: integers in, an integer out.
 #[no_mangle]
 pub extern "C" fn branded_hash32(key: u64) -> u32 {
     emq_id::hash32(key)
 }
 
 /// Unix milliseconds at which `snowflake` was minted. Total; cannot fail.
+///
+/// # Safety
+/// None needed: integers in, an integer out.
 #[no_mangle]
 pub extern "C" fn branded_unix_ms(snowflake: u64) -> u64 {
     emq_id::unix_ms(snowflake)
 }
 
 /// The node (0-1023) that minted `snowflake`. Total; cannot fail.
+///
+/// # Safety
+/// None needed: integers in, an integer out.
 #[no_mangle]
 pub extern "C" fn emq_node(snowflake: u64) -> u16 {
     emq_id::node(snowflake)
 }
 
 /// The sequence (0-4095) of `snowflake` within its millisecond. Total; cannot fail.
+///
+/// # Safety
+/// None needed: integers in, an integer out.
 #[no_mangle]
 pub extern "C" fn emq_seq(snowflake: u64) -> u16 {
     emq_id::seq(snowflake)

@@ -85,6 +85,9 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], b
 /// for messages and for bindings that surface them as error codes.
 /// Returns a static NUL-terminated string, `"unknown"` for a value that is not
 /// a status (it takes an `int`, so any value is safe); never NULL.
+///
+/// # Safety
+/// None needed; the returned string is static and must not be freed.
 #[no_mangle]
 pub extern "C" fn emq_status_name(status: std::ffi::c_int) -> *const std::ffi::c_char {
     let name: &'static [u8] = match status {
