@@ -21,10 +21,15 @@ use core::sync::atomic::{AtomicPtr, Ordering};
 use wasm_bindgen::prelude::*;
 
 // In the browser build: no std, so neither std's panic machinery (and the
-// formatting it drags in) nor its allocator wrapper end up in the `.wasm`.
+// formatting it drags in) nor its allocator end up in the `.wasm`. The
+// allocator is lol_alloc's free list (sorted by address, coalescing): a few
+// hundred bytes where dlmalloc is ~4.5 KB. Allocations here are few and
+// short-lived; the package's tests check that memory stays bounded.
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+// SAFETY: wasm32 without threads runs one thread.
+static ALLOCATOR: lol_alloc::AssumeSingleThreaded<lol_alloc::FreeListAllocator> =
+    unsafe { lol_alloc::AssumeSingleThreaded::new(lol_alloc::FreeListAllocator::new()) };
 
 /// The core never panics on any input (a property the tests check); should
 /// one slip through, trap rather than format a message.
@@ -37,13 +42,21 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 type Js<T> = Result<T, JsValue>;
 
 /// The one error helper: a refusal as the string the JS layer re-throws.
-/// (Concatenation, not `format!`: the formatting machinery would double the `.wasm`.)
+/// (Pushed by hand, not `format!` or `concat`: their machinery would grow the `.wasm`.)
 fn gate(e: emq_id::Error) -> JsValue {
-    JsValue::from_str(&[e.code(), ": ", e.detail()].concat())
+    refusal(e.code(), e.detail())
 }
 
 fn range(detail: &str) -> JsValue {
-    JsValue::from_str(&["range: ", detail].concat())
+    refusal("range", detail)
+}
+
+fn refusal(code: &str, detail: &str) -> JsValue {
+    let mut text = String::with_capacity(code.len() + 2 + detail.len());
+    text.push_str(code);
+    text.push_str(": ");
+    text.push_str(detail);
+    JsValue::from_str(&text)
 }
 
 /// A bigint in [0, 2^64); a number, a negative or a larger value is `range`.
@@ -253,8 +266,7 @@ pub fn mint_step(state: JsValue, node: JsValue, now_ms: JsValue) -> Js<Vec<u64>>
 
 #[wasm_bindgen(js_name = selfCheck)]
 pub fn self_check() -> Js<()> {
-    emq_id::self_check()
-        .map_err(|m| JsValue::from_str(&["self_check: ", m.check, " disagrees with the contract"].concat()))
+    emq_id::self_check().map_err(|m| refusal("self_check", m.check))
 }
 
 /// A minter for one node. The clock reading comes from the caller

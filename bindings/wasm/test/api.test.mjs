@@ -79,3 +79,19 @@ test('the CommonJS entry is the same API', () => {
   assert.equal(cjs.encode('USR', S1), emq.encode('USR', S1));
   assert.deepEqual(Object.keys(cjs).sort(), Object.keys(emq).filter((k) => k !== 'default').sort());
 });
+
+test('memory stays bounded under many allocations of varying sizes', () => {
+  // The same module instance the package uses (Node's require cache is shared).
+  const raw = require('../node/emq_id_wasm.js');
+  const size = () => raw.wasmMemory().buffer.byteLength;
+  const keys = Array.from({ length: 3000 }, (_, i) => `emq:{q${i}}:job:${'x'.repeat(i % 97)}`);
+  emq.slotMany(keys);
+  const before = size();
+  for (let round = 0; round < 300; round++) {
+    emq.slotMany(keys.slice(0, (round * 37) % 3000));
+    emq.hashtag(new Uint8Array(round % 300));
+    emq.key('orders', 'job', 'JOB0KHTOWnGLuC');
+    assert.throws(() => emq.decode('x'.repeat(round % 13))); // refusals allocate their message
+  }
+  assert.ok(size() - before <= 1 << 20, `memory grew from ${before} to ${size()} bytes`);
+});
