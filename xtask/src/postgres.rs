@@ -42,13 +42,10 @@ pub fn prerequisites() -> Result<(), String> {
 /// Builds the extension and installs it into PostgreSQL 15's directories.
 pub fn install() -> Result<(), String> {
     prerequisites()?;
-    sh(Command::new("cargo").current_dir(root().join(EXTENSION)).args([
-        "pgrx",
-        "install",
-        "--release",
-        "--pg-config",
-        PG_CONFIG,
-    ]))
+    // cargo-pgrx reports on stdout; keep a task's own report (the matrix) alone there.
+    let mut cmd = Command::new("cargo");
+    cmd.current_dir(root().join(EXTENSION)).args(["pgrx", "install", "--release", "--pg-config", PG_CONFIG]);
+    sh(cmd.stdout(std::io::stderr()))
 }
 
 /// A throwaway PostgreSQL 15 cluster, preloading emq_id with `emq_id.node = 1`.
