@@ -177,6 +177,7 @@ fn errors(c: &Cluster) -> Result<(), String> {
         ("SELECT emq_job_key('orders', 'JOBzzzzzzzzzzz')", "22023", "range"),
         ("SELECT emq_mint_step(0, 1024, 0)", "22023", "range"),
         ("SELECT branded_id('usr', 1)", "22023", "range"),
+        ("SELECT emq_mint('job')", "22023", "range"),
     ];
     for (sql, state, gate) in cases {
         let out = c.psql_command().args(["-v", "VERBOSITY=verbose", "-c", sql]).output().map_err(|e| e.to_string())?;
@@ -188,6 +189,16 @@ fn errors(c: &Cluster) -> Result<(), String> {
     }
     let nulls = one(c, "SELECT emq_decode(NULL::text) IS NULL AND emq_slot(NULL::text) IS NULL AND emq_encode(NULL, 1) IS NULL AND emq_key(NULL, 'pending') IS NULL")?;
     expect(nulls == "t", "NULL in must give NULL out")?;
+    let hashes = one(
+        c,
+        "SELECT branded_id_hash('USR0KHTOWnGLuC'::branded_id) = 234878118
+            AND branded_id_hash_extended('USR0KHTOWnGLuC'::branded_id, 0) = 234878118
+            AND branded_id_hash_extended('USR0KHTOWnGLuC'::branded_id, 42) = 234878118
+            AND emq_hash32('USR0KHTOWnGLuC'::branded_id) = 234878118
+            AND emq_node(emq_decode(emq_mint('JOB'))) = 1
+            AND emq_ns(emq_mint('EVT')) = 'EVT'",
+    )?;
+    expect(hashes == "t", "the hash opclass must answer hash32 (seed ignored); minted ids carry node 1")?;
     let alive = one(c, "SELECT emq_self_check() AND emq_slot('\\x00ff'::bytea) >= 0")?;
     expect(alive == "t", "the backend must survive every refusal")?;
     println!("postgres: {} gate errors with the right SQLSTATE and gate name; NULL in, NULL out", cases.len());
