@@ -14,6 +14,11 @@ const STEPS: &[Step] = &[
     ("clippy", || {
         sh(Command::new("cargo").args(["clippy", "--workspace", "--all-targets", "--quiet", "--", "-D", "warnings"]))
     }),
+    ("rustdoc of the core, warnings denied (every public item documented, links resolve)", || {
+        sh(Command::new("cargo")
+            .args(["doc", "--quiet", "-p", "emq-id", "--no-deps", "--features", "std"])
+            .env("RUSTDOCFLAGS", "-D warnings"))
+    }),
     ("cargo test (unit, property, doc, CLI, vector file, negative controls)", || {
         sh(Command::new("cargo").args(["test", "--workspace"]))
     }),

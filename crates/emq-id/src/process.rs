@@ -51,7 +51,7 @@ impl ProcessMinter {
 /// The process-wide minter, created on first use from `EMQ_NODE`.
 ///
 /// `EMQ_NODE` set to anything but a decimal in `0..=1023` is refused with
-/// [`Gate::Range`] (every call answers the same error: a misconfigured node
+/// [`Gate::Range`](crate::Gate::Range) (every call answers the same error: a misconfigured node
 /// never silently falls back). Unset, the node is drawn and
 /// [`ProcessMinter::source`] says [`NodeSource::Fallback`].
 pub fn process_minter() -> Result<&'static ProcessMinter> {
