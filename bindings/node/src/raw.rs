@@ -59,25 +59,33 @@ unsafe fn run(env: sys::napi_env, body: impl FnOnce() -> JsResult<sys::napi_valu
     }
 }
 
+/// A created value, or an error when N-API could not create it (only while
+/// the environment is tearing down, or out of memory).
+fn created(status: sys::napi_status, v: sys::napi_value, what: &str) -> JsResult<sys::napi_value> {
+    if status == sys::Status::napi_ok {
+        Ok(v)
+    } else {
+        Err(crate::error::napi_failed(what))
+    }
+}
+
 fn number(env: sys::napi_env, n: f64) -> JsResult<sys::napi_value> {
     let mut v = ptr::null_mut();
     // SAFETY: env is the current callback's.
-    unsafe { sys::napi_create_double(env, n, &mut v) };
-    Ok(v)
+    created(unsafe { sys::napi_create_double(env, n, &mut v) }, v, "napi_create_double")
 }
 
 fn bigint(env: sys::napi_env, n: u64) -> JsResult<sys::napi_value> {
     let mut v = ptr::null_mut();
     // SAFETY: env is the current callback's.
-    unsafe { sys::napi_create_bigint_uint64(env, n, &mut v) };
-    Ok(v)
+    created(unsafe { sys::napi_create_bigint_uint64(env, n, &mut v) }, v, "napi_create_bigint_uint64")
 }
 
 fn ascii(env: sys::napi_env, text: &[u8]) -> JsResult<sys::napi_value> {
     let mut v = ptr::null_mut();
     // SAFETY: ASCII is Latin-1; text outlives the call.
-    unsafe { sys::napi_create_string_latin1(env, text.as_ptr().cast(), text.len() as isize, &mut v) };
-    Ok(v)
+    let status = unsafe { sys::napi_create_string_latin1(env, text.as_ptr().cast(), text.len() as isize, &mut v) };
+    created(status, v, "napi_create_string_latin1")
 }
 
 unsafe extern "C" fn hash32(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
