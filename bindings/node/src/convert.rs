@@ -175,12 +175,6 @@ impl TypeName for BigU64 {
     }
 }
 
-impl napi::bindgen_prelude::FromNapiValue for BigU64 {
-    unsafe fn from_napi_value(env: sys::napi_env, v: sys::napi_value) -> napi::Result<BigU64> {
-        u64_from_bigint(env, v).map(BigU64).map_err(|e| napi::Error::from_reason(e.reason.clone()))
-    }
-}
-
 impl ToNapiValue for BigU64 {
     unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
         let mut out = ptr::null_mut();

@@ -88,24 +88,26 @@ fn ascii(env: sys::napi_env, text: &[u8]) -> JsResult<sys::napi_value> {
     created(status, v, "napi_create_string_latin1")
 }
 
-unsafe extern "C" fn hash32(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+/// The readers of one bigint snowflake: one argument in, one number out.
+unsafe fn reader(env: sys::napi_env, info: sys::napi_callback_info, read: fn(u64) -> f64) -> sys::napi_value {
     let [s] = unsafe { args::<1>(env, info) };
-    unsafe { run(env, || number(env, emq_id::hash32(convert::u64_from_bigint(env, s)?) as f64)) }
+    unsafe { run(env, || number(env, read(convert::u64_from_bigint(env, s)?))) }
+}
+
+unsafe extern "C" fn hash32(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    unsafe { reader(env, info, |s| emq_id::hash32(s) as f64) }
 }
 
 unsafe extern "C" fn unix_ms(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    let [s] = unsafe { args::<1>(env, info) };
-    unsafe { run(env, || number(env, emq_id::unix_ms(convert::u64_from_bigint(env, s)?) as f64)) }
+    unsafe { reader(env, info, |s| emq_id::unix_ms(s) as f64) }
 }
 
 unsafe extern "C" fn node(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    let [s] = unsafe { args::<1>(env, info) };
-    unsafe { run(env, || number(env, emq_id::node(convert::u64_from_bigint(env, s)?) as f64)) }
+    unsafe { reader(env, info, |s| emq_id::node(s) as f64) }
 }
 
 unsafe extern "C" fn seq(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    let [s] = unsafe { args::<1>(env, info) };
-    unsafe { run(env, || number(env, emq_id::seq(convert::u64_from_bigint(env, s)?) as f64)) }
+    unsafe { reader(env, info, |s| emq_id::seq(s) as f64) }
 }
 
 unsafe extern "C" fn encode(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
