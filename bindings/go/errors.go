@@ -7,7 +7,7 @@ import "C"
 
 // Error is every refusal of the contract. Gate is the contract's name for
 // the rule that was broken ("length", "namespace", "charset", "range",
-// "queue", "kind"), the same word every emq-id runtime uses.
+// "queue", "kind", "node"), the same word every emq-id runtime uses.
 //
 // Compare with the sentinels: errors.Is(err, emqid.ErrRange).
 type Error struct {
@@ -36,6 +36,9 @@ var (
 	ErrRange     = &Error{Gate: "range"}
 	ErrQueue     = &Error{Gate: "queue"}
 	ErrKind      = &Error{Gate: "kind"}
+	// ErrNode: the process has no node it may mint with (another live
+	// process of this host holds it).
+	ErrNode = &Error{Gate: "node"}
 	// ErrSelfCheck: the linked library disagrees with the contract.
 	ErrSelfCheck = &Error{Gate: "self_check"}
 )
@@ -47,6 +50,7 @@ var details = map[string]string{
 	"range":      "a value outside the contract's range",
 	"queue":      "a queue name is 1-128 bytes of [A-Za-z0-9_.:-]",
 	"kind":       "unknown key kind, or an id given to a kind that takes none",
+	"node":       "no node this process may mint with",
 	"self_check": "the library disagrees with " + Contract,
 }
 

@@ -5,7 +5,7 @@
  */
 
 /** The contract's gate names, the `code` of every EmqIdError. */
-export type Gate = 'length' | 'namespace' | 'charset' | 'range' | 'queue' | 'kind' | 'self_check';
+export type Gate = 'length' | 'namespace' | 'charset' | 'range' | 'queue' | 'kind' | 'node' | 'self_check';
 
 /** Every refusal of the contract. */
 export class EmqIdError extends Error {
@@ -51,18 +51,30 @@ export function queueKey(queue: string, kind: 'pending' | 'active' | string): st
 export function jobKey(queue: string, id: Bytes): string;
 /** The general builder; errors in the order queue, kind, id. */
 export function key(queue: string, kind: string, id?: Bytes): string;
-/** Mints an id with the process-wide minter; its node is EMQ_NODE (see processNode()). */
+/**
+ * Mints an id with the process-wide minter: one mint state for the whole process (worker threads
+ * included), on a node the process holds on this host. Throws `node` when another live process of
+ * this host holds it (the message names its pid), `range` when EMQ_NODE is invalid.
+ */
 export function mint(ns: string): string;
 /** n ids in one native call. */
 export function mintMany(ns: string, n: number): string[];
 /** The contract's pure mint step: [state', snowflake]. */
 export function mintStep(state: bigint, node: number, nowMs: number | bigint): [bigint, bigint];
 /**
- * The process-wide minter's node. `source` is "fallback" when EMQ_NODE is unset:
- * the node was drawn at random and ids may collide with another process's.
- * Throws `range` when EMQ_NODE is set but invalid.
+ * Makes `node` this process's node in place of EMQ_NODE, taking its host-local claim. Throws `node`
+ * when another live process of this host holds it, or this process already mints with another node
+ * (a process keeps its node for its lifetime); `range` outside 0..=1023.
  */
-export function processNode(): { node: number; source: 'env' | 'fallback' };
+export function setNode(node: number): { node: number; source: 'env' | 'set' | 'fallback' };
+/**
+ * The process-wide minter's node, taken on first use: setNode's, else EMQ_NODE, else a drawn node
+ * (`source` "fallback": no other live process of this host holds it, but another host may draw it,
+ * so set EMQ_NODE or use a lease in production). Taking it takes the node's host-local claim (a lock
+ * file in EMQ_NODE_DIR, released when the process dies). Throws `range` when EMQ_NODE is invalid,
+ * `node` when another live process of this host holds the node.
+ */
+export function processNode(): { node: number; source: 'env' | 'set' | 'fallback' };
 /** Runs the contract's own vectors; the package already did at load. */
 export function selfCheck(): void;
 

@@ -33,7 +33,7 @@ class EmqIdError extends Error {
   }
 }
 
-const GATES = new Set(['length', 'namespace', 'charset', 'range', 'queue', 'kind', 'self_check']);
+const GATES = new Set(['length', 'namespace', 'charset', 'range', 'queue', 'kind', 'node', 'self_check']);
 
 function rethrow(e) {
   if (e && GATES.has(e.code)) throw new EmqIdError(e.code, e.message);
@@ -132,6 +132,7 @@ const api = {
   mint: wrap(native.mint),
   mintMany: wrap(native.mintMany),
   mintStep: wrap(native.mintStep),
+  setNode: wrap(native.setNode),
   processNode: wrap(native.processNode),
   selfCheck: wrap(native.selfCheck),
   CONTRACT: 'branded-snowflake/1.0.0',

@@ -13,7 +13,7 @@ export function makeApi(raw, { envNode } = {}) {
     }
   }
 
-  const GATES = new Set(['length', 'namespace', 'charset', 'range', 'queue', 'kind', 'self_check']);
+  const GATES = new Set(['length', 'namespace', 'charset', 'range', 'queue', 'kind', 'node', 'self_check']);
 
   // The Rust side throws "<gate>: <message>" strings; give them their class.
   function rethrow(e) {
@@ -198,7 +198,7 @@ export function makeApi(raw, { envNode } = {}) {
     key: guard((queue, kind, id) =>
       raw.key(str(queue, 'a queue is a string'), str(kind, 'a kind is a string'), id === undefined ? undefined : str(id, 'an id is a string')),
     ),
-    /** The node of the module-wide minter behind mint(): required in a browser (no EMQ_NODE there). */
+    /** The node of the module-wide minter behind mint(): required in a browser and in a Node worker thread. */
     setNode: guard((n) => raw.setNode(n)),
     mint: guard((ns) => {
       if (envError) rethrow(envError);

@@ -48,7 +48,8 @@ pub fn go_tests() -> Result<(), String> {
     setup::require("go", "install Go (https://go.dev/doc/install); Debian's golang-go is too old for go 1.22 modules")?;
     build_library()?;
     sh(go("bindings/go").args(["vet", "./..."]))?;
-    sh(go("bindings/go").args(["test", "-race", "-count=1", "./..."]))?;
+    // -v: the sibling-process tests print their counts.
+    sh(go("bindings/go").args(["test", "-race", "-count=1", "-v", "./..."]))?;
     sh(go("conformance/go").args(["vet", "./..."]))?;
     // The benchmark module (with its anchors from the Go module proxy) must keep compiling.
     sh(go("bindings/go/bench").args(["vet", "./..."]))

@@ -22,6 +22,9 @@ const STEPS: &[Step] = &[
     ("cargo test (unit, property, doc, CLI, vector file, negative controls)", || {
         sh(Command::new("cargo").args(["test", "--workspace"]))
     }),
+    ("one node, one mint state: the CLI's sibling processes, with their counts", || {
+        sh(Command::new("cargo").args(["test", "--quiet", "-p", "emq-id-cli", "--test", "nodes", "--", "--nocapture"]))
+    }),
     ("cargo test of the core's compact build (what wasm32 compiles)", || {
         sh(Command::new("cargo").args(["test", "-p", "emq-id", "--features", "compact"]))
     }),

@@ -93,15 +93,18 @@ pub fn build() -> Result<(u64, u64), String> {
 /// process-wide `EMQ_NODE` minter.
 fn types() -> Result<String, String> {
     let node = std::fs::read_to_string(root().join("bindings/node/index.d.ts")).map_err(|e| e.to_string())?;
-    let start = node.find("/** Mints an id with the process-wide minter").ok_or("index.d.ts: no mint() declaration")?;
+    // From the doc comment of mint() to the end of processNode()'s declaration.
+    let mint = node.find("export function mint(").ok_or("index.d.ts: no mint() declaration")?;
+    let start = node[..mint].rfind("/**").ok_or("index.d.ts: mint() has no doc comment")?;
     let end = node.find("export function processNode").and_then(|i| node[i..].find('\n').map(|j| i + j + 1));
     let end = end.ok_or("index.d.ts: no processNode() declaration")?;
     let wasm_mint = "/**
- * The node (0..=1023) of the module-wide minter behind mint(). Required in a browser, which has
- * no EMQ_NODE; in Node, EMQ_NODE sets it at load. Throws `range`.
+ * The node (0..=1023) of the module-wide minter behind mint(); its state carries over, so ids never
+ * repeat when the node changes. Required in a browser (no EMQ_NODE there) and in a Node worker thread
+ * (EMQ_NODE is the main thread's): give each tab, worker and thread a node of its own. Throws `range`.
  */
 export function setNode(node: number): void;
-/** Mints an id with the module-wide minter and Date.now(); throws `range` when no node is set. */
+/** Mints an id with the module-wide minter and Date.now(); throws `node` when no node is set. */
 export function mint(ns: string): string;
 /** n ids in one call. */
 export function mintMany(ns: string, n: number): string[];

@@ -75,7 +75,31 @@ typedef enum {
    * `emq_self_check` found this build disagreeing with the contract.
    */
   EMQ_ERR_SELF_CHECK = 10,
+  /**
+   * Error `node`: the process-wide minter has no node it may mint with (the
+   * node is held by another live process of this host, or this process is a
+   * child forked after taking it).
+   */
+  EMQ_ERR_NODE = 11,
 } branded_status;
+
+/**
+ * Where the process's node came from, as `emq_process_node` reports it.
+ */
+typedef enum {
+  /**
+   * From the `EMQ_NODE` environment variable.
+   */
+  EMQ_NODE_FROM_ENV = 0,
+  /**
+   * Drawn: no other live process of this host holds it, but another host may.
+   */
+  EMQ_NODE_DRAWN = 1,
+  /**
+   * Given with `emq_process_set_node`.
+   */
+  EMQ_NODE_SET = 2,
+} emq_node_source;
 
 /**
  * An opaque minter for one node; thread-safe (a compare-and-swap per mint).
@@ -317,8 +341,50 @@ branded_status emq_slot_many(const uint8_t *data,
 branded_status emq_hashtag(const uint8_t *key, size_t len, size_t *offset_out, size_t *len_out);
 
 /**
+ * Takes this process's node now if it has none (else nothing changes) and
+ * writes it, with where it came from, to the outputs.
+ *
+ * Returns `BRANDED_ERR_RANGE` when `EMQ_NODE` is not a decimal in 0..=1023,
+ * and `EMQ_ERR_NODE` when another live process of this host holds the node;
+ * then, unlike elsewhere in this ABI, `node_out` receives the refused node and
+ * `holder_pid_out` the holder's pid (0 when unknown), so the host can say who.
+ * On `BRANDED_OK`, `holder_pid_out` receives this process's pid.
+ *
+ * # Safety
+ * The three outputs must be writable.
+ */
+branded_status emq_process_node(uint16_t *node_out,
+                                emq_node_source *source_out,
+                                uint32_t *holder_pid_out);
+
+/**
+ * Makes `node` this process's node in place of `EMQ_NODE`, taking its
+ * host-local claim: for hosts that get their node elsewhere, and for a forked
+ * child, which must take a node of its own before it mints.
+ *
+ * Returns `BRANDED_ERR_RANGE` for a node above 1023 and `EMQ_ERR_NODE` when
+ * another live process of this host holds it, or when this process already
+ * mints with another node (a process keeps its node for its lifetime).
+ */
+branded_status emq_process_set_node(uint16_t node);
+
+/**
+ * Mints an id in namespace `ns` (3 bytes A-Z) with the process-wide minter
+ * and writes its 14 bytes (no terminator) to `out`. The first call takes the
+ * process's node (see `emq_process_node`).
+ *
+ * Returns `BRANDED_ERR_RANGE` for a bad namespace or `EMQ_NODE`, and
+ * `EMQ_ERR_NODE` when the node is held by another live process of this host
+ * or this process is a child forked after taking it.
+ *
+ * # Safety
+ * `ns` must be readable for 3 bytes and `out` writable for 14 bytes.
+ */
+branded_status emq_mint(const char *ns, char *out);
+
+/**
  * The stable lowercase name of a status (`"ok"`, `"length"`, …, `"queue"`,
- * `"null"`, `"buffer"`, `"panic"`, `"self_check"`): the contract's gate names,
+ * `"null"`, `"buffer"`, `"panic"`, `"self_check"`, `"node"`): the contract's gate names,
  * for messages and for bindings that surface them as error codes.
  * Returns a static NUL-terminated string, `"unknown"` for a value that is not
  * a status (it takes an `int`, so any value is safe); never NULL.

@@ -1,6 +1,7 @@
 //! The C ABI of emq-id. One file per concept: [`status`] (the one status
 //! type and the panic guard), [`codec`] (the bus's four `branded_*` symbols),
-//! [`place`] (slot and hashtag), [`keyspace`], [`mint`] and [`check`].
+//! [`place`] (slot and hashtag), [`keyspace`], [`mint`], [`process`] (the
+//! process-wide minter and its node) and [`check`].
 //!
 //! Every function here is a thin translation: pointers to slices, the core's
 //! `Error` to a status. No logic of the contract lives in this crate.
@@ -12,6 +13,7 @@ pub mod codec;
 pub mod keyspace;
 pub mod mint;
 pub mod place;
+pub mod process;
 pub mod status;
 
 #[cfg(test)]

@@ -31,6 +31,10 @@ pub enum branded_status {
     EMQ_ERR_PANIC = 9,
     /// `emq_self_check` found this build disagreeing with the contract.
     EMQ_ERR_SELF_CHECK = 10,
+    /// Error `node`: the process-wide minter has no node it may mint with (the
+    /// node is held by another live process of this host, or this process is a
+    /// child forked after taking it).
+    EMQ_ERR_NODE = 11,
 }
 
 use branded_status::*;
@@ -44,6 +48,7 @@ impl From<emq_id::Error> for branded_status {
             emq_id::Gate::Range => BRANDED_ERR_RANGE,
             emq_id::Gate::Queue => EMQ_ERR_QUEUE,
             emq_id::Gate::Kind => EMQ_ERR_KIND,
+            emq_id::Gate::Node => EMQ_ERR_NODE,
             // A gate added to the core later still reports as a refusal.
             _ => BRANDED_ERR_RANGE,
         }
@@ -81,7 +86,7 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], b
 }
 
 /// The stable lowercase name of a status (`"ok"`, `"length"`, …, `"queue"`,
-/// `"null"`, `"buffer"`, `"panic"`, `"self_check"`): the contract's gate names,
+/// `"null"`, `"buffer"`, `"panic"`, `"self_check"`, `"node"`): the contract's gate names,
 /// for messages and for bindings that surface them as error codes.
 /// Returns a static NUL-terminated string, `"unknown"` for a value that is not
 /// a status (it takes an `int`, so any value is safe); never NULL.
@@ -102,6 +107,7 @@ pub extern "C" fn emq_status_name(status: std::ffi::c_int) -> *const std::ffi::c
         8 => b"buffer\0",
         9 => b"panic\0",
         10 => b"self_check\0",
+        11 => b"node\0",
         _ => b"unknown\0",
     };
     name.as_ptr().cast()

@@ -1,8 +1,12 @@
 /* Every function and every reachable status of the emq-id C ABI, against the
  * generated header and the static library. Built with -Wall -Wextra -Werror and
  * run under valgrind memcheck by `cargo xtask test`. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "emq_id.h"
 
@@ -166,10 +170,55 @@ static void mint(void) {
     emq_minter_free(NULL);
 }
 
+/* The node of a minted id, or -1. */
+static int node_of(const char id[14]) {
+    char ns[3];
+    uint64_t s;
+    return branded_decode(id, 14, ns, &s) == BRANDED_OK ? (int)emq_node(s) : -1;
+}
+
+/* The process-wide minter: its node from EMQ_NODE, held for the process's
+ * life; a child forked after minting is refused until it takes its own node. */
+static void process(void) {
+    char dir[64], id[14];
+    snprintf(dir, sizeof dir, "/tmp/emq-id-abi-test-%d", (int)getpid());
+    setenv("EMQ_NODE_DIR", dir, 1);
+    setenv("EMQ_NODE", "5", 1);
+    uint16_t node = 0;
+    uint32_t pid = 0;
+    emq_node_source source = EMQ_NODE_SET;
+    CHECK(emq_mint("JOB", id) == BRANDED_OK && node_of(id) == 5);
+    CHECK(emq_mint("job", id) == BRANDED_ERR_RANGE);
+    CHECK(emq_mint(NULL, id) == EMQ_ERR_NULL && emq_mint("JOB", NULL) == EMQ_ERR_NULL);
+    CHECK(emq_process_node(&node, &source, &pid) == BRANDED_OK);
+    CHECK(node == 5 && source == EMQ_NODE_FROM_ENV && pid == (uint32_t)getpid());
+    CHECK(emq_process_node(NULL, &source, &pid) == EMQ_ERR_NULL);
+    CHECK(emq_process_set_node(5) == BRANDED_OK);     /* the node it holds */
+    CHECK(emq_process_set_node(6) == EMQ_ERR_NODE);   /* a process keeps its node */
+    CHECK(emq_process_set_node(1024) == BRANDED_ERR_RANGE);
+
+    fflush(NULL);
+    pid_t child = fork();
+    if (child == 0) {
+        /* The child inherited node 5 and the parent's state: refused, naming the parent. */
+        int bad = 0;
+        bad += emq_mint("JOB", id) != EMQ_ERR_NODE;
+        bad += emq_process_node(&node, &source, &pid) != EMQ_ERR_NODE;
+        bad += node != 5 || pid != (uint32_t)getppid();
+        bad += emq_process_set_node(6) != BRANDED_OK;
+        bad += emq_mint("JOB", id) != BRANDED_OK || node_of(id) != 6;
+        _exit(bad);
+    }
+    int status = -1;
+    CHECK(child > 0 && waitpid(child, &status, 0) == child);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    CHECK(emq_mint("JOB", id) == BRANDED_OK && node_of(id) == 5); /* the parent mints on */
+}
+
 static void names(void) {
     const char *want[] = {"ok", "length", "namespace", "charset", "range", "queue",
-                          "kind", "null", "buffer", "panic", "self_check"};
-    for (int i = 0; i <= EMQ_ERR_SELF_CHECK; i++) CHECK(strcmp(emq_status_name(i), want[i]) == 0);
+                          "kind", "null", "buffer", "panic", "self_check", "node"};
+    for (int i = 0; i <= EMQ_ERR_NODE; i++) CHECK(strcmp(emq_status_name(i), want[i]) == 0);
     CHECK(strcmp(emq_status_name(-1), "unknown") == 0);
     CHECK(strcmp(emq_status_name(99), "unknown") == 0);
     CHECK(emq_self_check() == BRANDED_OK);
@@ -180,6 +229,7 @@ int main(void) {
     place();
     keyspace();
     mint();
+    process();
     names();
     printf("abi_test: %d passed, %d failed\n", checks - failures, failures);
     return failures != 0;

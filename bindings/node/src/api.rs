@@ -58,19 +58,36 @@ pub fn key(queue: Arg, kind: Arg, id: Option<Arg>) -> Result<Ascii<{ emq_id::MAX
 #[napi(object)]
 pub struct ProcessNode {
     pub node: u32,
-    /// `"env"` (from `EMQ_NODE`) or `"fallback"` (drawn: collisions possible).
+    /// `"env"` (from `EMQ_NODE`), `"set"` (from `setNode`) or `"fallback"`
+    /// (drawn: unique on this host, collisions possible across hosts).
     pub source: String,
 }
 
-/// `processNode(): { node, source }` — throws `range` when `EMQ_NODE` is invalid.
-#[napi]
-pub fn process_node() -> Result<ProcessNode, JsError> {
-    let p = emq_id::process_minter().map_err(gate)?;
+fn report(p: &emq_id::ProcessMinter) -> ProcessNode {
     let source = match p.source() {
         emq_id::NodeSource::Env => "env",
+        emq_id::NodeSource::Explicit => "set",
         _ => "fallback",
     };
-    Ok(ProcessNode { node: p.node() as u32, source: source.into() })
+    ProcessNode { node: p.node() as u32, source: source.into() }
+}
+
+/// `processNode(): { node, source }` — takes the process's node on first use:
+/// throws `range` when `EMQ_NODE` is invalid, `node` when another live process
+/// of this host holds it.
+#[napi]
+pub fn process_node() -> Result<ProcessNode, JsError> {
+    Ok(report(emq_id::process_minter().map_err(gate)?))
+}
+
+/// `setNode(node): { node, source }` — makes `node` this process's node in
+/// place of `EMQ_NODE` (taking its host-local claim); `node` when another live
+/// process holds it or this process already mints with another node.
+#[napi]
+pub fn set_node(node: Arg) -> Result<ProcessNode, JsError> {
+    let node = node.small_int(u32::MAX, "the node is outside 0..=1023")?;
+    let node = u16::try_from(node).map_err(|_| range("the node is outside 0..=1023"))?;
+    Ok(report(emq_id::set_process_node(node).map_err(gate)?))
 }
 
 /// `selfCheck(): void` — throws (code `self_check`) when this build disagrees with the contract.

@@ -17,7 +17,7 @@ pub type JsResult<T> = Result<T, JsError>;
 
 /// The core's refusal, as thrown to JS.
 pub fn gate(e: emq_id::Error) -> JsError {
-    napi::Error::new(Code(e.code()), e.detail().to_string())
+    napi::Error::new(Code(e.code()), e.message().to_string())
 }
 
 /// The range gate for host values the core's types cannot hold.

@@ -7,10 +7,16 @@ const assert = require('node:assert/strict');
 const { execFileSync, spawnSync } = require('node:child_process');
 const path = require('node:path');
 
+const fs = require('node:fs');
+const os = require('node:os');
+
 const pkg = path.join(__dirname, '..');
+// Node claims of this file's processes live apart from other tests and processes of the host.
+const claims = fs.mkdtempSync(path.join(os.tmpdir(), 'emq-id-load-test-'));
+process.on('exit', () => fs.rmSync(claims, { recursive: true, force: true }));
 
 function run(code, env = {}) {
-  const e = { ...process.env, ...env };
+  const e = { ...process.env, EMQ_NODE_DIR: claims, ...env };
   for (const [k, v] of Object.entries(env)) if (v === undefined) delete e[k];
   return spawnSync(process.execPath, ['-e', code], { cwd: pkg, env: e, encoding: 'utf8' });
 }
@@ -26,6 +32,12 @@ test('EMQ_NODE sets the process-wide minter node', () => {
 test('unset EMQ_NODE is visible as a fallback (collision-possible)', () => {
   const r = run("console.log(require('.').processNode().source)", { EMQ_NODE: undefined });
   assert.equal(r.stdout.trim(), 'fallback');
+});
+
+test('setNode in place of EMQ_NODE', () => {
+  const r = run("const e = require('.'); console.log(JSON.stringify([e.setNode(9), e.decode(e.mint('JOB')).node]))", { EMQ_NODE: undefined });
+  assert.equal(r.status, 0, r.stderr);
+  assert.deepEqual(JSON.parse(r.stdout), [{ node: 9, source: 'set' }, 9]);
 });
 
 test('an invalid EMQ_NODE is refused with range, never silently replaced', () => {

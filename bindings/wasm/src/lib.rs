@@ -14,9 +14,9 @@ extern crate alloc;
 
 use alloc::borrow::ToOwned;
 use alloc::string::String;
+use alloc::vec;
 use alloc::vec::Vec;
-use alloc::{boxed::Box, vec};
-use core::sync::atomic::{AtomicPtr, Ordering};
+use core::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 
 use wasm_bindgen::prelude::*;
 
@@ -294,35 +294,44 @@ impl Minter {
     }
 }
 
-/// The module-wide minter behind `mint(ns)`: there is no `EMQ_NODE` in a
-/// browser, so its node must be given with `setNode` first. Each `setNode`
-/// leaks one small minter on purpose: it lives as long as the module.
-static MODULE_MINTER: AtomicPtr<emq_id::Minter> = AtomicPtr::new(core::ptr::null_mut());
+/// The module-wide mint state behind `mint(ns)`. It holds no node bits, so
+/// one state serves whatever node `setNode` gives: changing the node (or
+/// setting the same one again) never restarts it, and ids never repeat.
+static MODULE_STATE: AtomicU64 = AtomicU64::new(0);
+
+/// `NODE_SET | node` once a node is given; 0 before.
+static MODULE_NODE: AtomicU32 = AtomicU32::new(0);
+const NODE_SET: u32 = 1 << 16;
 
 #[wasm_bindgen(js_name = setNode)]
 pub fn set_node(node: JsValue) -> Js<()> {
-    let minter = emq_id::Minter::new(node_arg(node)?).map_err(gate)?;
-    MODULE_MINTER.store(Box::leak(Box::new(minter)), Ordering::Release);
+    let node = emq_id::Minter::new(node_arg(node)?).map_err(gate)?.node();
+    MODULE_NODE.store(NODE_SET | node as u32, Ordering::Release);
     Ok(())
 }
 
-/// `setNode` from the text of an `EMQ_NODE` variable (Node.js hosts): the
-/// core's own parser, so an invalid value is `range`, never a fallback.
+/// `setNode` from the text of an `EMQ_NODE` variable (the Node.js main
+/// thread): the core's own parser, so an invalid value is `range`, never a fallback.
 #[wasm_bindgen(js_name = setNodeText)]
 pub fn set_node_text(text: &str) -> Js<()> {
-    let minter = emq_id::Minter::new(emq_id::parse_node(text).map_err(gate)?).map_err(gate)?;
-    MODULE_MINTER.store(Box::leak(Box::new(minter)), Ordering::Release);
+    let node = emq_id::parse_node(text).map_err(gate)?;
+    MODULE_NODE.store(NODE_SET | node as u32, Ordering::Release);
     Ok(())
 }
 
-/// `mint(ns, nowMs)`: an id from the module-wide minter (`setNode` first).
+/// `mint(ns, nowMs)`: an id from the module-wide state (`setNode` first).
 #[wasm_bindgen]
 pub fn mint(ns: &str, now_ms: JsValue) -> Js<String> {
     emq_id::encode(ns.as_bytes(), 0).map_err(gate)?;
-    // SAFETY: the pointer is NULL or a leaked minter that is never freed.
-    let minter = unsafe { MODULE_MINTER.load(Ordering::Acquire).as_ref() }.ok_or_else(|| {
-        range("no node configured: call setNode(node) first (a browser has no EMQ_NODE; in Node, EMQ_NODE sets it)")
-    })?;
-    let s = minter.next_at(millis(now_ms)?).map_err(gate)?;
+    let node = MODULE_NODE.load(Ordering::Acquire);
+    if node & NODE_SET == 0 {
+        return Err(gate(emq_id::Error::from_gate(
+            emq_id::Gate::Node,
+            "no node given: call setNode(node) first. Each instance of this module is a mint state of its own, \
+             so each browser tab, web worker and Node worker thread needs a node of its own \
+             (in Node, EMQ_NODE is the main thread's alone)",
+        )));
+    }
+    let s = emq_id::step_shared(&MODULE_STATE, node as u16, millis(now_ms)?).map_err(gate)?;
     Ok(ascii(&emq_id::encode(ns.as_bytes(), s).map_err(gate)?))
 }

@@ -65,13 +65,16 @@ function node(code, env) {
 
 test('mint() needs a node: setNode in a browser, EMQ_NODE in Node; never a silent fallback', () => {
   let r = node("import * as e from './node.mjs'; try { e.mint('JOB') } catch (x) { console.log(x.code, x.message) }", { EMQ_NODE: undefined });
-  assert.match(r.stdout, /^range range: .*setNode/);
+  assert.match(r.stdout, /^node node: .*setNode/);
   r = node("import * as e from './node.mjs'; e.setNode(5); console.log(e.decode(e.mint('JOB')).node)", { EMQ_NODE: undefined });
   assert.equal(r.stdout.trim(), '5');
   r = node("import * as e from './node.mjs'; console.log(e.decode(e.mint('JOB')).node)", { EMQ_NODE: '12' });
   assert.equal(r.stdout.trim(), '12');
   r = node("import * as e from './node.mjs'; try { e.mint('JOB') } catch (x) { console.log(x.code) }", { EMQ_NODE: 'abc' });
   assert.equal(r.stdout.trim(), 'range');
+  // setNode again, with the same node or another, never restarts the state: no id repeats.
+  r = node("import * as e from './node.mjs'; e.setNode(5); const a = e.mintMany('JOB', 3000); e.setNode(6); e.setNode(5); const b = e.mintMany('JOB', 3000); console.log(new Set([...a, ...b]).size)", { EMQ_NODE: undefined });
+  assert.equal(r.stdout.trim(), '6000');
 });
 
 test('the CommonJS entry is the same API', () => {

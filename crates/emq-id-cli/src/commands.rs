@@ -198,26 +198,27 @@ fn mint(args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
         Some(n) => n.parse().map_err(|_| Failure::Usage(format!("-n takes a count, not {n:?}")))?,
         None => 1,
     };
-    let process;
-    let local;
+    // The CLI process is one mint state: --node, like EMQ_NODE, takes the
+    // node's host-local claim, so two live invocations never share a node.
     let minter = match node {
-        Some(node) => {
-            local = emq_id::Minter::new(node).map_err(|e| Failure::gate(e, node.to_string().as_bytes()))?;
-            &local
-        }
-        None => {
-            let env = std::env::var(emq_id::NODE_ENV).unwrap_or_default();
-            process = emq_id::process_minter().map_err(|e| Failure::gate(e, env.as_bytes()))?;
-            if process.source() == emq_id::NodeSource::Fallback {
-                eprintln!(
-                    "warning: neither --node nor {} is set; drew node {} at random: ids may collide with another process's",
-                    emq_id::NODE_ENV,
-                    process.node()
-                );
-            }
-            process.minter()
-        }
+        Some(node) => emq_id::set_process_node(node),
+        None => emq_id::process_minter(),
     };
+    let minter = minter.map_err(|e| {
+        let given = match node {
+            Some(node) => format!("--node {node}"),
+            None => format!("{}={}", emq_id::NODE_ENV, std::env::var(emq_id::NODE_ENV).unwrap_or_default()),
+        };
+        Failure::gate(e, given.as_bytes())
+    })?;
+    if minter.source() == emq_id::NodeSource::Fallback {
+        eprintln!(
+            "warning: neither --node nor {} is set; drew node {}, which no other live process of this host holds: \
+             ids may still collide with another host's",
+            emq_id::NODE_ENV,
+            minter.node()
+        );
+    }
     for _ in 0..count {
         let s = minter.next().map_err(|e| Failure::gate(e, b"clock"))?;
         let id = emq_id::Id::new(ns, s).map_err(|e| Failure::gate(e, ns))?;
@@ -280,7 +281,7 @@ fn to_hex(bytes: &[u8]) -> String {
 }
 
 fn from_hex(text: &[u8]) -> Option<Vec<u8>> {
-    if text.len() % 2 != 0 {
+    if !text.len().is_multiple_of(2) {
         return None;
     }
     text.chunks(2).map(|p| u8::from_str_radix(std::str::from_utf8(p).ok()?, 16).ok()).collect()

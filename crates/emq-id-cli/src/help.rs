@@ -48,13 +48,17 @@ Usage: emq-id mint NS [--node N] [-n COUNT] [--json]
        emq-id mint NS --node N --at MS [--at MS]...
 
 Mints COUNT (default 1) ids, one per line (--json: the decode object).
-The node is --node, else the EMQ_NODE environment variable. With neither, a node
-is drawn at random and a warning says so: ids may then collide with another
-process's, so configure a node in production.
+The node is --node, else the EMQ_NODE environment variable; either way this
+process takes the node's host-local claim (a lock file in EMQ_NODE_DIR, default
+$TMPDIR/emq-id), so a second live process on this host asking for the same node
+is refused (gate node, naming the holder's pid). With neither, a node no live
+process of this host holds is drawn and a warning says so: ids may still collide
+with another host's, so configure a node (or a lease) in production.
 With --at, replays the contract's pure mint step from a fresh minter at the
 given clock readings (unix ms), printing one JSON line per step:
 {\"now_ms\", \"id\", \"snowflake\"} or {\"now_ms\", \"error\"} for a refused step.
-Gate: range (node outside 0..=1023, clock past the 41-bit limit, bad namespace)."
+Gates: range (node outside 0..=1023, clock past the 41-bit limit, bad namespace),
+node (the node is held by another live process of this host)."
         }
         "hash32" => {
             "\

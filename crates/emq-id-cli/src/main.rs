@@ -26,7 +26,7 @@ impl Failure {
 
     fn print(&self) {
         match self {
-            Failure::Gate(e, input) => eprintln!("error: {}: {input}: {}", e.code(), e.detail()),
+            Failure::Gate(e, input) => eprintln!("error: {}: {input}: {}", e.code(), e.message()),
             Failure::Usage(msg) => eprintln!("error: usage: {msg} (see emq-id --help)"),
             Failure::Io(msg) => eprintln!("error: io: {msg}"),
         }

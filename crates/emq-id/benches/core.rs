@@ -95,6 +95,10 @@ fn mint(c: &mut Criterion) {
     g.bench_function("clock read alone (SystemTime::now)", |b| b.iter(|| black_box(std::time::SystemTime::now())));
     let minter = emq_id::Minter::new(1).unwrap();
     g.bench_function("next (wall clock), 1 thread", |b| b.iter(|| black_box(minter.next().unwrap())));
+    // The process-wide minter: the same step, plus the check that the node is
+    // still this process's and the burst mark (ids here run far past the clock).
+    let process = emq_id::process_minter().unwrap();
+    g.bench_function("process minter next (wall clock), 1 thread", |b| b.iter(|| black_box(process.next().unwrap())));
     let fixed = emq_id::Minter::new(2).unwrap();
     g.bench_function("next_at (given clock), 1 thread", |b| {
         b.iter(|| black_box(fixed.next_at(black_box(1_769_526_697_641)).unwrap()))

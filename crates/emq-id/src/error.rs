@@ -24,11 +24,18 @@ pub enum Gate {
     Queue,
     /// A key kind the keyspace does not know, or an id given to a kind that takes none.
     Kind,
+    /// No node this process may mint with: the node is held by another live
+    /// process on this host, the process was forked after taking it, no node
+    /// was given where one is required (a browser, a worker thread), or the
+    /// host-local claim could not be taken. Not a property of an input value:
+    /// the remedy is configuration (a node of its own for each mint state).
+    Node,
 }
 
 impl Gate {
     /// Every gate, in the order the contract checks them.
-    pub const ALL: [Gate; 6] = [Gate::Length, Gate::Namespace, Gate::Charset, Gate::Range, Gate::Queue, Gate::Kind];
+    pub const ALL: [Gate; 7] =
+        [Gate::Length, Gate::Namespace, Gate::Charset, Gate::Range, Gate::Queue, Gate::Kind, Gate::Node];
 
     /// The gate's stable lowercase name (`"length"`, `"namespace"`, …).
     pub const fn name(self) -> &'static str {
@@ -39,6 +46,7 @@ impl Gate {
             Gate::Range => "range",
             Gate::Queue => "queue",
             Gate::Kind => "kind",
+            Gate::Node => "node",
         }
     }
 
@@ -65,11 +73,27 @@ impl fmt::Display for Gate {
 pub struct Error {
     gate: Gate,
     detail: &'static str,
+    /// The node a `node` refusal is about, or [`NO_NODE`].
+    node: u16,
+    /// The pid of the process holding that node, or 0 when unknown.
+    holder: u32,
 }
+
+const NO_NODE: u16 = u16::MAX;
 
 impl Error {
     pub(crate) const fn new(gate: Gate, detail: &'static str) -> Error {
-        Error { gate, detail }
+        Error { gate, detail, node: NO_NODE, holder: 0 }
+    }
+
+    /// A [`Gate::Node`] refusal about `node`, naming its holder's pid when known.
+    #[cfg(feature = "std")]
+    pub(crate) const fn about_node(node: u16, holder: Option<u32>, detail: &'static str) -> Error {
+        let holder = match holder {
+            Some(pid) => pid,
+            None => 0,
+        };
+        Error { gate: Gate::Node, detail, node, holder }
     }
 
     /// An error of `gate` raised outside the core: for a binding whose host
@@ -82,7 +106,7 @@ impl Error {
     /// assert_eq!(e.code(), "range");
     /// ```
     pub const fn from_gate(gate: Gate, detail: &'static str) -> Error {
-        Error { gate, detail }
+        Error::new(gate, detail)
     }
 
     /// The gate that refused the input.
@@ -95,15 +119,64 @@ impl Error {
         self.gate.name()
     }
 
-    /// A human sentence saying what was wrong, without the gate name.
+    /// A human sentence saying what was wrong, without the gate name (and
+    /// without the node and pid that [`Error::message`] adds).
     pub const fn detail(&self) -> &'static str {
         self.detail
+    }
+
+    /// For a [`Gate::Node`] refusal, the node it is about.
+    pub const fn node(&self) -> Option<u16> {
+        if self.node == NO_NODE {
+            None
+        } else {
+            Some(self.node)
+        }
+    }
+
+    /// For a [`Gate::Node`] refusal, the pid of the live process that holds
+    /// the node on this host, when it could be read.
+    pub const fn holder_pid(&self) -> Option<u32> {
+        if self.holder == 0 {
+            None
+        } else {
+            Some(self.holder)
+        }
+    }
+
+    /// The whole message without the gate name: the node and its holder when
+    /// the refusal names them, then [`Error::detail`]. Bindings surface this.
+    ///
+    /// ```
+    /// let err = emq_id::decode(b"USR0KHTOWnGL!C").unwrap_err();
+    /// assert_eq!(err.message().to_string(), err.detail());
+    /// ```
+    pub const fn message(&self) -> Message<'_> {
+        Message(self)
+    }
+}
+
+/// [`Error::message`]: the refusal without its gate name, as text.
+#[derive(Clone, Copy, Debug)]
+pub struct Message<'a>(&'a Error);
+
+impl fmt::Display for Message<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let e = self.0;
+        if let Some(node) = e.node() {
+            write!(f, "node {node}")?;
+            if let Some(pid) = e.holder_pid() {
+                write!(f, " (held by pid {pid})")?;
+            }
+            f.write_str(": ")?;
+        }
+        f.write_str(e.detail)
     }
 }
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.gate.name(), self.detail)
+        write!(f, "{}: {}", self.gate.name(), self.message())
     }
 }
 

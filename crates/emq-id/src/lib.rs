@@ -30,6 +30,8 @@
 #![forbid(unsafe_code)]
 
 mod check;
+#[cfg(feature = "std")]
+mod claim;
 mod codec;
 mod error;
 mod hash;
@@ -42,14 +44,18 @@ mod slot;
 mod snowflake;
 
 pub use check::{self_check, Mismatch};
+#[cfg(feature = "std")]
+pub use claim::{claim_dir, NodeClaim, NODE_DIR_ENV};
 pub use codec::{decode, encode, encode_into, is_namespace, ALPHABET, ID_LEN, MAX_PAYLOAD, NS_LEN, PAYLOAD_LEN};
-pub use error::{Error, Gate, Result};
+pub use error::{Error, Gate, Message, Result};
 pub use hash::hash32;
 pub use id::Id;
 pub use keyspace::{check_queue, job_key, key, queue_key, Key, Kind, JOB_NS, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN};
 pub use mint::{parse_node, step, step_shared, Minter};
 #[cfg(feature = "std")]
-pub use process::{mint, now_ms, process_minter, NodeSource, ProcessMinter, NODE_ENV};
+pub use process::{
+    mint, now_ms, process_forked, process_minter, set_process_node, NodeSource, ProcessMinter, NODE_ENV,
+};
 pub use slot::{crc16, hashtag, slot, SLOTS};
 pub use snowflake::{compose, min_for, node, seq, unix_ms, EPOCH_MS, MAX_NODE, MAX_SEQ, MAX_SNOWFLAKE, MAX_TS};
 

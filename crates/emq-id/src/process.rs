@@ -1,71 +1,162 @@
-//! The process-wide minter, configured by the `EMQ_NODE` environment variable.
+//! The process-wide minter: one mint state per process, on a node that the
+//! process holds exclusively on its host (SPEC.md §5, "one node, one mint state").
+//!
+//! The node comes from [`set_process_node`], else `EMQ_NODE`, else a drawn
+//! node that no live process of the host holds. Taking it takes the node's
+//! [`NodeClaim`]; a node another live process holds is refused with
+//! [`Gate::Node`](crate::Gate::Node), naming the holder's pid.
+//!
+//! The hot path is one atomic load (is the node still ours?) and the
+//! compare-and-swap of [`step_shared`]; everything else happens once.
 
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::error::Result;
+use crate::claim::{attempt, claim_dir, NodeClaim, Refusal};
+use crate::error::{Error, Result};
 use crate::id::Id;
-use crate::mint::parse_node;
-use crate::mint::Minter;
-use crate::snowflake::MAX_NODE;
+use crate::mint::{parse_node, step_shared};
+use crate::snowflake::{ts_since_epoch, EPOCH_MS, MAX_NODE};
 
 /// The environment variable naming this process's node (`0`–`1023`).
 pub const NODE_ENV: &str = "EMQ_NODE";
 
 /// Where the process-wide minter's node came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum NodeSource {
-    /// From `EMQ_NODE`: unique as long as your configuration gives each
-    /// concurrently minting process its own node.
+    /// From `EMQ_NODE`: unique on this host by its claim, and across hosts as
+    /// long as your configuration gives each host's processes their own nodes.
     Env,
-    /// `EMQ_NODE` was unset, so the node was drawn from the process id and the
-    /// clock. Two processes can draw the same node and then mint the same id:
-    /// collisions are possible. Set `EMQ_NODE` in production.
+    /// `EMQ_NODE` was unset, so a node no live process of this host holds was
+    /// drawn. Another host can draw the same node, and then ids can collide:
+    /// set `EMQ_NODE` (or use a lease) in production.
     Fallback,
+    /// Given by the program with [`set_process_node`].
+    Explicit,
 }
 
-/// The process-wide minter and where its node came from.
+/// The process's one mint state. Obtained from [`process_minter`] or
+/// [`set_process_node`]; every mint checks that the node is still this
+/// process's (it stops being so in a forked child, see [`process_forked`]).
 #[derive(Debug)]
 pub struct ProcessMinter {
-    minter: Minter,
-    source: NodeSource,
+    _one: (),
 }
+
+static PROCESS: ProcessMinter = ProcessMinter { _one: () };
+
+/// `HELD | source << 16 | node` while this process holds its node; without
+/// `HELD` (the node and source kept for reports) before the first claim and in
+/// a forked child.
+static CURRENT: AtomicU32 = AtomicU32::new(0);
+const HELD: u32 = 1 << 31;
+
+/// The mint state `ts << 12 | seq`. It holds no node bits, so it stays valid
+/// when a forked child moves to a node of its own: it only ever grows.
+static STATE: AtomicU64 = AtomicU64::new(0);
+
+/// The claim behind `CURRENT`, and the pid that took it (a child inherits
+/// both, and must not mint with them).
+struct Holder {
+    claim: Option<NodeClaim>,
+    pid: u32,
+}
+
+/// The millisecond (since the epoch) up to which the claim file says this
+/// process may have minted. Minting beyond the clock (a burst past 4,096 ids
+/// in a millisecond) records a new mark first, so the node's next holder on
+/// this host starts after every id this process minted, even if it is killed.
+static RESERVED: AtomicU64 = AtomicU64::new(0);
+
+/// How far past a burst's millisecond one record reaches: a sustained burst
+/// writes the claim file once per 64 ms of borrowed time (262,144 ids).
+const RESERVE_AHEAD_MS: u64 = 64;
+
+static HOLDER: Mutex<Holder> = Mutex::new(Holder { claim: None, pid: 0 });
 
 impl ProcessMinter {
-    /// The minter itself.
-    pub fn minter(&self) -> &Minter {
-        &self.minter
-    }
-
-    /// The node it stamps.
+    /// The node this process mints with (the last one it held, after a fork).
     pub fn node(&self) -> u16 {
-        self.minter.node()
+        CURRENT.load(Ordering::Acquire) as u16
     }
 
-    /// Whether the node was configured or drawn (collision-possible).
+    /// Whether the node was configured, given, or drawn.
     pub fn source(&self) -> NodeSource {
-        self.source
+        match (CURRENT.load(Ordering::Acquire) >> 16) & 3 {
+            0 => NodeSource::Env,
+            1 => NodeSource::Fallback,
+            _ => NodeSource::Explicit,
+        }
+    }
+
+    /// Mints with the system clock.
+    #[inline]
+    pub fn next(&self) -> Result<u64> {
+        self.next_at(now_ms())
+    }
+
+    /// Mints with an explicit clock reading (Unix ms): the contract's pure
+    /// step applied atomically to the process's state. Refused with
+    /// [`Gate::Node`](crate::Gate::Node) when this process no longer holds its
+    /// node (a forked child that has not taken one of its own).
+    #[inline]
+    pub fn next_at(&self, now_ms: i64) -> Result<u64> {
+        let current = CURRENT.load(Ordering::Acquire);
+        let node = if current & HELD != 0 { current as u16 } else { take(None)?.node() };
+        let snowflake = step_shared(&STATE, node, now_ms)?;
+        let ts = snowflake >> 22;
+        if ts > ts_since_epoch(now_ms) && ts > RESERVED.load(Ordering::Acquire) {
+            reserve(ts)?;
+        }
+        Ok(snowflake)
     }
 }
 
-/// The process-wide minter, created on first use from `EMQ_NODE`.
+/// The process-wide minter, holding its node from the first call on: the
+/// node of [`set_process_node`], else `EMQ_NODE`, else a drawn node (see
+/// [`NodeSource`]).
 ///
-/// `EMQ_NODE` set to anything but a decimal in `0..=1023` is refused with
-/// [`Gate::Range`](crate::Gate::Range) (every call answers the same error: a misconfigured node
-/// never silently falls back). Unset, the node is drawn and
-/// [`ProcessMinter::source`] says [`NodeSource::Fallback`].
+/// Refused with [`Gate::Range`](crate::Gate::Range) when `EMQ_NODE` is set to
+/// anything but a decimal in `0..=1023` (a misconfigured node never silently
+/// falls back), and with [`Gate::Node`](crate::Gate::Node) when another live
+/// process on this host holds the node. A refusal is not remembered: the next
+/// call tries again, so a process can wait for a node to be freed.
 pub fn process_minter() -> Result<&'static ProcessMinter> {
-    static GLOBAL: OnceLock<Result<ProcessMinter>> = OnceLock::new();
-    GLOBAL
-        .get_or_init(|| {
-            let (node, source) = match std::env::var_os(NODE_ENV) {
-                Some(value) => (parse_node(value.to_str().unwrap_or(""))?, NodeSource::Env),
-                None => (fallback_node(), NodeSource::Fallback),
-            };
-            Ok(ProcessMinter { minter: Minter::new(node)?, source })
-        })
-        .as_ref()
-        .map_err(|e| *e)
+    if CURRENT.load(Ordering::Acquire) & HELD != 0 {
+        return Ok(&PROCESS);
+    }
+    take(None)
+}
+
+/// Makes `node` this process's node (taking its host-local claim), in place
+/// of `EMQ_NODE`: for programs that get their node from elsewhere, and for a
+/// forked child, which must take a node of its own before it mints.
+///
+/// A process keeps its node for its lifetime: asking again for the node it
+/// holds answers the minter; asking for another is refused with
+/// [`Gate::Node`](crate::Gate::Node).
+pub fn set_process_node(node: u16) -> Result<&'static ProcessMinter> {
+    if node > MAX_NODE {
+        return Err(Error::from_gate(crate::Gate::Range, "the node is outside 0..=1023"));
+    }
+    take(Some(node))
+}
+
+/// Tells the process-wide minter that this process is a child forked from
+/// the one that took the node: the child inherited the parent's node and mint
+/// state, and minting on with them would repeat the parent's ids. Until the
+/// child takes a node of its own (`EMQ_NODE` names a node the parent still
+/// holds, so that is refused; a drawn node is drawn again; or
+/// [`set_process_node`]), every mint is refused with
+/// [`Gate::Node`](crate::Gate::Node).
+///
+/// One atomic store, so it is async-signal-safe: call it from a
+/// `pthread_atfork` child handler (the C ABI registers one) or first thing
+/// in the child of `fork()`.
+pub fn process_forked() {
+    CURRENT.fetch_and(!HELD, Ordering::AcqRel);
 }
 
 /// Mints an id in `ns` with the process-wide minter and the system clock.
@@ -78,8 +169,7 @@ pub fn process_minter() -> Result<&'static ProcessMinter> {
 pub fn mint(ns: &[u8]) -> Result<Id> {
     // Check the namespace first, so a refused call does not consume a sequence number.
     crate::codec::encode(ns, 0)?;
-    let snowflake = process_minter()?.minter().next()?;
-    Id::new(ns, snowflake)
+    Id::new(ns, process_minter()?.next()?)
 }
 
 /// The system clock in Unix milliseconds (negative before 1970).
@@ -91,8 +181,93 @@ pub fn now_ms() -> i64 {
     }
 }
 
-fn fallback_node() -> u16 {
+/// The slow path: takes this process's node once (or again, in a forked child).
+fn take(explicit: Option<u16>) -> Result<&'static ProcessMinter> {
+    let mut holder = HOLDER.lock().unwrap_or_else(PoisonError::into_inner);
+    let pid = std::process::id();
+    if holder.pid != pid {
+        // A forked child: drop its copy of the parent's claim (closing the
+        // descriptor, never unlocking: the lock is the parent's) and forget the node.
+        holder.claim = None;
+        holder.pid = pid;
+        CURRENT.fetch_and(!HELD, Ordering::AcqRel);
+    }
+    let current = CURRENT.load(Ordering::Acquire);
+    if current & HELD != 0 {
+        return match explicit {
+            Some(node) if node != current as u16 => Err(Error::about_node(
+                current as u16,
+                Some(pid),
+                "this process already mints with this node; a process keeps its node for its lifetime",
+            )),
+            _ => Ok(&PROCESS),
+        };
+    }
+    let (claim, source) = match explicit {
+        Some(node) => (NodeClaim::take(node)?, NodeSource::Explicit),
+        None => match std::env::var_os(NODE_ENV) {
+            Some(value) => (NodeClaim::take(parse_node(value.to_str().unwrap_or(""))?)?, NodeSource::Env),
+            None => (draw()?, NodeSource::Fallback),
+        },
+    };
+    // Hand-over on this host: the node's previous holder may have minted in
+    // this very millisecond before it died, or ahead of the clock up to its
+    // recorded mark, so start after both.
+    let inherited = claim.high_water().map_or(0, ts_since_epoch);
+    let start = (ts_since_epoch(now_ms()) + 1).max(inherited + 1);
+    STATE.fetch_max((start << 12) - 1, Ordering::AcqRel);
+    RESERVED.store(inherited, Ordering::Release);
+    let code = match source {
+        NodeSource::Env => 0,
+        NodeSource::Fallback => 1,
+        NodeSource::Explicit => 2,
+    };
+    CURRENT.store(HELD | code << 16 | claim.node() as u32, Ordering::Release);
+    holder.claim = Some(claim);
+    Ok(&PROCESS)
+}
+
+/// Records in the claim file that this process may mint up to `ts` (and a
+/// little further), before the id that reaches `ts` is handed out.
+#[cold]
+fn reserve(ts: u64) -> Result<()> {
+    let holder = HOLDER.lock().unwrap_or_else(PoisonError::into_inner);
+    if ts <= RESERVED.load(Ordering::Acquire) {
+        return Ok(()); // another thread recorded it meanwhile
+    }
+    let node = CURRENT.load(Ordering::Acquire) as u16;
+    let recorded = holder.claim.as_ref().map(|claim| {
+        let upto = ts + RESERVE_AHEAD_MS;
+        claim.record_high_water((EPOCH_MS + upto) as i64).map(|()| upto)
+    });
+    match recorded {
+        Some(Ok(upto)) => {
+            RESERVED.store(upto, Ordering::Release);
+            Ok(())
+        }
+        _ => Err(Error::about_node(
+            node,
+            None,
+            "the high-water mark of a burst could not be recorded in the node's claim file",
+        )),
+    }
+}
+
+/// Draws a node no live process of this host holds: a random start, then the
+/// next node while the drawn one is held.
+fn draw() -> Result<NodeClaim> {
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
     let seed = (std::process::id() as u64) << 32 | nanos as u64;
-    (crate::hash::hash32(seed) % (MAX_NODE as u32 + 1)) as u16
+    let nodes = MAX_NODE as u32 + 1;
+    let start = crate::hash::hash32(seed) % nodes;
+    let dir = claim_dir();
+    for i in 0..nodes {
+        let node = ((start + i) % nodes) as u16;
+        match attempt(&dir, node) {
+            Ok(claim) => return Ok(claim),
+            Err(Refusal::Held(_)) => continue,
+            Err(Refusal::Failed(detail)) => return Err(Error::about_node(node, None, detail)),
+        }
+    }
+    Err(Error::from_gate(crate::Gate::Node, "every node 0..=1023 is held by a live process on this host"))
 }

@@ -1,0 +1,138 @@
+//! The process-wide minter: one mint state per process, on a node the process
+//! holds exclusively on its host (EMQ_NODE, else drawn; or given). A child
+//! forked after the node was taken is told so by a `pthread_atfork` handler,
+//! registered on first use, and refuses to mint until it takes its own node.
+
+use std::ffi::c_char;
+use std::sync::Once;
+
+use crate::status::{branded_status, bytes, guard, non_null};
+
+/// Where the process's node came from, as `emq_process_node` reports it.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum emq_node_source {
+    /// From the `EMQ_NODE` environment variable.
+    EMQ_NODE_FROM_ENV = 0,
+    /// Drawn: no other live process of this host holds it, but another host may.
+    EMQ_NODE_DRAWN = 1,
+    /// Given with `emq_process_set_node`.
+    EMQ_NODE_SET = 2,
+}
+
+/// Takes this process's node now if it has none (else nothing changes) and
+/// writes it, with where it came from, to the outputs.
+///
+/// Returns `BRANDED_ERR_RANGE` when `EMQ_NODE` is not a decimal in 0..=1023,
+/// and `EMQ_ERR_NODE` when another live process of this host holds the node;
+/// then, unlike elsewhere in this ABI, `node_out` receives the refused node and
+/// `holder_pid_out` the holder's pid (0 when unknown), so the host can say who.
+/// On `BRANDED_OK`, `holder_pid_out` receives this process's pid.
+///
+/// # Safety
+/// The three outputs must be writable.
+#[no_mangle]
+pub unsafe extern "C" fn emq_process_node(
+    node_out: *mut u16,
+    source_out: *mut emq_node_source,
+    holder_pid_out: *mut u32,
+) -> branded_status {
+    guard(|| {
+        non_null(node_out)?;
+        non_null(source_out)?;
+        non_null(holder_pid_out)?;
+        register_fork_handler();
+        let (node, source, pid, status) = match emq_id::process_minter() {
+            Ok(p) => (p.node(), source(p.source()), std::process::id(), branded_status::BRANDED_OK),
+            Err(e) => match e.node() {
+                Some(node) => (node, emq_node_source::EMQ_NODE_FROM_ENV, e.holder_pid().unwrap_or(0), e.into()),
+                None => return Err(e.into()),
+            },
+        };
+        // SAFETY: all three are non-NULL and writable by the caller's promise.
+        unsafe {
+            node_out.write_unaligned(node);
+            holder_pid_out.write_unaligned(pid);
+            if status == branded_status::BRANDED_OK {
+                source_out.write_unaligned(source);
+            }
+        }
+        match status {
+            branded_status::BRANDED_OK => Ok(()),
+            refused => Err(refused),
+        }
+    })
+}
+
+/// Makes `node` this process's node in place of `EMQ_NODE`, taking its
+/// host-local claim: for hosts that get their node elsewhere, and for a forked
+/// child, which must take a node of its own before it mints.
+///
+/// Returns `BRANDED_ERR_RANGE` for a node above 1023 and `EMQ_ERR_NODE` when
+/// another live process of this host holds it, or when this process already
+/// mints with another node (a process keeps its node for its lifetime).
+#[no_mangle]
+pub extern "C" fn emq_process_set_node(node: u16) -> branded_status {
+    guard(|| {
+        register_fork_handler();
+        emq_id::set_process_node(node)?;
+        Ok(())
+    })
+}
+
+/// Mints an id in namespace `ns` (3 bytes A-Z) with the process-wide minter
+/// and writes its 14 bytes (no terminator) to `out`. The first call takes the
+/// process's node (see `emq_process_node`).
+///
+/// Returns `BRANDED_ERR_RANGE` for a bad namespace or `EMQ_NODE`, and
+/// `EMQ_ERR_NODE` when the node is held by another live process of this host
+/// or this process is a child forked after taking it.
+///
+/// # Safety
+/// `ns` must be readable for 3 bytes and `out` writable for 14 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn emq_mint(ns: *const c_char, out: *mut c_char) -> branded_status {
+    guard(|| {
+        // SAFETY: the caller promises 3 readable bytes at a non-NULL `ns`.
+        let ns = unsafe { bytes(non_null(ns)?.cast(), 3)? };
+        non_null(out)?;
+        register_fork_handler();
+        let id = emq_id::mint(ns)?.to_bytes();
+        // SAFETY: `out` is non-NULL and the caller promises 14 writable bytes.
+        unsafe { std::ptr::copy_nonoverlapping(id.as_ptr(), out.cast(), id.len()) };
+        Ok(())
+    })
+}
+
+fn source(source: emq_id::NodeSource) -> emq_node_source {
+    match source {
+        emq_id::NodeSource::Env => emq_node_source::EMQ_NODE_FROM_ENV,
+        emq_id::NodeSource::Explicit => emq_node_source::EMQ_NODE_SET,
+        _ => emq_node_source::EMQ_NODE_DRAWN,
+    }
+}
+
+/// Registers, once, a `pthread_atfork` child handler that tells the core the
+/// process was forked: the child inherits the parent's node and mint state,
+/// and minting on with them would repeat the parent's ids.
+fn register_fork_handler() {
+    static ONCE: Once = Once::new();
+    #[cfg(unix)]
+    ONCE.call_once(|| {
+        extern "C" fn forked_child() {
+            emq_id::process_forked(); // one atomic store: async-signal-safe
+        }
+        extern "C" {
+            fn pthread_atfork(
+                prepare: Option<extern "C" fn()>,
+                parent: Option<extern "C" fn()>,
+                child: Option<extern "C" fn()>,
+            ) -> std::ffi::c_int;
+        }
+        // SAFETY: pthread_atfork is the C library's, with the signature POSIX
+        // gives it; the handler is a plain function that lives as long as the
+        // library (a static or a shared library that is never unloaded while
+        // the process forks) and only performs an atomic store.
+        let _ = unsafe { pthread_atfork(None, None, Some(forked_child)) };
+    });
+}

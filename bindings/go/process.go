@@ -1,0 +1,102 @@
+package emqid
+
+/*
+#include "emq_id.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// NodeSource says where the process's node came from.
+type NodeSource int
+
+const (
+	// NodeFromEnv: the EMQ_NODE environment variable.
+	NodeFromEnv NodeSource = iota
+	// NodeDrawn: EMQ_NODE was unset, so a node no other live process of this
+	// host holds was drawn. Another host can draw the same node: set EMQ_NODE
+	// (or use a lease) in production.
+	NodeDrawn
+	// NodeSet: given with SetProcessNode.
+	NodeSet
+)
+
+func (s NodeSource) String() string {
+	switch s {
+	case NodeFromEnv:
+		return "env"
+	case NodeDrawn:
+		return "drawn"
+	default:
+		return "set"
+	}
+}
+
+// Mint mints an id in ns with the process-wide minter: one mint state for the
+// whole process (safe for concurrent use), on a node the process holds on
+// this host for its lifetime. The first call takes the node (see ProcessNode).
+// Errors: ErrRange for a bad namespace or EMQ_NODE, ErrNode when another live
+// process of this host holds the node.
+func Mint(ns string) (ID, error) {
+	if len(ns) != 3 {
+		return ID{}, rangeError("a namespace is three bytes A-Z")
+	}
+	out := make([]byte, 14)
+	status := C.emq_mint((*C.char)(unsafe.Pointer(unsafe.StringData(ns))), (*C.char)(unsafe.Pointer(&out[0])))
+	if status == C.EMQ_ERR_NODE {
+		_, _, err := ProcessNode() // says which node, and who holds it
+		if err != nil {
+			return ID{}, err
+		}
+	}
+	if err := check(status); err != nil {
+		return ID{}, err
+	}
+	return ParseBytes(out)
+}
+
+// ProcessNode takes this process's node if it has none yet, and reports it:
+// SetProcessNode's, else EMQ_NODE, else a drawn node. Taking it takes the
+// node's host-local claim (a lock file in EMQ_NODE_DIR, released when the
+// process dies), so a node another live process of this host holds is
+// refused with ErrNode, naming the holder's pid.
+func ProcessNode() (node int, source NodeSource, err error) {
+	var n C.uint16_t
+	var src C.emq_node_source
+	var holder C.uint32_t
+	status := C.emq_process_node(&n, &src, &holder)
+	if status == C.EMQ_ERR_NODE {
+		return 0, 0, nodeError(int(n), uint32(holder))
+	}
+	if err := check(status); err != nil {
+		return 0, 0, err
+	}
+	return int(n), NodeSource(src), nil
+}
+
+// SetProcessNode makes node this process's node in place of EMQ_NODE, taking
+// its host-local claim. ErrRange outside 0..=1023; ErrNode when another live
+// process of this host holds it, or this process already mints with another
+// node (a process keeps its node for its lifetime).
+func SetProcessNode(node int) error {
+	if node < 0 || node > 1023 {
+		return rangeError("the node is outside 0..=1023")
+	}
+	if status := C.emq_process_set_node(C.uint16_t(node)); status == C.EMQ_ERR_NODE {
+		return &Error{Gate: "node", Detail: fmt.Sprintf("node %d is held by another live process of this host, "+
+			"or this process already mints with another node (a process keeps its node for its lifetime)", node)}
+	} else {
+		return check(status)
+	}
+}
+
+func nodeError(node int, holder uint32) error {
+	who := "another live process"
+	if holder != 0 {
+		who = fmt.Sprintf("process %d", holder)
+	}
+	return &Error{Gate: "node", Detail: fmt.Sprintf("node %d is held by %s on this host: give each minting process its own node (EMQ_NODE)", node, who)}
+}
