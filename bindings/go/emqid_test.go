@@ -29,7 +29,7 @@ func TestEveryGateIsAnErrorsIsSentinel(t *testing.T) {
 		{second(emqid.MinForUnixMs(1704067200000 + 1<<41)), emqid.ErrRange},
 		{second(emqid.QueueKey("a{b}", emqid.KindPending)), emqid.ErrQueue},
 		{second(emqid.QueueKey("orders", "done")), emqid.ErrKind},
-		{second(emqid.JobKey("orders", "USR0KHTOWnGLuC")), emqid.ErrNamespace},
+		{second(emqid.JobKey("orders", "USR0KHTOWnGLuC")), emqid.ErrKind}, // emq-keyspace/2: EMQKIND
 	}
 	for i, c := range cases {
 		if !errors.Is(c.err, c.want) {
@@ -207,5 +207,43 @@ func TestMintStepIsThePureStep(t *testing.T) {
 func TestSelfCheck(t *testing.T) {
 	if err := emqid.SelfCheck(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestKeyspaceTwo(t *testing.T) {
+	if k, err := emqid.Type("orders", "g:vip:pending"); err != nil || k != "emq:{orders}:g:vip:pending" {
+		t.Fatalf("Type: %q %v", k, err)
+	}
+	if _, err := emqid.Type("orders", "g:a:b:pending"); !errors.Is(err, emqid.ErrKind) {
+		t.Fatalf("a : in a name: %v", err)
+	}
+	p, err := emqid.ParseKey("emq:{orders}:job:JOB0KHTOWnGLuC:lock")
+	if err != nil || p != (emqid.ParsedKey{Queue: "orders", Family: "job:<id>:lock", Param: "JOB0KHTOWnGLuC"}) {
+		t.Fatalf("ParseKey: %+v %v", p, err)
+	}
+	if _, err := emqid.ParseKey("{emq}:version"); !errors.Is(err, emqid.ErrQueue) {
+		t.Fatalf("ParseKey of the reserve: %v", err)
+	}
+	if k, err := emqid.Reserve("version"); err != nil || k != "{emq}:version" {
+		t.Fatalf("Reserve: %q %v", k, err)
+	}
+	if k, err := emqid.JobPrefix("orders"); err != nil || k != "emq:{orders}:job:" {
+		t.Fatalf("JobPrefix: %q %v", k, err)
+	}
+	if n, err := emqid.PrefixBytes("orders", "job:"); err != nil || n != 17 {
+		t.Fatalf("PrefixBytes: %d %v", n, err)
+	}
+	entry, err := emqid.XaddID("EVT000xY9Wvvcd")
+	if err != nil || entry != "1704117200000-1620567" {
+		t.Fatalf("XaddID: %q %v", entry, err)
+	}
+	if _, err := emqid.XaddID("ORD000xY9Wvvcd"); !errors.Is(err, emqid.ErrKind) {
+		t.Fatalf("XaddID of ORD: %v", err)
+	}
+	if id, err := emqid.FromXaddID(entry, "EVT"); err != nil || id.String() != "EVT000xY9Wvvcd" {
+		t.Fatalf("FromXaddID: %v %v", id, err)
+	}
+	if _, err := emqid.FromXaddID("1704117200000-x", "EVT"); !errors.Is(err, emqid.ErrCharset) {
+		t.Fatalf("FromXaddID charset: %v", err)
 	}
 }

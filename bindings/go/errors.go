@@ -37,7 +37,8 @@ var (
 	ErrQueue     = &Error{Gate: "queue"}
 	ErrKind      = &Error{Gate: "kind"}
 	// ErrNode: the process has no node it may mint with (another live
-	// process of this host holds it).
+	// process of this host holds it, every node is held, or the claim
+	// directory EMQ_NODE_DIR cannot be used).
 	ErrNode = &Error{Gate: "node"}
 	// ErrSelfCheck: the linked library disagrees with the contract.
 	ErrSelfCheck = &Error{Gate: "self_check"}

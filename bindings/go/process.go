@@ -86,17 +86,21 @@ func SetProcessNode(node int) error {
 		return rangeError("the node is outside 0..=1023")
 	}
 	if status := C.emq_process_set_node(C.uint16_t(node)); status == C.EMQ_ERR_NODE {
-		return &Error{Gate: "node", Detail: fmt.Sprintf("node %d is held by another live process of this host, "+
-			"or this process already mints with another node (a process keeps its node for its lifetime)", node)}
+		return &Error{Gate: "node", Detail: fmt.Sprintf("node %d could not be taken: another live process of this host holds it, "+
+			"this process already mints with another node (a process keeps its node for its lifetime), "+
+			"or the claim directory (EMQ_NODE_DIR) cannot be used", node)}
 	} else {
 		return check(status)
 	}
 }
 
 func nodeError(node int, holder uint32) error {
-	who := "another live process"
-	if holder != 0 {
-		who = fmt.Sprintf("process %d", holder)
+	switch {
+	case node == int(C.EMQ_NO_NODE):
+		return &Error{Gate: "node", Detail: "no node could be taken on this host: every node is held, or the claim directory (EMQ_NODE_DIR, default /tmp/emq-id) cannot be used"}
+	case holder != 0:
+		return &Error{Gate: "node", Detail: fmt.Sprintf("node %d is held by process %d on this host: give each minting process its own node (EMQ_NODE)", node, holder)}
+	default:
+		return &Error{Gate: "node", Detail: fmt.Sprintf("node %d could not be taken on this host: another live process holds it, or the claim directory (EMQ_NODE_DIR, default /tmp/emq-id) cannot be used", node)}
 	}
-	return &Error{Gate: "node", Detail: fmt.Sprintf("node %d is held by %s on this host: give each minting process its own node (EMQ_NODE)", node, who)}
 }

@@ -47,10 +47,31 @@ export function hashtag(key: string): string;
 export function hashtag(key: Uint8Array): Uint8Array;
 /** emq:{queue}:pending | emq:{queue}:active. Throws `queue`, then `kind`. */
 export function queueKey(queue: string, kind: 'pending' | 'active' | string): string;
-/** emq:{queue}:job:<id>; the id must be a valid JOB id (else its gate, or `namespace`). */
+/** emq:{queue}:job:<id>; the id must be a valid JOB id (else its gate, or `kind` for another namespace). */
 export function jobKey(queue: string, id: Bytes): string;
-/** The general builder; errors in the order queue, kind, id. */
+/**
+ * A key of queue from its type as the bus writes it (`pending`, `g:vip:pending`, `job:<id>:lock`);
+ * the emq-keyspace/1 form key(queue, 'job', id) is kept. Errors: `queue`, then `kind` or the id's gate.
+ */
 export function key(queue: string, kind: string, id?: Bytes): string;
+/** A queue key read back: its queue, its family as a pattern (`g:<name>:pending`), its parameter. */
+export interface ParsedKey {
+  queue: string;
+  family: string;
+  param?: string;
+}
+/** Reads a queue key back (the exact inverse of key): `queue` when it is not emq:{Q}:<type>, else the type's error. */
+export function parseKey(key: Bytes): ParsedKey;
+/** The reserve's cross-queue key {emq}:<name> (reserve('version') is the bus's version fence); `kind` for a bad name. */
+export function reserve(name: string): string;
+/** emq:{queue}:job:, the prefix the bus's scripts append job ids to. */
+export function jobPrefix(queue: string): string;
+/** The bytes a family's keys spend before their parameter (type `job:`, `g:`, … or a fixed type). */
+export function prefixBytes(queue: string, type: string): number;
+/** The stream entry id `<unix_ms>-<tail22>` of an EVT id; `kind` for another namespace. */
+export function xaddId(id: Bytes): string;
+/** The id (namespace ns, default EVT) behind a stream entry id: `charset` or `range` when no id has it. */
+export function fromXaddId(entry: string, ns?: string): string;
 /**
  * Mints an id with the process-wide minter: one mint state for the whole process (worker threads
  * included), on a node the process holds on this host. Throws `node` when another live process of
@@ -89,4 +110,4 @@ export class Minter {
 }
 
 export const CONTRACT: 'branded-snowflake/1.0.0';
-export const KEYSPACE: 'emq-keyspace/1';
+export const KEYSPACE: 'emq-keyspace/2';

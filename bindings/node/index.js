@@ -129,6 +129,12 @@ const api = {
   queueKey: wrap(native.queueKey),
   jobKey: wrap(native.jobKey),
   key: wrap(native.key),
+  parseKey: wrap(native.parseKey),
+  reserve: wrap(native.reserve),
+  jobPrefix: wrap(native.jobPrefix),
+  prefixBytes: wrap(native.prefixBytes),
+  xaddId: wrap(native.xaddId),
+  fromXaddId: wrap(native.fromXaddId),
   mint: wrap(native.mint),
   mintMany: wrap(native.mintMany),
   mintStep: wrap(native.mintStep),
@@ -136,7 +142,7 @@ const api = {
   processNode: wrap(native.processNode),
   selfCheck: wrap(native.selfCheck),
   CONTRACT: 'branded-snowflake/1.0.0',
-  KEYSPACE: 'emq-keyspace/1',
+  KEYSPACE: 'emq-keyspace/2',
 };
 
 // A build that disagrees with the contract must not load.

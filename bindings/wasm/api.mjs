@@ -198,6 +198,15 @@ export function makeApi(raw, { envNode } = {}) {
     key: guard((queue, kind, id) =>
       raw.key(str(queue, 'a queue is a string'), str(kind, 'a kind is a string'), id === undefined ? undefined : str(id, 'an id is a string')),
     ),
+    parseKey: guard((key) => {
+      const [queue, family, param] = raw.parseKey(str(key, 'a key is a string')).split('\n');
+      return param === undefined ? { queue, family } : { queue, family, param };
+    }),
+    reserve: guard((name) => raw.reserve(str(name, 'a name is a string'))),
+    jobPrefix: guard((queue) => raw.jobPrefix(str(queue, 'a queue is a string'))),
+    prefixBytes: guard((queue, type) => raw.prefixBytes(str(queue, 'a queue is a string'), str(type, 'a type is a string'))),
+    xaddId: guard((id) => raw.xaddId(str(id, 'an id is a string'))),
+    fromXaddId: guard((entry, ns = 'EVT') => raw.fromXaddId(str(entry, 'an entry id is a string'), str(ns, 'a namespace is a string'))),
     /** The node of the module-wide minter behind mint(): required in a browser and in a Node worker thread. */
     setNode: guard((n) => raw.setNode(n)),
     mint: guard((ns) => {
@@ -214,7 +223,7 @@ export function makeApi(raw, { envNode } = {}) {
     mintStep: guard((state, n, nowMs) => [...raw.mintStep(state, n, nowMs)]),
     selfCheck: guard(() => raw.selfCheck()),
     CONTRACT: 'branded-snowflake/1.0.0',
-    KEYSPACE: 'emq-keyspace/1',
+    KEYSPACE: 'emq-keyspace/2',
   };
 
   try {

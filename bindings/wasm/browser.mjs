@@ -9,6 +9,6 @@ const api = makeApi(raw);
 
 export const {
   EmqIdError, Minter, encode, decode, decodeSnowflake, hash32, unixMs, node, seq, minFor, slot,
-  slotMany, hashtag, queueKey, jobKey, key, setNode, mint, mintMany, mintStep, selfCheck, CONTRACT, KEYSPACE,
+  slotMany, hashtag, queueKey, jobKey, key, parseKey, reserve, jobPrefix, prefixBytes, xaddId, fromXaddId, setNode, mint, mintMany, mintStep, selfCheck, CONTRACT, KEYSPACE,
 } = api;
 export default api;

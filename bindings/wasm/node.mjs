@@ -11,6 +11,6 @@ const api = makeApi(raw, { envNode: isMainThread ? process.env.EMQ_NODE : undefi
 
 export const {
   EmqIdError, Minter, encode, decode, decodeSnowflake, hash32, unixMs, node, seq, minFor, slot,
-  slotMany, hashtag, queueKey, jobKey, key, setNode, mint, mintMany, mintStep, selfCheck, CONTRACT, KEYSPACE,
+  slotMany, hashtag, queueKey, jobKey, key, parseKey, reserve, jobPrefix, prefixBytes, xaddId, fromXaddId, setNode, mint, mintMany, mintStep, selfCheck, CONTRACT, KEYSPACE,
 } = api;
 export default api;

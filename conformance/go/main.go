@@ -31,6 +31,9 @@ type request struct {
 	Queue     string          `json:"queue"`
 	Kind      string          `json:"kind"`
 	ID        *string         `json:"id"`
+	Name      string          `json:"name"`
+	Type      string          `json:"type"`
+	Entry     string          `json:"entry"`
 }
 
 type object = map[string]any
@@ -155,6 +158,34 @@ func translate(r *request) object {
 	case "key":
 		key, err := emqid.Key(r.Queue, r.Kind, r.ID)
 		return answer(object{"key": key}, err)
+	case "parse_key":
+		if r.Key == nil {
+			break
+		}
+		p, err := emqid.ParseKey(*r.Key)
+		parsed := object{"queue": p.Queue, "family": p.Family}
+		if p.Param != "" {
+			parsed["param"] = p.Param
+		}
+		return answer(parsed, err)
+	case "reserve":
+		key, err := emqid.Reserve(r.Name)
+		return answer(object{"key": key}, err)
+	case "prefix_bytes":
+		n, err := emqid.PrefixBytes(r.Queue, r.Type)
+		return answer(object{"bytes": n}, err)
+	case "job_prefix":
+		key, err := emqid.JobPrefix(r.Queue)
+		return answer(object{"key": key}, err)
+	case "xadd_id":
+		if r.ID == nil {
+			break
+		}
+		entry, err := emqid.XaddID(*r.ID)
+		return answer(object{"entry": entry}, err)
+	case "from_xadd_id":
+		id, err := emqid.FromXaddID(r.Entry, r.NS)
+		return answer(object{"id": id.String()}, err)
 	}
 	return object{"unsupported": "unknown op " + r.Op}
 }

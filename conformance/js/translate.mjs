@@ -68,6 +68,18 @@ export function translate(pkg, r) {
       });
     case 'key':
       return call(() => ({ key: r.id === undefined ? pkg.key(r.queue, r.kind) : pkg.key(r.queue, r.kind, r.id) }));
+    case 'parse_key':
+      return call(() => pkg.parseKey(r.key));
+    case 'reserve':
+      return call(() => ({ key: pkg.reserve(r.name) }));
+    case 'prefix_bytes':
+      return call(() => ({ bytes: pkg.prefixBytes(r.queue, r.type) }));
+    case 'job_prefix':
+      return call(() => ({ key: pkg.jobPrefix(r.queue) }));
+    case 'xadd_id':
+      return call(() => ({ entry: pkg.xaddId(r.id) }));
+    case 'from_xadd_id':
+      return call(() => ({ id: pkg.fromXaddId(r.entry, r.ns) }));
     default:
       return { unsupported: `unknown op ${r.op}` };
   }

@@ -71,6 +71,20 @@ BEGIN
             t := emq_key(body->>'queue', body->>'kind', body->>'id');
         END IF;
         RETURN jsonb_build_object('ok', jsonb_build_object('key', t));
+    WHEN 'parse_key' THEN
+        SELECT * INTO step FROM emq_parse_key(body->>'key');
+        RETURN jsonb_build_object('ok', jsonb_strip_nulls(jsonb_build_object(
+            'queue', step.queue, 'family', step.family, 'param', step.param)));
+    WHEN 'reserve' THEN
+        RETURN jsonb_build_object('ok', jsonb_build_object('key', emq_reserve(body->>'name')));
+    WHEN 'prefix_bytes' THEN
+        RETURN jsonb_build_object('ok', jsonb_build_object('bytes', emq_prefix_bytes(body->>'queue', body->>'type')));
+    WHEN 'job_prefix' THEN
+        RETURN jsonb_build_object('ok', jsonb_build_object('key', emq_job_prefix(body->>'queue')));
+    WHEN 'xadd_id' THEN
+        RETURN jsonb_build_object('ok', jsonb_build_object('entry', emq_xadd_id(body->>'id')));
+    WHEN 'from_xadd_id' THEN
+        RETURN jsonb_build_object('ok', jsonb_build_object('id', emq_from_xadd_id(body->>'entry', body->>'ns')));
     ELSE
         RETURN jsonb_build_object('unsupported', 'unknown op ' || op);
     END CASE;

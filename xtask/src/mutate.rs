@@ -19,7 +19,11 @@ pub fn one_wrong_value(file: &Value, section: &str) -> Value {
         "min_for" => bump_decimal(&mut case["snowflake"]),
         "mint" => bump_decimal(&mut case["steps"][0]["snowflake"]),
         "slots" => case["slot"] = Value::from((case["slot"].as_u64().unwrap() + 1) % 16384),
-        "keys" => case["key"] = Value::from(format!("{}x", case["key"].as_str().unwrap())),
+        "keys" | "reserve" => case["key"] = Value::from(format!("{}x", case["key"].as_str().unwrap())),
+        "parsed_keys" => case["queue"] = Value::from(format!("{}x", case["queue"].as_str().unwrap())),
+        "prefixes" => case["bytes"] = Value::from(case["bytes"].as_u64().unwrap() + 1),
+        "xadd" => case["entry"] = Value::from(format!("{}0", case["entry"].as_str().unwrap())),
+        "from_xadd" => case["id"] = Value::from(format!("{}x", case["id"].as_str().unwrap())),
         other => panic!("no mutation for section {other}"),
     }
     file

@@ -59,7 +59,8 @@ console.log(`${process.argv[1].split('/').pop()}: minted ${id}, node ${d.node}, 
     write("check.cjs", &format!("const {{ mint, decode, slot }} = require('{name}');\n{body}"))?;
     write("check.mjs", &format!("import {{ mint, decode, slot }} from '{name}';\n{body}"))?;
     for script in ["check.cjs", "check.mjs"] {
-        sh(Command::new("node").current_dir(&consumer).arg(script).env("EMQ_NODE", "3"))?;
+        let claims = consumer.join("claims"); // apart from the host's own node claims
+        sh(Command::new("node").current_dir(&consumer).arg(script).env("EMQ_NODE", "3").env("EMQ_NODE_DIR", &claims))?;
     }
     std::fs::remove_dir_all(&consumer).map_err(|e| e.to_string())
 }

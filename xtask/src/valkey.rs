@@ -189,8 +189,9 @@ impl Adapter for KeyslotAdapter {
     }
 }
 
-/// The colocation test on a live three-primary cluster: every queue's keys
-/// route by our `slot()` alone to the node that owns them (zero redirects),
+/// The colocation test on a live three-primary cluster: one key of every
+/// family of every queue, in one script, routes by our `slot()` alone to the
+/// node that owns them (zero redirects, zero CROSSSLOT),
 /// keys of two queues in different slots are refused with CROSSSLOT by the
 /// server itself, and names the keyspace refuses never reach the server.
 pub fn colocation() -> Result<(), String> {
@@ -200,37 +201,29 @@ pub fn colocation() -> Result<(), String> {
     for node in &cluster.nodes {
         conns.insert(node.addr.clone(), node.connect()?);
     }
+    let every = "for _, k in ipairs(KEYS) do redis.call('SET', k, ARGV[1]) end return #KEYS";
     let script = "redis.call('RPUSH', KEYS[1], ARGV[1]); redis.call('SADD', KEYS[2], ARGV[1]); \
                   redis.call('HSET', KEYS[3], 'state', 'pending'); return redis.call('LLEN', KEYS[1])";
     let minter = emq_id::Minter::new(1).map_err(|e| e.to_string())?;
     let queues = queue_names(1000);
-    let (mut scripts, mut redirects) = (0usize, 0usize);
+    let (mut scripts, mut redirects, mut cross, mut keys_sent) = (0usize, 0usize, 0usize, 0usize);
     let mut by_queue = vec![];
     for q in &queues {
         let id = emq_id::Id::new(b"JOB", minter.next().map_err(|e| e.to_string())?).map_err(|e| e.to_string())?;
-        let keys = [
-            emq_id::queue_key(q.as_bytes(), emq_id::Kind::PENDING),
-            emq_id::queue_key(q.as_bytes(), emq_id::Kind::ACTIVE),
-            emq_id::job_key(q.as_bytes(), &id.to_bytes()),
-        ]
-        .map(|k| k.map_err(|e| format!("queue {q:?}: {e}")));
-        let [pending, active, job] = keys;
-        let (pending, active, job) = (pending?, active?, job?);
-        let slot = emq_id::slot(pending.as_bytes());
+        let keys = family_keys(q, &id.to_string())?;
+        let slot = emq_id::slot(keys[0].as_bytes());
         let node = emq_resp::owner(&map, slot).ok_or(format!("no owner for slot {slot}"))?.to_string();
-        let reply = conns.get_mut(&node).unwrap().call(&[
-            b"EVAL",
-            script.as_bytes(),
-            b"3",
-            pending.as_bytes(),
-            active.as_bytes(),
-            job.as_bytes(),
-            &id.to_bytes(),
-        ]);
+        let count = keys.len().to_string();
+        let mut call: Vec<&[u8]> = vec![b"EVAL", every.as_bytes(), count.as_bytes()];
+        call.extend(keys.iter().map(String::as_bytes));
+        call.push(b"x");
+        let reply = conns.get_mut(&node).unwrap().call(&call);
         scripts += 1;
+        keys_sent += keys.len();
         match reply.map_err(|e| e.to_string())? {
-            Reply::Int(_) => {}
+            Reply::Int(n) if n as usize == keys.len() => {}
             Reply::Error(e) if e.starts_with("MOVED") || e.starts_with("ASK") => redirects += 1,
+            Reply::Error(e) if e.starts_with("CROSSSLOT") => cross += 1,
             other => return Err(format!("queue {q:?} on {node}: {other:?}")),
         }
         by_queue.push((q.clone(), slot, node));
@@ -269,13 +262,37 @@ pub fn colocation() -> Result<(), String> {
         }
     }
     route_check(&cluster, &map, &by_queue)?;
-    println!("colocation: {} queues tried, {scripts} scripts run, {redirects} redirects (MOVED/ASK)", queues.len());
+    crate::streams::check(&mut conns, &map)?;
+    println!(
+        "colocation: {} queues tried, {scripts} scripts over one key of each of the {} families ({keys_sent} keys): \
+         {redirects} redirects (MOVED/ASK), {cross} CROSSSLOT",
+        queues.len(),
+        emq_id::Family::ALL.len()
+    );
     println!("colocation: {crossslot} of {pairs} cross-slot scripts refused with CROSSSLOT by the server");
     println!("colocation: {} refused queue names never reached the server", refused.len());
-    if redirects != 0 || crossslot != pairs || pairs == 0 {
+    if redirects != 0 || cross != 0 || crossslot != pairs || pairs == 0 {
         return Err("colocation failed".into());
     }
     Ok(())
+}
+
+/// One key of every family of queue `q` (names `vip`, the job id `id`), each
+/// built from its type as the bus writes it.
+fn family_keys(q: &str, id: &str) -> Result<Vec<String>, String> {
+    emq_id::Family::ALL
+        .iter()
+        .map(|f| {
+            let param = match f.param() {
+                emq_id::Param::None => "",
+                emq_id::Param::Name => "vip",
+                emq_id::Param::JobId => id,
+            };
+            let ty = format!("{}{param}{}", f.head(), f.tail());
+            let key = emq_id::key(q.as_bytes(), ty.as_bytes(), None).map_err(|e| format!("{q:?} {ty:?}: {e}"))?;
+            Ok(key.as_str().to_owned())
+        })
+        .collect()
 }
 
 /// `emq-id route` against the live cluster: it must name the node that owns each key.

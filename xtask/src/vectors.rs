@@ -7,7 +7,7 @@
 use emq_id::{Gate, EPOCH_MS, MAX_PAYLOAD, MAX_SNOWFLAKE, MAX_TS};
 use serde_json::{json, Map, Value};
 
-use crate::{hex, rng::Rng};
+use crate::{hex, keyspace_vectors, rng::Rng};
 
 pub const PATH: &str = "vectors/emq-id.json";
 const SEED: u64 = 0x454D_515F_4944_0001; // "EMQ_ID" v1
@@ -24,7 +24,17 @@ pub fn generate() -> Value {
     file.insert("min_for".into(), Value::Array(min_for(&mut rng)));
     file.insert("mint".into(), Value::Array(mint()));
     file.insert("slots".into(), Value::Array(slots(&mut rng)));
-    file.insert("keys".into(), Value::Array(keys()));
+    let keys = keys();
+    let built: Vec<String> =
+        keys.iter().filter_map(|c| c.get("key").and_then(Value::as_str).map(String::from)).collect();
+    file.insert("keys".into(), Value::Array(keys));
+    file.insert("parsed_keys".into(), Value::Array(keyspace_vectors::parsed_keys(&built)));
+    file.insert("reserve".into(), Value::Array(keyspace_vectors::reserve()));
+    file.insert("prefixes".into(), Value::Array(keyspace_vectors::prefixes()));
+    let evt: Vec<u64> =
+        [0, 1, 4095, 1 << 22, MAX_SNOWFLAKE].into_iter().chain((0..16).map(|_| rng.below(MAX_SNOWFLAKE))).collect();
+    file.insert("xadd".into(), Value::Array(keyspace_vectors::xadd(&evt)));
+    file.insert("from_xadd".into(), Value::Array(keyspace_vectors::from_xadd()));
     Value::Object(file)
 }
 
@@ -475,5 +485,14 @@ fn keys() -> Vec<Value> {
         ("orders", "nope", Some("USR0KHTOWnGLuC")),
     ];
     cases.extend(errors.iter().map(|(q, k, id)| key_case(q, k, *id)));
+    // emq-keyspace/2: every family's type as the bus writes it, valid and refused.
+    for ty in keyspace_vectors::types() {
+        cases.push(key_case("orders", &ty, None));
+    }
+    for queue in [q128.as_str(), every_char, "a"] {
+        cases.push(key_case(queue, "stream:n:archived", None));
+        cases.push(key_case(queue, "job:JOB0KHTOWnGLuC:logs", None));
+    }
+    cases.push(key_case("{x}", "g:a:b:pending", None));
     cases
 }

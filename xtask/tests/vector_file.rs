@@ -24,7 +24,7 @@ fn committed_file_is_what_the_core_generates() {
 fn header_names_the_contract_and_keyspace() {
     let f = file();
     assert_eq!(f["contract"], "branded-snowflake/1.0.0");
-    assert_eq!(f["keyspace"], "emq-keyspace/1");
+    assert_eq!(f["keyspace"], "emq-keyspace/2");
 }
 
 #[test]
@@ -120,6 +120,72 @@ fn meets_every_coverage_minimum() {
     }
 }
 
+/// The bus's own facts for `emq-keyspace/2`, written here by hand, not by the core.
+#[test]
+fn contains_the_keyspace_facts_of_the_bus() {
+    let f = file();
+    let xadd = |id: &str| section(&f, "xadd").iter().find(|c| c["id"] == id).cloned().unwrap_or_else(|| panic!("{id}"));
+    assert_eq!(xadd("EVT000xY9Wvvcd")["entry"], "1704117200000-1620567");
+    assert_eq!(xadd("ORD000xY9Wvvcd")["error"], "kind");
+    assert_eq!(xadd("EVT00000000000")["entry"], "1704067200000-0");
+    let prefix = section(&f, "prefixes").iter().find(|c| c["queue"] == "orders" && c["type"] == "job:").unwrap();
+    assert_eq!((&prefix["bytes"], &prefix["job_prefix"]), (&Value::from(17), &Value::from("emq:{orders}:job:")));
+    let reserve = |name: &str| section(&f, "reserve").iter().find(|c| c["name"] == name).cloned().unwrap();
+    assert_eq!(reserve("version")["key"], "{emq}:version");
+    assert_eq!(reserve("locks")["key"], "{emq}:locks");
+    // Every family the bus writes, as it writes it, builds its key.
+    let built = |ty: &str| {
+        section(&f, "keys")
+            .iter()
+            .any(|c| c["queue"] == "orders" && c["kind"] == ty && c["key"] == format!("emq:{{orders}}:{ty}"))
+    };
+    for ty in [
+        "pending",
+        "active",
+        "schedule",
+        "dead",
+        "ring",
+        "wake",
+        "meta",
+        "paused",
+        "repeat",
+        "gactive",
+        "glimit",
+        "gweight",
+        "limiter",
+        "events",
+        "flow:outbox",
+        "metrics:completed",
+        "metrics:completed:data",
+        "metrics:failed",
+        "metrics:failed:data",
+        "g:vip:pending",
+        "de:vip",
+        "repeat:vip",
+        "stream:vip",
+        "stream:vip:archived",
+        "job:JOB0KHTOWnGLuC",
+        "job:JOB0KHTOWnGLuC:lock",
+        "job:JOB0KHTOWnGLuC:logs",
+    ] {
+        assert!(built(ty), "family {ty}");
+    }
+    let refused = |ty: &str, gate: &str| section(&f, "keys").iter().any(|c| c["kind"] == ty && c["error"] == gate);
+    assert!(refused("g:a:b:pending", "kind"), "a : in a name");
+    assert!(refused("job:USR0KHTOWnGLuC:lock", "kind"), "a job key of another namespace is kind (EMQKIND)");
+    assert!(refused(&format!("de:{}", "n".repeat(129)), "kind"), "a name of 129 bytes");
+    assert!(built(&format!("de:{}", "n".repeat(128))), "a name of 128 bytes");
+    // Every key the keys section builds parses back to its parts.
+    let parsed = section(&f, "parsed_keys");
+    for case in section(&f, "keys").iter().filter(|c| c.get("key").is_some()) {
+        assert!(parsed.iter().any(|p| p["key"] == case["key"] && p["queue"] == case["queue"]), "{case}");
+    }
+    let from = section(&f, "from_xadd");
+    for gate in ["charset", "range"] {
+        assert!(from.iter().any(|c| c["error"] == gate), "from_xadd {gate}");
+    }
+}
+
 fn run(target: &str, f: &Value) -> conformance::Outcome {
     let checks = conformance::cases::checks(f).unwrap();
     let mut adapter = (targets::find(target).unwrap().prepare)().unwrap();
@@ -144,7 +210,7 @@ fn one_wrong_value_in_any_section_fails_the_rust_target() {
 #[test]
 fn one_wrong_value_fails_the_cli_target() {
     let f = file();
-    for section in ["ids", "keys"] {
+    for section in ["ids", "keys", "parsed_keys", "xadd"] {
         let outcome = run("cli", &mutate::one_wrong_value(&f, section));
         assert!(!outcome.passed(), "a wrong value in {section} must fail the cli run");
         assert!(outcome.mismatches.iter().all(|m| m.starts_with(&format!("{section}[0] "))));

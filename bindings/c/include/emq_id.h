@@ -1,5 +1,5 @@
 /*
- * emq-id C ABI (contract branded-snowflake/1.0.0, keyspace emq-keyspace/1).
+ * emq-id C ABI (contract branded-snowflake/1.0.0, keyspace emq-keyspace/2).
  *
  * branded_encode, branded_decode, branded_hash32 and branded_unix_ms are a drop-in
  * for the EchoMQ bus's branded_id.h: same symbols, signatures and status values.
@@ -23,7 +23,17 @@
  * The longest key the keyspace builds, in bytes: a buffer of this size always fits.
  * (A literal so cbindgen can write it; the assertion keeps it equal to the core's.)
  */
-#define EMQ_MAX_KEY_LEN 157
+#define EMQ_MAX_KEY_LEN 279
+
+/**
+ * `node_out` of `emq_process_node` for a refusal that names no node.
+ */
+#define EMQ_NO_NODE 65535
+
+/**
+ * The longest stream entry id `emq_xadd_id` writes: a buffer of this size always fits.
+ */
+#define EMQ_MAX_ENTRY_ID_LEN 24
 
 /**
  * The result of every fallible call. 0 to 4 are exactly the bus's
@@ -76,9 +86,10 @@ typedef enum {
    */
   EMQ_ERR_SELF_CHECK = 10,
   /**
-   * Error `node`: the process-wide minter has no node it may mint with (the
-   * node is held by another live process of this host, or this process is a
-   * child forked after taking it).
+   * Error `node`: the process-wide minter has no node it may mint with: the
+   * node is held by another live process of this host, every node is held,
+   * the claim directory (`EMQ_NODE_DIR`) cannot be used or its high-water
+   * mark written, or this process is a child forked after taking it.
    */
   EMQ_ERR_NODE = 11,
 } branded_status;
@@ -106,6 +117,32 @@ typedef enum {
  * Create with `emq_minter_new`, release with `emq_minter_free`.
  */
 typedef struct emq_minter emq_minter;
+
+/**
+ * A queue key read back by `emq_parse_key`: byte ranges into the key given.
+ */
+typedef struct {
+  /**
+   * Where the queue starts in the key, and its length.
+   */
+  size_t queue_offset;
+  /**
+   * The queue's length in bytes.
+   */
+  size_t queue_len;
+  /**
+   * The family: an index for `emq_family_pattern`.
+   */
+  uint32_t family;
+  /**
+   * Where the family's parameter (a name or a job id) starts; 0 with `param_len` 0 for none.
+   */
+  size_t param_offset;
+  /**
+   * The parameter's length; 0 when the family takes none (a parameter is never empty).
+   */
+  size_t param_len;
+} emq_parsed_key;
 
 #ifdef __cplusplus
 extern "C" {
@@ -199,10 +236,11 @@ uint16_t emq_seq(uint64_t snowflake);
 branded_status emq_min_for(int64_t unix_ms, uint64_t *snowflake_out);
 
 /**
- * Builds the `emq-keyspace/1` key of `kind` (`"pending"`, `"active"`, `"job"`)
- * for `queue`, with `id` for kinds that take one (pass NULL for none). Errors
- * in the order queue (`EMQ_ERR_QUEUE`), kind (`EMQ_ERR_KIND`), then the id's
- * gate (`BRANDED_ERR_NAMESPACE` for a non-`JOB` id).
+ * Builds the key of `queue` of type `kind`, written as the bus writes it
+ * (`"pending"`, `"g:vip:pending"`, `"job:JOB0KHTOWnGLuC:lock"`); pass `id`
+ * NULL. The `emq-keyspace/1` form `kind = "job"` with a non-NULL `id` is kept.
+ * Errors in the order queue (`EMQ_ERR_QUEUE`), then the type: `EMQ_ERR_KIND`
+ * (no such family, a bad name, an id of another namespace) or the id's gate.
  *
  * Writes the key (no terminator) to `out` and its length to `len_out`. When
  * `cap` is too small, returns `EMQ_ERR_BUFFER` and writes only the needed
@@ -221,6 +259,65 @@ branded_status emq_key(const uint8_t *queue,
                        uint8_t *out,
                        size_t cap,
                        size_t *len_out);
+
+/**
+ * Reads a queue key back (the exact inverse of `emq_key`): `EMQ_ERR_QUEUE`
+ * when it is not `emq:{Q}:<type>` with a valid queue, else the type's error
+ * as `emq_key` gives it. On `BRANDED_OK` writes the parts to `out`.
+ *
+ * # Safety
+ * `key` readable for `len` bytes (NULL only with `len` 0); `out` writable.
+ */
+branded_status emq_parse_key(const uint8_t *key, size_t len, emq_parsed_key *out);
+
+/**
+ * The pattern of a family (`"pending"`, `"g:<name>:pending"`, `"job:<id>:lock"`)
+ * into `(out, cap)`, its length to `len_out`, as `emq_key` writes keys.
+ * `EMQ_ERR_KIND` for an index that names no family.
+ *
+ * # Safety
+ * `out` writable for `cap` bytes; `len_out` writable.
+ */
+branded_status emq_family_pattern(uint32_t family, uint8_t *out, size_t cap, size_t *len_out);
+
+/**
+ * The reserve's cross-queue key `{emq}:<name>`; `EMQ_ERR_KIND` for a name
+ * outside 1-128 bytes of `[A-Za-z0-9_.:-]`. Writes as `emq_key` does.
+ *
+ * # Safety
+ * `name` readable for `name_len` bytes; `out` writable for `cap`; `len_out` writable.
+ */
+branded_status emq_reserve(const uint8_t *name,
+                           size_t name_len,
+                           uint8_t *out,
+                           size_t cap,
+                           size_t *len_out);
+
+/**
+ * `emq:{queue}:job:`, the prefix the bus's scripts append job ids to.
+ * Writes as `emq_key` does.
+ *
+ * # Safety
+ * `queue` readable for `queue_len` bytes; `out` writable for `cap`; `len_out` writable.
+ */
+branded_status emq_job_prefix(const uint8_t *queue,
+                              size_t queue_len,
+                              uint8_t *out,
+                              size_t cap,
+                              size_t *len_out);
+
+/**
+ * The bytes a family's keys spend before their parameter (`emq:{Q}:` and
+ * the family's head, e.g. `"job:"`), or a fixed type's whole key length.
+ *
+ * # Safety
+ * `queue` and `type` readable for their lengths; `bytes_out` writable.
+ */
+branded_status emq_prefix_bytes(const uint8_t *queue,
+                                size_t queue_len,
+                                const uint8_t *ty,
+                                size_t ty_len,
+                                size_t *bytes_out);
 
 /**
  * The contract's pure mint step: from `state` and a clock reading (Unix ms),
@@ -345,10 +442,13 @@ branded_status emq_hashtag(const uint8_t *key, size_t len, size_t *offset_out, s
  * writes it, with where it came from, to the outputs.
  *
  * Returns `BRANDED_ERR_RANGE` when `EMQ_NODE` is not a decimal in 0..=1023,
- * and `EMQ_ERR_NODE` when another live process of this host holds the node;
- * then, unlike elsewhere in this ABI, `node_out` receives the refused node and
- * `holder_pid_out` the holder's pid (0 when unknown), so the host can say who.
- * On `BRANDED_OK`, `holder_pid_out` receives this process's pid.
+ * and `EMQ_ERR_NODE` when no node could be taken: another live process of
+ * this host holds it, every node is held, or the claim directory
+ * (`EMQ_NODE_DIR`, default `/tmp/emq-id`) cannot be used. Then, unlike
+ * elsewhere in this ABI, `node_out` receives the refused node (`EMQ_NO_NODE`
+ * when the refusal names none) and `holder_pid_out` the holder's pid (0 when
+ * unknown or not held), so the host can say who. On `BRANDED_OK`,
+ * `holder_pid_out` receives this process's pid.
  *
  * # Safety
  * The three outputs must be writable.
@@ -393,6 +493,29 @@ branded_status emq_mint(const char *ns, char *out);
  * None needed; the returned string is static and must not be freed.
  */
 const char *emq_status_name(int status);
+
+/**
+ * The stream entry id of an `EVT` id, `<unix_ms>-<tail22>`: the id's gates,
+ * then `EMQ_ERR_KIND` for another namespace. Writes as `emq_key` does.
+ *
+ * # Safety
+ * `id` readable for `len` bytes; `out` writable for `cap`; `len_out` writable.
+ */
+branded_status emq_xadd_id(const uint8_t *id,
+                           size_t len,
+                           uint8_t *out,
+                           size_t cap,
+                           size_t *len_out);
+
+/**
+ * The id of namespace `ns` (3 bytes) behind a stream entry id, written as 14
+ * bytes to `out`: `BRANDED_ERR_CHARSET` for parts that are not decimal,
+ * `BRANDED_ERR_RANGE` for a time or tail no snowflake has, or a bad namespace.
+ *
+ * # Safety
+ * `entry` readable for `len` bytes; `ns` readable for 3 bytes; `out` writable for 14.
+ */
+branded_status emq_from_xadd_id(const uint8_t *entry, size_t len, const char *ns, char *out);
 
 #ifdef __cplusplus
 }  // extern "C"

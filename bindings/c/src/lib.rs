@@ -1,7 +1,7 @@
 //! The C ABI of emq-id. One file per concept: [`status`] (the one status
 //! type and the panic guard), [`codec`] (the bus's four `branded_*` symbols),
 //! [`place`] (slot and hashtag), [`keyspace`], [`mint`], [`process`] (the
-//! process-wide minter and its node) and [`check`].
+//! process-wide minter and its node), [`stream`] (entry ids) and [`check`].
 //!
 //! Every function here is a thin translation: pointers to slices, the core's
 //! `Error` to a status. No logic of the contract lives in this crate.
@@ -15,6 +15,7 @@ pub mod mint;
 pub mod place;
 pub mod process;
 pub mod status;
+pub mod stream;
 
 #[cfg(test)]
 mod tests {

@@ -4,6 +4,7 @@
 //! registered on first use, and refuses to mint until it takes its own node.
 
 use std::ffi::c_char;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
 
 use crate::status::{branded_status, bytes, guard, non_null};
@@ -24,10 +25,13 @@ pub enum emq_node_source {
 /// writes it, with where it came from, to the outputs.
 ///
 /// Returns `BRANDED_ERR_RANGE` when `EMQ_NODE` is not a decimal in 0..=1023,
-/// and `EMQ_ERR_NODE` when another live process of this host holds the node;
-/// then, unlike elsewhere in this ABI, `node_out` receives the refused node and
-/// `holder_pid_out` the holder's pid (0 when unknown), so the host can say who.
-/// On `BRANDED_OK`, `holder_pid_out` receives this process's pid.
+/// and `EMQ_ERR_NODE` when no node could be taken: another live process of
+/// this host holds it, every node is held, or the claim directory
+/// (`EMQ_NODE_DIR`, default `/tmp/emq-id`) cannot be used. Then, unlike
+/// elsewhere in this ABI, `node_out` receives the refused node (`EMQ_NO_NODE`
+/// when the refusal names none) and `holder_pid_out` the holder's pid (0 when
+/// unknown or not held), so the host can say who. On `BRANDED_OK`,
+/// `holder_pid_out` receives this process's pid.
 ///
 /// # Safety
 /// The three outputs must be writable.
@@ -41,13 +45,14 @@ pub unsafe extern "C" fn emq_process_node(
         non_null(node_out)?;
         non_null(source_out)?;
         non_null(holder_pid_out)?;
-        register_fork_handler();
+        register_fork_handler()?;
         let (node, source, pid, status) = match emq_id::process_minter() {
             Ok(p) => (p.node(), source(p.source()), std::process::id(), branded_status::BRANDED_OK),
-            Err(e) => match e.node() {
-                Some(node) => (node, emq_node_source::EMQ_NODE_FROM_ENV, e.holder_pid().unwrap_or(0), e.into()),
-                None => return Err(e.into()),
-            },
+            Err(e) if e.gate() == emq_id::Gate::Node => {
+                let node = e.node().unwrap_or(EMQ_NO_NODE);
+                (node, emq_node_source::EMQ_NODE_FROM_ENV, e.holder_pid().unwrap_or(0), e.into())
+            }
+            Err(e) => return Err(e.into()),
         };
         // SAFETY: all three are non-NULL and writable by the caller's promise.
         unsafe {
@@ -74,7 +79,7 @@ pub unsafe extern "C" fn emq_process_node(
 #[no_mangle]
 pub extern "C" fn emq_process_set_node(node: u16) -> branded_status {
     guard(|| {
-        register_fork_handler();
+        register_fork_handler()?;
         emq_id::set_process_node(node)?;
         Ok(())
     })
@@ -96,7 +101,7 @@ pub unsafe extern "C" fn emq_mint(ns: *const c_char, out: *mut c_char) -> brande
         // SAFETY: the caller promises 3 readable bytes at a non-NULL `ns`.
         let ns = unsafe { bytes(non_null(ns)?.cast(), 3)? };
         non_null(out)?;
-        register_fork_handler();
+        register_fork_handler()?;
         let id = emq_id::mint(ns)?.to_bytes();
         // SAFETY: `out` is non-NULL and the caller promises 14 writable bytes.
         unsafe { std::ptr::copy_nonoverlapping(id.as_ptr(), out.cast(), id.len()) };
@@ -112,11 +117,17 @@ fn source(source: emq_id::NodeSource) -> emq_node_source {
     }
 }
 
+/// `node_out` of `emq_process_node` for a refusal that names no node.
+pub const EMQ_NO_NODE: u16 = 0xFFFF;
+
 /// Registers, once, a `pthread_atfork` child handler that tells the core the
 /// process was forked: the child inherits the parent's node and mint state,
-/// and minting on with them would repeat the parent's ids.
-fn register_fork_handler() {
+/// and minting on with them would repeat the parent's ids. When it cannot be
+/// registered, the process-wide minter refuses (`EMQ_ERR_NODE`) instead of
+/// risking a child that mints the parent's ids.
+fn register_fork_handler() -> Result<(), branded_status> {
     static ONCE: Once = Once::new();
+    static REGISTERED: AtomicBool = AtomicBool::new(!cfg!(unix));
     #[cfg(unix)]
     ONCE.call_once(|| {
         extern "C" fn forked_child() {
@@ -133,6 +144,12 @@ fn register_fork_handler() {
         // gives it; the handler is a plain function that lives as long as the
         // library (a static or a shared library that is never unloaded while
         // the process forks) and only performs an atomic store.
-        let _ = unsafe { pthread_atfork(None, None, Some(forked_child)) };
+        let status = unsafe { pthread_atfork(None, None, Some(forked_child)) };
+        REGISTERED.store(status == 0, Ordering::Release);
     });
+    if REGISTERED.load(Ordering::Acquire) {
+        Ok(())
+    } else {
+        Err(branded_status::EMQ_ERR_NODE)
+    }
 }

@@ -31,9 +31,10 @@ pub enum branded_status {
     EMQ_ERR_PANIC = 9,
     /// `emq_self_check` found this build disagreeing with the contract.
     EMQ_ERR_SELF_CHECK = 10,
-    /// Error `node`: the process-wide minter has no node it may mint with (the
-    /// node is held by another live process of this host, or this process is a
-    /// child forked after taking it).
+    /// Error `node`: the process-wide minter has no node it may mint with: the
+    /// node is held by another live process of this host, every node is held,
+    /// the claim directory (`EMQ_NODE_DIR`) cannot be used or its high-water
+    /// mark written, or this process is a child forked after taking it.
     EMQ_ERR_NODE = 11,
 }
 

@@ -120,7 +120,7 @@ static void keyspace(void) {
     CHECK(KEY("a{b}", "pending", NULL, sizeof out) == EMQ_ERR_QUEUE);
     CHECK(KEY("orders", "done", NULL, sizeof out) == EMQ_ERR_KIND);
     CHECK(KEY("orders", "active", "JOB0KHTOWnGLuC", sizeof out) == EMQ_ERR_KIND);
-    CHECK(KEY("orders", "job", "USR0KHTOWnGLuC", sizeof out) == BRANDED_ERR_NAMESPACE);
+    CHECK(KEY("orders", "job", "USR0KHTOWnGLuC", sizeof out) == EMQ_ERR_KIND); /* emq-keyspace/2: EMQKIND */
     CHECK(KEY("orders", "job", NULL, sizeof out) == BRANDED_ERR_LENGTH);
     CHECK(KEY("orders", "job", "JOB0KHTOWnGL!C", sizeof out) == BRANDED_ERR_CHARSET);
     CHECK(KEY("orders", "job", "JOBzzzzzzzzzzz", sizeof out) == BRANDED_ERR_RANGE);
@@ -133,6 +133,44 @@ static void keyspace(void) {
     longest[128] = '\0';
     CHECK(KEY(longest, "pending", NULL, sizeof out) == BRANDED_OK);
     CHECK(KEY(longest, "job", "JOB0KHTOWnGLuC", sizeof out) == BRANDED_OK && len <= EMQ_MAX_KEY_LEN);
+
+    /* emq-keyspace/2: types as the bus writes them, keys read back, the reserve, prefixes. */
+    CHECK(KEY("orders", "g:vip:pending", NULL, sizeof out) == BRANDED_OK);
+    CHECK(len == 26 && memcmp(out, "emq:{orders}:g:vip:pending", 26) == 0);
+    CHECK(KEY("orders", "g:a:b:pending", NULL, sizeof out) == EMQ_ERR_KIND);
+    char name128[129];
+    memset(name128, 'n', 128);
+    memcpy(name128, "stream:", 7);
+    memcpy(name128 + 128 - 9, ":archived", 9);
+    name128[128] = '\0';
+    CHECK(KEY(longest, name128, NULL, sizeof out) == BRANDED_OK && len <= EMQ_MAX_KEY_LEN);
+
+    const char *k = "emq:{orders}:job:JOB0KHTOWnGLuC:lock";
+    emq_parsed_key parts;
+    CHECK(emq_parse_key((const uint8_t *)k, strlen(k), &parts) == BRANDED_OK);
+    CHECK(parts.queue_offset == 5 && parts.queue_len == 6 && parts.param_offset == 17 && parts.param_len == 14);
+    CHECK(emq_family_pattern(parts.family, out, sizeof out, &len) == BRANDED_OK && len == 13 && memcmp(out, "job:<id>:lock", 13) == 0);
+    CHECK(emq_family_pattern(9999, out, sizeof out, &len) == EMQ_ERR_KIND);
+    CHECK(emq_parse_key((const uint8_t *)"{emq}:version", 13, &parts) == EMQ_ERR_QUEUE);
+    CHECK(emq_parse_key((const uint8_t *)k, strlen(k), NULL) == EMQ_ERR_NULL);
+
+    CHECK(emq_reserve((const uint8_t *)"locks", 5, out, sizeof out, &len) == BRANDED_OK && len == 11 && memcmp(out, "{emq}:locks", 11) == 0);
+    CHECK(emq_reserve((const uint8_t *)"a b", 3, out, sizeof out, &len) == EMQ_ERR_KIND);
+    CHECK(emq_job_prefix((const uint8_t *)"orders", 6, out, sizeof out, &len) == BRANDED_OK && len == 17 && memcmp(out, "emq:{orders}:job:", 17) == 0);
+    size_t bytes = 0;
+    CHECK(emq_prefix_bytes((const uint8_t *)"orders", 6, (const uint8_t *)"job:", 4, &bytes) == BRANDED_OK && bytes == 17);
+    CHECK(emq_prefix_bytes((const uint8_t *)"orders", 6, (const uint8_t *)"job", 3, &bytes) == EMQ_ERR_KIND);
+
+    /* Stream entry ids. */
+    uint8_t entry[EMQ_MAX_ENTRY_ID_LEN];
+    char id[14];
+    CHECK(emq_xadd_id((const uint8_t *)"EVT000xY9Wvvcd", 14, entry, sizeof entry, &len) == BRANDED_OK);
+    CHECK(len == 21 && memcmp(entry, "1704117200000-1620567", 21) == 0);
+    CHECK(emq_xadd_id((const uint8_t *)"ORD000xY9Wvvcd", 14, entry, sizeof entry, &len) == EMQ_ERR_KIND);
+    CHECK(emq_from_xadd_id(entry, 21, "EVT", id) == BRANDED_OK && memcmp(id, "EVT000xY9Wvvcd", 14) == 0);
+    CHECK(emq_from_xadd_id((const uint8_t *)"1704117200000-x", 15, "EVT", id) == BRANDED_ERR_CHARSET);
+    CHECK(emq_from_xadd_id((const uint8_t *)"5-0", 3, "EVT", id) == BRANDED_ERR_RANGE);
+    CHECK(emq_from_xadd_id(entry, 21, NULL, id) == EMQ_ERR_NULL);
 }
 
 static void mint(void) {

@@ -12,7 +12,8 @@ const clusterKeySlot = require('cluster-key-slot');
 const ulid = require('ulid');
 
 const others = (process.env.EMQ_ID_PACKAGE || '').split(',').filter(Boolean).map((p) => [path.basename(p), require(p)]);
-// The WASM package's mint() needs a node, which EMQ_NODE gives it in Node.
+// Each package here is a mint state of its own: one node each (the native one takes EMQ_NODE).
+others.forEach(([, pkg], i) => pkg.setNode && pkg.setNode(100 + i));
 
 const N = 1 << 20;
 const ROUNDS = 7;

@@ -105,3 +105,61 @@ pub fn mint_step(state: Arg, node: Arg, now_ms: Arg) -> Result<Vec<BigU64>, JsEr
     let (next, s) = emq_id::step(state, node, now_ms.millis()?).map_err(gate)?;
     Ok(vec![BigU64(next), BigU64(s)])
 }
+
+/// A queue key read back.
+#[napi(object)]
+pub struct ParsedKey {
+    pub queue: String,
+    /// The family as a pattern: `pending`, `g:<name>:pending`, `job:<id>:lock`.
+    pub family: String,
+    /// The family's parameter (a name or a job id), when it takes one.
+    pub param: Option<String>,
+}
+
+/// `parseKey(key): { queue, family, param? }` — the exact inverse of `key`.
+#[napi]
+pub fn parse_key(key: Arg) -> Result<ParsedKey, JsError> {
+    let key = key.bytes("a key is a string or a Uint8Array")?;
+    let p = emq_id::parse_key(key.as_slice()).map_err(gate)?;
+    // A parsed key's parts are ASCII by the keyspace's grammar.
+    let text = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    Ok(ParsedKey { queue: text(p.queue), family: p.family.pattern().to_string(), param: p.param.map(text) })
+}
+
+/// `reserve(name): string` — `{emq}:<name>`.
+#[napi]
+pub fn reserve(name: Arg) -> Result<Ascii<{ emq_id::MAX_KEY_LEN }>, JsError> {
+    let name = name.bytes("a name is a string")?;
+    Ok(Ascii::new(emq_id::reserve(name.as_slice()).map_err(gate)?.as_bytes()))
+}
+
+/// `jobPrefix(queue): string` — `emq:{queue}:job:`.
+#[napi]
+pub fn job_prefix(queue: Arg) -> Result<Ascii<{ emq_id::MAX_KEY_LEN }>, JsError> {
+    let queue = queue.bytes("a queue is a string")?;
+    Ok(Ascii::new(emq_id::job_prefix(queue.as_slice()).map_err(gate)?.as_bytes()))
+}
+
+/// `prefixBytes(queue, type): number`
+#[napi]
+pub fn prefix_bytes(queue: Arg, ty: Arg) -> Result<u32, JsError> {
+    let queue = queue.bytes("a queue is a string")?;
+    let ty = ty.bytes("a type is a string")?;
+    Ok(emq_id::prefix_bytes(queue.as_slice(), ty.as_slice()).map_err(gate)? as u32)
+}
+
+/// `xaddId(id): string` — the stream entry id of an `EVT` id.
+#[napi]
+pub fn xadd_id(id: Arg) -> Result<String, JsError> {
+    let id = id.bytes("an id is a string or a Uint8Array")?;
+    Ok(emq_id::xadd_id(id.as_slice()).map_err(gate)?.to_string())
+}
+
+/// `fromXaddId(entry, ns = 'EVT'): string` — the id behind a stream entry id.
+#[napi]
+pub fn from_xadd_id(entry: Arg, ns: Option<Arg>) -> Result<String, JsError> {
+    let entry = entry.bytes("an entry id is a string")?;
+    let ns = ns.map(|ns| ns.bytes("a namespace is a string")).transpose()?;
+    let ns = ns.as_ref().map_or(&emq_id::EVENT_NS[..], |n| n.as_slice());
+    Ok(emq_id::from_xadd_id(entry.as_slice(), ns).map_err(gate)?.to_string())
+}

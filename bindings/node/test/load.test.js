@@ -29,7 +29,7 @@ test('EMQ_NODE sets the process-wide minter node', () => {
   assert.deepEqual(JSON.parse(r.stdout), [{ node: 7, source: 'env' }, 7]);
 });
 
-test('unset EMQ_NODE is visible as a fallback (collision-possible)', () => {
+test('unset EMQ_NODE is visible as a fallback (a drawn node: unique on this host only)', () => {
   const r = run("console.log(require('.').processNode().source)", { EMQ_NODE: undefined });
   assert.equal(r.stdout.trim(), 'fallback');
 });

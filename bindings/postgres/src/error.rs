@@ -23,7 +23,7 @@ pub fn refuse(e: emq::Error) -> ! {
 }
 
 fn report(code: PgSqlErrorCode, e: emq::Error) -> ! {
-    ereport!(ERROR, code, format!("{}: {}", e.code(), e.detail()), format!("emq_id gate: {}", e.code()));
+    ereport!(ERROR, code, format!("{}: {}", e.code(), e.message()), format!("emq_id gate: {}", e.code()));
 }
 
 /// A `bigint` that must be a snowflake: negative is the range gate.

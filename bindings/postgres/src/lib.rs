@@ -3,6 +3,7 @@
 //! - [`error`]: the one place an `emq_id::Error` becomes an `ERROR` (SQLSTATE
 //!   22P02 for text that is not an id, 22023 for other values; the gate opens the message).
 //! - [`scalar`]: functions over `bigint` snowflakes, `text` ids, `bytea` keys.
+//! - [`keyspace`]: keys read back, the reserve, prefixes, stream entry ids.
 //! - [`mint`]: minting from a state in shared memory, one per server.
 //! - [`branded`]: the `branded_id` type (12 bytes, fixed size) with btree and hash opclasses.
 //!
@@ -14,6 +15,7 @@ use pgrx::prelude::*;
 
 mod branded;
 mod error;
+pub mod keyspace;
 pub mod mint;
 pub mod scalar;
 

@@ -257,6 +257,51 @@ pub fn job_key(queue: &str, id: &str) -> Js<String> {
     Ok(emq_id::job_key(queue.as_bytes(), id.as_bytes()).map_err(gate)?.as_str().to_owned())
 }
 
+/// `queue \n family pattern [\n param]` (one string: an array of strings costs
+/// kilobytes of glue in the .wasm); the JS side makes the object. None of the
+/// parts can hold a newline.
+#[wasm_bindgen(js_name = parseKey)]
+pub fn parse_key(key: &str) -> Js<String> {
+    let p = emq_id::parse_key(key.as_bytes()).map_err(gate)?;
+    let mut out = ascii(p.queue);
+    out.push('\n');
+    for part in p.family.pattern_parts() {
+        out.push_str(part);
+    }
+    if let Some(param) = p.param {
+        out.push('\n');
+        out.push_str(&ascii(param));
+    }
+    Ok(out)
+}
+
+#[wasm_bindgen]
+pub fn reserve(name: &str) -> Js<String> {
+    Ok(emq_id::reserve(name.as_bytes()).map_err(gate)?.as_str().to_owned())
+}
+
+#[wasm_bindgen(js_name = jobPrefix)]
+pub fn job_prefix(queue: &str) -> Js<String> {
+    Ok(emq_id::job_prefix(queue.as_bytes()).map_err(gate)?.as_str().to_owned())
+}
+
+#[wasm_bindgen(js_name = prefixBytes)]
+pub fn prefix_bytes(queue: &str, ty: &str) -> Js<u32> {
+    Ok(emq_id::prefix_bytes(queue.as_bytes(), ty.as_bytes()).map_err(gate)? as u32)
+}
+
+#[wasm_bindgen(js_name = xaddId)]
+pub fn xadd_id(id: &str) -> Js<String> {
+    Ok(emq_id::xadd_id(id.as_bytes()).map_err(gate)?.as_str().to_owned())
+}
+
+#[wasm_bindgen(js_name = fromXaddId)]
+pub fn from_xadd_id(entry: &str, ns: &str) -> Js<String> {
+    let id = emq_id::from_xadd_id(entry.as_bytes(), ns.as_bytes()).map_err(gate)?;
+    // encode, not Id::to_bytes: its `expect` would pull the formatting machinery into the .wasm.
+    Ok(ascii(&emq_id::encode(&id.ns(), id.snowflake()).map_err(gate)?))
+}
+
 /// The contract's pure step: `[state', snowflake]`.
 #[wasm_bindgen(js_name = mintStep)]
 pub fn mint_step(state: JsValue, node: JsValue, now_ms: JsValue) -> Js<Vec<u64>> {

@@ -33,7 +33,14 @@ test('every gate is reachable with its code and the EmqIdError class', () => {
     [() => emq.decode('USR0KHTOWnGLé'), 'charset'], // 13 characters, 14 UTF-8 bytes
     [() => emq.queueKey('a{b}', 'pending'), 'queue'],
     [() => emq.queueKey('orders', 'done'), 'kind'],
-    [() => emq.jobKey('orders', 'USR0KHTOWnGLuC'), 'namespace'],
+    [() => emq.jobKey('orders', 'USR0KHTOWnGLuC'), 'kind'],
+    [() => emq.key('orders', 'g:a:b:pending'), 'kind'],
+    [() => emq.parseKey('{emq}:version'), 'queue'],
+    [() => emq.reserve('a b'), 'kind'],
+    [() => emq.prefixBytes('orders', 'job'), 'kind'],
+    [() => emq.xaddId('ORD000xY9Wvvcd'), 'kind'],
+    [() => emq.fromXaddId('1704117200000-x'), 'charset'],
+    [() => emq.fromXaddId('5-0'), 'range'],
   ];
   for (const [f, code] of cases) {
     assert.throws(f, (e) => e instanceof emq.EmqIdError && e.code === code);
@@ -97,4 +104,18 @@ test('memory stays bounded under many allocations of varying sizes', () => {
     assert.throws(() => emq.decode('x'.repeat(round % 13))); // refusals allocate their message
   }
   assert.ok(size() - before <= 1 << 20, `memory grew from ${before} to ${size()} bytes`);
+});
+
+test('the keyspace: every family as the bus writes it, keys read back, the reserve, stream entry ids', () => {
+  assert.equal(emq.key('orders', 'g:vip:pending'), 'emq:{orders}:g:vip:pending');
+  assert.deepEqual({ ...emq.parseKey('emq:{orders}:job:JOB0KHTOWnGLuC:lock') }, { queue: 'orders', family: 'job:<id>:lock', param: 'JOB0KHTOWnGLuC' });
+  assert.deepEqual(JSON.parse(JSON.stringify(emq.parseKey('emq:{orders}:pending'))), { queue: 'orders', family: 'pending' });
+  assert.equal(emq.reserve('version'), '{emq}:version');
+  assert.equal(emq.jobPrefix('orders'), 'emq:{orders}:job:');
+  assert.equal(emq.prefixBytes('orders', 'job:'), 17);
+  assert.equal(emq.xaddId('EVT000xY9Wvvcd'), '1704117200000-1620567');
+  assert.equal(emq.fromXaddId('1704117200000-1620567'), 'EVT000xY9Wvvcd');
+  assert.equal(emq.fromXaddId('1704117200000-1620567', 'ORD'), 'ORD000xY9Wvvcd');
+  assert.equal(emq.KEYSPACE, 'emq-keyspace/2');
+  assert.throws(() => emq.reserve(5), TypeError);
 });

@@ -7,6 +7,9 @@
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
+import { fileURLToPath } from 'node:url';
+
+const DIR = fileURLToPath(new URL('..', import.meta.url));
 
 const WORKERS = 4;
 const PER_WORKER = 50_000;
@@ -27,7 +30,7 @@ function worker(load) {
       parentPort.postMessage({ ids, refused });
     })();`;
   return new Promise((resolve, reject) => {
-    const w = new Worker(code, { eval: true, workerData: { dir: new URL('..', import.meta.url).pathname, n: PER_WORKER } });
+    const w = new Worker(code, { eval: true, workerData: { dir: DIR, n: PER_WORKER } });
     w.once('message', resolve);
     w.once('error', reject);
   });
@@ -44,7 +47,7 @@ test('worker threads through the package entries: every worker refused, 0 duplic
   const { mint } = await import('../node.mjs');
   for (const [entry, load] of [
     ['node.cjs', "(dir) => require(dir + 'node.cjs')"],
-    ['node.mjs', "(dir) => import('file://' + dir + 'node.mjs')"],
+    ['node.mjs', "(dir) => import(require('node:url').pathToFileURL(dir + 'node.mjs'))"],
   ]) {
     const main = Array.from({ length: PER_WORKER }, () => mint('JOB'));
     const r = await run(load, main);

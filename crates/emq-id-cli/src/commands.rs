@@ -93,24 +93,26 @@ fn dispatch(command: &str, argv: &[OsString], out: Out) -> Result<Vec<Failure>, 
                 line(out, &Value::Object(answer).to_string())
             })
         }
-        "key" => {
-            let args = Args::parse(argv, &["--hex"], &[])?;
-            let values = inputs(&args)?;
-            let (queue, kind, id) = match values.as_slice() {
-                [q, k] => (q, k, None),
-                [q, k, id] => (q, k, Some(id.as_slice())),
-                _ => return Err(Failure::Usage("key takes QUEUE KIND [ID]".into())),
-            };
-            let key = emq_id::key(queue, kind, id).map_err(|e| {
-                let culprit = match e.gate() {
-                    emq_id::Gate::Queue => queue.as_slice(),
-                    emq_id::Gate::Kind => kind.as_slice(),
-                    _ => id.unwrap_or_default(),
+        "key" => key(&Args::parse(argv, &["--hex", "--parse", "--job-prefix", "--prefix-bytes"], &[])?, out),
+        "reserve" => {
+            let args = Args::parse(argv, &[], &[])?;
+            each(&args, out, |name, out| {
+                let key = emq_id::reserve(name).map_err(|e| Failure::gate(e, name))?;
+                line(out, key.as_str())
+            })
+        }
+        "xadd-id" => {
+            let args = Args::parse(argv, &["--reverse"], &["--ns"])?;
+            let ns = args.one("--ns").unwrap_or("EVT").as_bytes().to_vec();
+            let reverse = args.has("--reverse");
+            each(&args, out, |value, out| {
+                let text = if reverse {
+                    emq_id::from_xadd_id(value, &ns).map(|id| id.to_string())
+                } else {
+                    emq_id::xadd_id(value).map(|entry| entry.to_string())
                 };
-                Failure::gate(e, culprit)
-            })?;
-            line(out, key.as_str())?;
-            Ok(vec![])
+                line(out, &text.map_err(|e| Failure::gate(e, value))?)
+            })
         }
         "route" => {
             let args = Args::parse(argv, &["--hex"], &["--cluster"])?;
@@ -138,6 +140,55 @@ fn dispatch(command: &str, argv: &[OsString], out: Out) -> Result<Vec<Failure>, 
         },
         _ => unreachable!("help::of lists every command"),
     }
+}
+
+/// `key`: build a key, or (by flag) parse keys, a job prefix, a family's prefix length.
+fn key(args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
+    if args.has("--parse") {
+        return each(args, out, |key, out| {
+            let parsed = emq_id::parse_key(key).map_err(|e| Failure::gate(e, key))?;
+            let mut answer = json!({
+                "key": String::from_utf8_lossy(key),
+                "queue": String::from_utf8_lossy(parsed.queue),
+                "family": parsed.family.pattern().to_string(),
+            });
+            if let Some(param) = parsed.param {
+                answer["param"] = json!(String::from_utf8_lossy(param));
+            }
+            line(out, &answer.to_string())
+        });
+    }
+    let values = inputs(args)?;
+    if args.has("--job-prefix") {
+        let [queue] = values.as_slice() else { return Err(Failure::Usage("key --job-prefix takes QUEUE".into())) };
+        line(out, emq_id::job_prefix(queue).map_err(|e| Failure::gate(e, queue))?.as_str())?;
+        return Ok(vec![]);
+    }
+    if args.has("--prefix-bytes") {
+        let [queue, ty] = values.as_slice() else {
+            return Err(Failure::Usage("key --prefix-bytes takes QUEUE TYPE".into()));
+        };
+        let n = emq_id::prefix_bytes(queue, ty).map_err(|e| {
+            Failure::gate(e, if e.gate() == emq_id::Gate::Queue { queue.as_slice() } else { ty.as_slice() })
+        })?;
+        line(out, &n.to_string())?;
+        return Ok(vec![]);
+    }
+    let (queue, ty, id) = match values.as_slice() {
+        [q, t] => (q, t, None),
+        [q, t, id] => (q, t, Some(id.as_slice())),
+        _ => return Err(Failure::Usage("key takes QUEUE TYPE (or QUEUE job ID)".into())),
+    };
+    let key = emq_id::key(queue, ty, id).map_err(|e| {
+        let culprit = match (e.gate(), id) {
+            (emq_id::Gate::Queue, _) => queue.as_slice(),
+            (_, Some(id)) if e.gate() != emq_id::Gate::Kind || ty.as_slice() == b"job" => id,
+            _ => ty.as_slice(),
+        };
+        Failure::gate(e, culprit)
+    })?;
+    line(out, key.as_str())?;
+    Ok(vec![])
 }
 
 /// The command's inputs: its arguments (hex-decoded under `--hex`), else stdin lines.
@@ -204,13 +255,13 @@ fn mint(args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
         Some(node) => emq_id::set_process_node(node),
         None => emq_id::process_minter(),
     };
-    let minter = minter.map_err(|e| {
-        let given = match node {
-            Some(node) => format!("--node {node}"),
-            None => format!("{}={}", emq_id::NODE_ENV, std::env::var(emq_id::NODE_ENV).unwrap_or_default()),
-        };
-        Failure::gate(e, given.as_bytes())
-    })?;
+    // Where the node came from, to name it in a refusal.
+    let given = match (node, std::env::var_os(emq_id::NODE_ENV)) {
+        (Some(node), _) => format!("--node {node}"),
+        (None, Some(env)) => format!("{}={}", emq_id::NODE_ENV, env.to_string_lossy()),
+        (None, None) => "a drawn node".to_string(),
+    };
+    let minter = minter.map_err(|e| Failure::gate(e, given.as_bytes()))?;
     if minter.source() == emq_id::NodeSource::Fallback {
         eprintln!(
             "warning: neither --node nor {} is set; drew node {}, which no other live process of this host holds: \
@@ -220,7 +271,10 @@ fn mint(args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
         );
     }
     for _ in 0..count {
-        let s = minter.next().map_err(|e| Failure::gate(e, b"clock"))?;
+        let s = minter.next().map_err(|e| {
+            let input = if e.gate() == emq_id::Gate::Node { given.as_bytes() } else { b"clock" };
+            Failure::gate(e, input)
+        })?;
         let id = emq_id::Id::new(ns, s).map_err(|e| Failure::gate(e, ns))?;
         if args.has("--json") {
             line(out, &describe(&id).to_string())?;

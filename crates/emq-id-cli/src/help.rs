@@ -13,7 +13,12 @@ Commands:
   hash32 ID|SNOWFLAKE...     the placement hash of a snowflake
   min-for TIME...            the smallest snowflake at or after TIME (ISO-8601 or unix ms)
   slot KEY... [--hex]        the cluster hash slot and hashtag of keys (JSON)
-  key QUEUE KIND [ID]        build a keyspace key (kinds: pending, active, job)
+  key QUEUE TYPE             build a key of a queue (emq-keyspace/2): TYPE as the bus
+                             writes it (pending, g:vip:pending, job:ID:lock, ...)
+  key --parse KEY...         read keys back: queue, family, parameter (JSON)
+  reserve NAME...            the reserve's cross-queue keys, {emq}:NAME
+  xadd-id ID...              the stream entry id of EVT ids (<unix_ms>-<tail22>)
+  xadd-id --reverse ENTRY... the ids behind stream entry ids (--ns NS, default EVT)
   route KEY... --cluster HOST:PORT
                              the slot of each key and the node that owns it, read
                              from a live Valkey or Redis Cluster (JSON)
@@ -50,7 +55,7 @@ Usage: emq-id mint NS [--node N] [-n COUNT] [--json]
 Mints COUNT (default 1) ids, one per line (--json: the decode object).
 The node is --node, else the EMQ_NODE environment variable; either way this
 process takes the node's host-local claim (a lock file in EMQ_NODE_DIR, default
-$TMPDIR/emq-id), so a second live process on this host asking for the same node
+/tmp/emq-id), so a second live process on this host asking for the same node
 is refused (gate node, naming the holder's pid). With neither, a node no live
 process of this host holds is drawn and a warning says so: ids may still collide
 with another host's, so configure a node (or a lease) in production.
@@ -87,12 +92,44 @@ then carries key_hex and hashtag_hex."
         }
         "key" => {
             "\
-Usage: emq-id key [--hex] QUEUE KIND [ID]
+Usage: emq-id key [--hex] QUEUE TYPE
+       emq-id key [--hex] QUEUE job ID           (the emq-keyspace/1 form)
+       emq-id key --parse KEY...
+       emq-id key --job-prefix QUEUE
+       emq-id key --prefix-bytes QUEUE TYPE
 
-Prints the keyspace key (emq-keyspace/1): emq:{QUEUE}:pending, emq:{QUEUE}:active,
-emq:{QUEUE}:job:ID. QUEUE is 1-128 bytes of [A-Za-z0-9_.:-]; ID a JOB id.
-Errors, checked in this order: queue, kind, then the id's gate (namespace when
-it is not a JOB id)."
+Prints the key emq:{QUEUE}:TYPE (emq-keyspace/2), TYPE written as the bus writes
+it: pending, active, schedule, dead, ring, wake, meta, paused, repeat, gactive,
+glimit, gweight, limiter, events, flow:outbox, metrics:completed[:data],
+metrics:failed[:data], g:NAME:pending, de:NAME, repeat:NAME, stream:NAME,
+stream:NAME:archived, job:ID, job:ID:lock, job:ID:logs. QUEUE is 1-128 bytes of
+[A-Za-z0-9_.:-]; NAME 1-128 bytes of [A-Za-z0-9_.-]; ID a JOB id.
+Errors, in this order: queue, then kind (no such family, a bad NAME, an id of
+another namespace), or the id's own gate.
+--parse prints {\"key\", \"queue\", \"family\", \"param\"} per key (family as a
+pattern, e.g. g:<name>:pending); --job-prefix prints emq:{QUEUE}:job:;
+--prefix-bytes prints the bytes a family spends before its parameter
+(TYPE a family's head such as job: or g:, or a fixed type)."
+        }
+        "reserve" => {
+            "\
+Usage: emq-id reserve NAME...
+
+Prints the reserve's cross-queue key {emq}:NAME (one slot, disjoint from every
+queue key); NAME is 1-128 bytes of [A-Za-z0-9_.:-], else kind. The bus's version
+fence is reserve version ({emq}:version, holding echomq:2.0.0)."
+        }
+        "xadd-id" => {
+            "\
+Usage: emq-id xadd-id ID...
+       emq-id xadd-id --reverse [--ns NS] ENTRY...
+
+Prints the stream entry id of each EVT id: <unix_ms>-<tail22>, the id's Unix
+milliseconds and its snowflake's low 22 bits (node and sequence). Ids of one
+namespace sort as their entry ids, so a stream written in mint order never
+refuses an XADD. Another namespace is kind.
+--reverse prints the id (namespace NS, default EVT) behind each entry id:
+charset for parts that are not decimal, range for a time or tail no snowflake has."
         }
         "route" => {
             "\

@@ -56,7 +56,12 @@ fn every_gate_is_reachable_with_exit_status_2() {
         (&["min-for", "999999999999999"], "range"),
         (&["key", "a{b}", "pending"], "queue"),
         (&["key", "orders", "done"], "kind"),
-        (&["key", "orders", "job", "USR0KHTOWnGLuC"], "namespace"),
+        (&["key", "orders", "job", "USR0KHTOWnGLuC"], "kind"),
+        (&["key", "orders", "g:a:b:pending"], "kind"),
+        (&["key", "--parse", "{emq}:version"], "queue"),
+        (&["reserve", "a b"], "kind"),
+        (&["xadd-id", "ORD000xY9Wvvcd"], "kind"),
+        (&["xadd-id", "--reverse", "1704117200000-x"], "charset"),
     ] {
         let o = emq_id(args);
         assert_eq!(o.status.code(), Some(2), "{args:?}");
@@ -94,7 +99,8 @@ fn mint_without_a_node_warns_that_ids_may_collide() {
 
 #[test]
 fn help_on_everything() {
-    for cmd in ["decode", "encode", "mint", "hash32", "min-for", "slot", "key", "route", "check"] {
+    for cmd in ["decode", "encode", "mint", "hash32", "min-for", "slot", "key", "reserve", "xadd-id", "route", "check"]
+    {
         let o = emq_id(&[cmd, "--help"]);
         assert!(o.status.success() && stdout(&o).starts_with("Usage: emq-id"), "{cmd}");
     }
@@ -106,4 +112,21 @@ fn help_on_everything() {
 fn min_for_reads_iso_8601() {
     let o = emq_id(&["min-for", "2026-01-27T15:11:37.641Z", "1769526697641"]);
     assert_eq!(stdout(&o), "274557032793636864\n274557032793636864\n");
+}
+
+#[test]
+fn the_keyspace_at_the_terminal() {
+    let o = emq_id(&["key", "orders", "g:vip:pending"]);
+    assert_eq!(stdout(&o), "emq:{orders}:g:vip:pending\n");
+    let o = emq_id(&["key", "--parse", "emq:{orders}:job:JOB0KHTOWnGLuC:lock"]);
+    let v: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(
+        (v["queue"].as_str(), v["family"].as_str(), v["param"].as_str()),
+        (Some("orders"), Some("job:<id>:lock"), Some("JOB0KHTOWnGLuC"))
+    );
+    assert_eq!(stdout(&emq_id(&["reserve", "locks", "version"])), "{emq}:locks\n{emq}:version\n");
+    assert_eq!(stdout(&emq_id(&["xadd-id", "EVT000xY9Wvvcd"])), "1704117200000-1620567\n");
+    assert_eq!(stdout(&emq_id(&["xadd-id", "--reverse", "1704117200000-1620567"])), "EVT000xY9Wvvcd\n");
+    assert_eq!(stdout(&emq_id(&["key", "--prefix-bytes", "orders", "job:"])), "17\n");
+    assert_eq!(stdout(&emq_id(&["key", "--job-prefix", "orders"])), "emq:{orders}:job:\n");
 }

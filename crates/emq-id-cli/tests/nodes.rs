@@ -7,11 +7,15 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-/// A claim directory of this test's own.
+/// A claim directory of this test's own (under one per test run; each test removes its own).
 fn claim_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("emq-id-nodes-test-{}-{name}", std::process::id()));
+    let dir = run_dir().join(name);
     let _ = std::fs::remove_dir_all(&dir);
     dir
+}
+
+fn run_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("emq-id-nodes-test-{}", std::process::id()))
 }
 
 /// `EMQ_NODE=node emq-id mint JOB -n count`, its stdout piped: a holder that
@@ -62,6 +66,7 @@ fn a_second_live_process_is_refused_and_a_killed_holder_frees_the_node() {
     );
     assert_eq!(after.len(), 20_000);
     assert_eq!(dups, 0);
+    let _ = std::fs::remove_dir_all(dir);
 }
 
 /// Two `EMQ_NODE=3 emq-id mint JOB -n 200000` started at once; their ids and refusals.
@@ -93,6 +98,9 @@ fn the_same_node_twice_at_once_gives_no_duplicates_unless_the_guard_is_blind() {
         a.len() + b.len()
     );
     assert!(dups > 0, "the negative control found no duplicates: the count cannot tell");
+    for name in ["shared", "blind-a", "blind-b"] {
+        let _ = std::fs::remove_dir_all(run_dir().join(name));
+    }
 }
 
 #[test]
@@ -109,4 +117,25 @@ fn with_every_node_of_the_host_held_a_drawn_node_is_refused_not_shared() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2));
     assert!(err.contains("every node 0..=1023 is held by a live process on this host"), "{err}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+#[test]
+fn a_new_holder_starts_after_the_mark_its_predecessor_recorded() {
+    let dir = claim_dir("mark");
+    let mark = emq_id::now_ms() + 5_000; // a predecessor that minted 5 s ahead of the clock
+    let claim = emq_id::NodeClaim::take_in(&dir, 8).unwrap();
+    claim.record_high_water(mark).unwrap();
+    drop(claim);
+    let o = mint("8", &dir, 1).wait_with_output().unwrap();
+    let id = emq_id::Id::parse(String::from_utf8(o.stdout).unwrap().trim().as_bytes()).unwrap();
+    assert!(id.unix_ms() as i64 > mark, "the first id ({}) must sort after the mark ({mark})", id.unix_ms());
+    // And without a mark, the next millisecond after the claim: never one a dead holder may have used.
+    let before = emq_id::now_ms();
+    let o = mint("9", &claim_dir("fresh"), 1).wait_with_output().unwrap();
+    let id = emq_id::Id::parse(String::from_utf8(o.stdout).unwrap().trim().as_bytes()).unwrap();
+    assert!(id.unix_ms() as i64 > before);
+    for name in ["mark", "fresh"] {
+        let _ = std::fs::remove_dir_all(run_dir().join(name));
+    }
 }

@@ -3,10 +3,11 @@
 //! process of the host shares.
 //!
 //! The operating system releases the lock when the last descriptor of the
-//! file closes, so a process that dies in any way (`SIGKILL` included) frees
-//! its node, and no stale claim can outlive its holder. The file itself is
+//! file closes: when its holder dies in any way (`SIGKILL` included), or, for
+//! a holder that forked, when the last of its children that kept the
+//! descriptor exits (such a child refuses to mint with it). The file itself is
 //! never deleted (deleting a lock file races with a process that opened it):
-//! at most 1,024 small files.
+//! at most 1,024 small files, each holding `<pid> <high-water Unix ms>`.
 
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::Write;
@@ -15,8 +16,10 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Gate, Result};
 use crate::snowflake::MAX_NODE;
 
-/// The environment variable naming the directory of the host's node claims.
-/// Unset, it is `emq-id` in the system's temporary directory (`/tmp/emq-id`).
+/// The environment variable naming the directory of the host's node claims
+/// (an absolute path). Unset, it is `/tmp/emq-id` on Unix, whatever `TMPDIR`
+/// says (processes of one host must meet in one place), and `emq-id` in the
+/// temporary directory elsewhere.
 pub const NODE_DIR_ENV: &str = "EMQ_NODE_DIR";
 
 const HELD: &str =
@@ -24,12 +27,17 @@ const HELD: &str =
 const UNWRITABLE: &str =
     "the host-local claim file could not be created: point EMQ_NODE_DIR at a directory every minting process can write";
 const UNLOCKABLE: &str = "the host-local claim file could not be locked (a file system without locks?): point EMQ_NODE_DIR at a local directory";
+const RELATIVE: &str = "EMQ_NODE_DIR must be an absolute path, the same for every process of the host";
+const LINKED: &str = "the claim directory or file is a symbolic link: refused, as another user could point it anywhere";
+const BAD_MARK: &str =
+    "the claim file records a high-water mark no snowflake can follow (past the 41-bit limit): check the file";
 
 /// The directory of this host's node claims: `EMQ_NODE_DIR`, else
-/// `<temp dir>/emq-id`.
+/// `/tmp/emq-id` on Unix (`emq-id` in the temporary directory elsewhere).
 pub fn claim_dir() -> PathBuf {
     match std::env::var_os(NODE_DIR_ENV) {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ if cfg!(unix) => PathBuf::from("/tmp/emq-id"),
         _ => std::env::temp_dir().join("emq-id"),
     }
 }
@@ -93,21 +101,23 @@ impl NodeClaim {
     }
 
     /// Records that ids of this node may be minted up to `unix_ms`, before
-    /// they are: a minter that runs ahead of the clock (more than 4,096 ids in
-    /// a millisecond borrow the next) records how far, so that the node's next
-    /// holder starts after it even when this process dies without a word.
+    /// they are, so that the node's next holder starts after every id of this
+    /// one even when this process dies without a word. A mark never goes
+    /// back: the larger of the inherited mark and `unix_ms` is written.
     pub fn record_high_water(&self, unix_ms: i64) -> std::io::Result<()> {
-        let line = format!("{} {unix_ms}\n", std::process::id());
-        rewrite(&self.file, line.as_bytes())
+        let mark = self.inherited.map_or(unix_ms, |old| old.max(unix_ms));
+        rewrite(&self.file, format!("{} {mark}\n", std::process::id()).as_bytes())
     }
 }
 
-/// Rewrites a claim file from its first byte (the file is its holder's alone).
+/// Rewrites a claim file from its first byte (the file is its holder's
+/// alone): the new record first, then the length, so that a holder killed
+/// in between leaves a record that still parses (its first two fields).
 fn rewrite(mut file: &File, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::{Seek, SeekFrom};
     file.seek(SeekFrom::Start(0))?;
-    file.set_len(0)?;
-    file.write_all(bytes)
+    file.write_all(bytes)?;
+    file.set_len(bytes.len() as u64)
 }
 
 /// Why a claim was not taken: the node is someone else's, or the claim
@@ -118,60 +128,116 @@ pub(crate) enum Refusal {
 }
 
 pub(crate) fn attempt(dir: &Path, node: u16) -> core::result::Result<NodeClaim, Refusal> {
+    if !dir.is_absolute() {
+        return Err(Refusal::Failed(RELATIVE));
+    }
     let path = dir.join(format!("node-{node}.lock"));
-    let file = open(dir, &path).map_err(|_| Refusal::Failed(UNWRITABLE))?;
-    match file.try_lock() {
-        Ok(()) => {
-            let inherited = recorded(&path).and_then(|(_, high_water)| high_water);
-            let claim = NodeClaim { node, file, inherited };
-            // The pid serves the refusal message of the next claimant; the
-            // inherited mark stays until this holder records its own.
-            let line = match inherited {
-                Some(ms) => format!("{} {ms}\n", std::process::id()),
-                None => format!("{}\n", std::process::id()),
-            };
-            rewrite(&claim.file, line.as_bytes()).map_err(|_| Refusal::Failed(UNWRITABLE))?;
-            Ok(claim)
+    // A claim file deleted and created anew while another process holds the
+    // old one would be a second lock on the same node: lock, then check the
+    // path still names the locked file, else try again.
+    for _ in 0..3 {
+        let file = open(dir, &path)?;
+        match file.try_lock() {
+            Ok(()) if !names(&path, &file) => continue,
+            Ok(()) => {
+                let (_, inherited) = record_of(&file).unwrap_or((0, None));
+                if inherited.is_some_and(|ms| crate::snowflake::ts_since_epoch(ms) > crate::snowflake::MAX_TS) {
+                    return Err(Refusal::Failed(BAD_MARK));
+                }
+                // The pid serves the refusal message of the next claimant; the
+                // inherited mark stays until this holder records its own.
+                let line = match inherited {
+                    Some(ms) => format!("{} {ms}\n", std::process::id()),
+                    None => format!("{}\n", std::process::id()),
+                };
+                rewrite(&file, line.as_bytes()).map_err(|_| Refusal::Failed(UNWRITABLE))?;
+                return Ok(NodeClaim { node, file, inherited });
+            }
+            Err(TryLockError::WouldBlock) => return Err(Refusal::Held(holder_pid(&path))),
+            Err(TryLockError::Error(_)) => return Err(Refusal::Failed(UNLOCKABLE)),
         }
-        Err(TryLockError::WouldBlock) => Err(Refusal::Held(recorded(&path).map(|(pid, _)| pid))),
-        Err(TryLockError::Error(_)) => Err(Refusal::Failed(UNLOCKABLE)),
     }
+    Err(Refusal::Failed(UNLOCKABLE))
 }
 
-/// Opens (creating) a claim file that every user of the host can lock: the
+/// Opens a claim file that every user of the host can lock and write: the
 /// directory is made sticky and world-writable like `/tmp` when this process
-/// creates it. A file another user created may be read-only to us; a lock
-/// needs no write access, so it is opened read-only then (no pid recorded).
-fn open(dir: &Path, path: &Path) -> std::io::Result<File> {
-    if !dir.is_dir() {
-        std::fs::create_dir_all(dir)?;
-        shared_permissions(dir, 0o1777);
-    }
-    let mut options = OpenOptions::new();
-    options.read(true).write(true).create(true).truncate(false);
-    match options.open(path) {
-        Ok(file) => {
-            shared_permissions(path, 0o666);
-            Ok(file)
+/// creates it, and a file this process creates is made writable by all.
+/// An existing file is opened without `O_CREAT` (Linux's `protected_regular`
+/// refuses `O_CREAT` on another user's file in a sticky directory), and a
+/// symbolic link, as the directory or the file, is refused.
+fn open(dir: &Path, path: &Path) -> core::result::Result<File, Refusal> {
+    let unwritable = |_| Refusal::Failed(UNWRITABLE);
+    match std::fs::symlink_metadata(dir) {
+        Ok(meta) if meta.file_type().is_symlink() => return Err(Refusal::Failed(LINKED)),
+        Ok(_) => {}
+        Err(_) => {
+            std::fs::create_dir_all(dir).map_err(unwritable)?;
+            shared_permissions(&File::open(dir).map_err(unwritable)?, 0o1777);
         }
-        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => File::open(path),
-        Err(e) => Err(e),
+    }
+    loop {
+        if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+            return Err(Refusal::Failed(LINKED));
+        }
+        match OpenOptions::new().read(true).write(true).open(path) {
+            Ok(file) => return Ok(file),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(unwritable(e)),
+        }
+        match OpenOptions::new().read(true).write(true).create_new(true).open(path) {
+            Ok(file) => {
+                shared_permissions(&file, 0o666);
+                return Ok(file);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue, // another process was first
+            Err(e) => return Err(unwritable(e)),
+        }
     }
 }
 
+/// Whether `path` still names the open `file` (not a file created in its place).
 #[cfg(unix)]
-fn shared_permissions(path: &Path, mode: u32) {
-    use std::os::unix::fs::PermissionsExt;
-    // Best effort: it fails harmlessly on a file another user owns.
-    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode));
+fn names(path: &Path, file: &File) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (std::fs::metadata(path), file.metadata()) {
+        (Ok(a), Ok(b)) => (a.dev(), a.ino()) == (b.dev(), b.ino()),
+        _ => false,
+    }
 }
 
 #[cfg(not(unix))]
-fn shared_permissions(_: &Path, _: u32) {}
+fn names(path: &Path, _: &File) -> bool {
+    path.exists()
+}
 
-/// What a claim file records: `<pid> [<high-water Unix ms>]`, when readable.
-fn recorded(path: &Path) -> Option<(u32, Option<i64>)> {
-    let text = std::fs::read_to_string(path).ok()?;
+/// Sets the mode through the open handle (never through a path a link could redirect).
+#[cfg(unix)]
+fn shared_permissions(file: &File, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    // Best effort: it fails harmlessly on a file another user owns.
+    let _ = file.set_permissions(std::fs::Permissions::from_mode(mode));
+}
+
+#[cfg(not(unix))]
+fn shared_permissions(_: &File, _: u32) {}
+
+/// The record read through the locked handle itself (on Windows another
+/// handle cannot read a locked region): `<pid> [<high-water Unix ms>]`.
+fn record_of(mut file: &File) -> Option<(u32, Option<i64>)> {
+    use std::io::{Read, Seek, SeekFrom};
+    let mut text = String::new();
+    file.seek(SeekFrom::Start(0)).ok()?;
+    file.take(64).read_to_string(&mut text).ok()?;
+    parse_record(&text)
+}
+
+/// The holder's pid, read by path (best effort, for the refusal's message).
+fn holder_pid(path: &Path) -> Option<u32> {
+    parse_record(&std::fs::read_to_string(path).ok()?).map(|(pid, _)| pid)
+}
+
+fn parse_record(text: &str) -> Option<(u32, Option<i64>)> {
     let mut fields = text.split_ascii_whitespace();
     let pid = fields.next()?.parse().ok().filter(|&pid| pid != 0)?;
     Some((pid, fields.next().and_then(|ms| ms.parse().ok())))

@@ -1,14 +1,15 @@
-//! The `emq-keyspace/1` key builders: every key of a queue is born with the
+//! The `emq-keyspace/2` key builders: every key of a queue is born with the
 //! queue name braced, so all of a queue's keys hash to `slot(queue)` and a
-//! queue's multi-key scripts never cross slots.
+//! queue's multi-key scripts never cross slots. The families of keys are
+//! the table in `family.rs`; this file builds, parses and measures keys.
 
 use core::fmt;
 
-use crate::codec::{decode, ID_LEN};
 use crate::error::{Error, Gate, Result};
+use crate::family::{check_job_id, Family, Param, MAX_NAME_LEN};
 
 /// The keyspace's version tag, as written in the vector file.
-pub const KEYSPACE: &str = "emq-keyspace/1";
+pub const KEYSPACE: &str = "emq-keyspace/2";
 /// The longest queue name, in bytes.
 pub const MAX_QUEUE_LEN: usize = 128;
 
@@ -27,7 +28,8 @@ impl Kind {
     /// `emq:{Q}:job:<ID>`, one job's record; takes a `JOB` id.
     pub const JOB: Kind = Kind { name: "job", takes_id: true };
 
-    /// Every kind the keyspace knows. Adding a kind is adding a row here.
+    /// The kinds of `emq-keyspace/1`, kept for its three-argument
+    /// [`key`]; every family of keys is in [`Family::ALL`].
     pub const ALL: &'static [Kind] = &[Kind::PENDING, Kind::ACTIVE, Kind::JOB];
 
     /// The kind with this name, or [`Gate::Kind`].
@@ -54,15 +56,29 @@ impl Kind {
 pub const JOB_NS: &[u8; 3] = b"JOB";
 
 const PREFIX: &[u8] = b"emq:{";
-/// Longest key: `emq:{` + queue + `}:` + longest kind name + `:` + id.
-pub const MAX_KEY_LEN: usize = PREFIX.len() + MAX_QUEUE_LEN + 2 + longest_kind_name() + 1 + ID_LEN;
+const RESERVE: &[u8] = b"{emq}:";
 
-const fn longest_kind_name() -> usize {
+/// The reserve's version fence, `{emq}:version`.
+pub const VERSION_KEY: &str = "{emq}:version";
+/// What the bus stores at [`VERSION_KEY`].
+pub const BUS_VERSION: &str = "echomq:2.0.0";
+
+/// Longest key: `emq:{` + queue + `}:` + the longest type of any family.
+pub const MAX_KEY_LEN: usize = PREFIX.len() + MAX_QUEUE_LEN + 2 + longest_type();
+
+const fn longest_type() -> usize {
     let mut longest = 0;
     let mut i = 0;
-    while i < Kind::ALL.len() {
-        if Kind::ALL[i].name.len() > longest {
-            longest = Kind::ALL[i].name.len();
+    while i < Family::ALL.len() {
+        let f = Family::ALL[i];
+        let param = match f.param() {
+            Param::None => 0,
+            Param::Name => MAX_NAME_LEN,
+            Param::JobId => crate::codec::ID_LEN,
+        };
+        let len = f.head().len() + param + f.tail().len();
+        if len > longest {
+            longest = len;
         }
         i += 1;
     }
@@ -73,7 +89,7 @@ const fn longest_kind_name() -> usize {
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
     buf: [u8; MAX_KEY_LEN],
-    len: u8,
+    len: u16,
 }
 
 impl Key {
@@ -87,10 +103,14 @@ impl Key {
         core::str::from_utf8(self.as_bytes()).expect("keys are ASCII by construction")
     }
 
-    fn push(&mut self, bytes: &[u8]) {
-        let at = self.len as usize;
-        self.buf[at..at + bytes.len()].copy_from_slice(bytes);
-        self.len += bytes.len() as u8;
+    fn new(parts: &[&[u8]]) -> Key {
+        let mut k = Key { buf: [0; MAX_KEY_LEN], len: 0 };
+        for part in parts {
+            let at = k.len as usize;
+            k.buf[at..at + part.len()].copy_from_slice(part);
+            k.len += part.len() as u16;
+        }
+        k
     }
 }
 
@@ -125,31 +145,40 @@ pub fn check_queue(queue: &[u8]) -> Result<()> {
     }
 }
 
-/// Builds the key of `kind` (by name) for `queue`, with `id` for kinds that
-/// take one. Errors are checked in the order queue, kind, id:
-/// [`Gate::Queue`]; [`Gate::Kind`] for an unknown kind or an id given to a
-/// kind that takes none; then the id's own gate (a missing id is the empty
-/// text, so [`Gate::Length`]), and [`Gate::Namespace`] for an id whose
-/// namespace is not `JOB`.
+/// Builds a key of `queue` from its type, written as the bus writes it
+/// (`"pending"`, `"g:vip:pending"`, `"job:JOB0KHTOWnGLuC:lock"`): errors in
+/// the order queue ([`Gate::Queue`]), then the type (see [`Family::of_type`]).
+///
+/// The `emq-keyspace/1` form is kept for its callers: `key(q, b"job", Some(id))`
+/// is `job_key(q, id)`, and an id given with any other type is [`Gate::Kind`].
 ///
 /// ```
 /// use emq_id::{key, Gate};
 /// assert_eq!(key(b"orders", b"pending", None).unwrap().as_str(), "emq:{orders}:pending");
+/// assert_eq!(key(b"orders", b"g:vip:pending", None).unwrap().as_str(), "emq:{orders}:g:vip:pending");
+/// assert_eq!(
+///     key(b"orders", b"job:JOB0KHTOWnGLuC:lock", None).unwrap().as_str(),
+///     "emq:{orders}:job:JOB0KHTOWnGLuC:lock"
+/// );
 /// assert_eq!(
 ///     key(b"orders", b"job", Some(b"JOB0KHTOWnGLuC")).unwrap().as_str(),
 ///     "emq:{orders}:job:JOB0KHTOWnGLuC"
 /// );
 /// assert_eq!(key(b"a{b}", b"pending", None).unwrap_err().gate(), Gate::Queue);
 /// assert_eq!(key(b"orders", b"done", None).unwrap_err().gate(), Gate::Kind);
-/// assert_eq!(key(b"orders", b"job", Some(b"USR0KHTOWnGLuC")).unwrap_err().gate(), Gate::Namespace);
+/// assert_eq!(key(b"orders", b"job", Some(b"USR0KHTOWnGLuC")).unwrap_err().gate(), Gate::Kind);
 /// ```
-pub fn key(queue: &[u8], kind: &[u8], id: Option<&[u8]>) -> Result<Key> {
+pub fn key(queue: &[u8], ty: &[u8], id: Option<&[u8]>) -> Result<Key> {
     check_queue(queue)?;
-    let kind = Kind::parse(kind)?;
-    if !kind.takes_id && id.is_some() {
+    if ty == Kind::JOB.name.as_bytes() {
+        // emq-keyspace/1: a job key without an id is the empty id (`length`).
+        return job_key(queue, id.unwrap_or_default());
+    }
+    if id.is_some() {
         return Err(Error::new(Gate::Kind, "this kind of key takes no id"));
     }
-    build(queue, kind, id)
+    Family::of_type(ty)?;
+    Ok(Key::new(&[PREFIX, queue, b"}:", ty]))
 }
 
 /// The key of an id-less `kind` for `queue` (`emq:{Q}:pending`, `emq:{Q}:active`).
@@ -163,10 +192,11 @@ pub fn queue_key(queue: &[u8], kind: Kind) -> Result<Key> {
     if kind.takes_id {
         return Err(Error::new(Gate::Kind, "this kind of key needs an id: use job_key"));
     }
-    build(queue, kind, None)
+    Ok(Key::new(&[PREFIX, queue, b"}:", kind.name.as_bytes()]))
 }
 
-/// The key of one job, `emq:{Q}:job:<ID>`; `id` must be a valid `JOB` id.
+/// The key of one job, `emq:{Q}:job:<ID>`; `id` must be a valid `JOB` id
+/// (its gate, or [`Gate::Kind`] for another namespace).
 ///
 /// ```
 /// assert_eq!(
@@ -176,28 +206,84 @@ pub fn queue_key(queue: &[u8], kind: Kind) -> Result<Key> {
 /// ```
 pub fn job_key(queue: &[u8], id: &[u8]) -> Result<Key> {
     check_queue(queue)?;
-    build(queue, Kind::JOB, Some(id))
+    check_job_id(id)?;
+    Ok(Key::new(&[PREFIX, queue, b"}:job:", id]))
 }
 
-fn build(queue: &[u8], kind: Kind, id: Option<&[u8]>) -> Result<Key> {
-    let id = if kind.takes_id {
-        let text = id.unwrap_or_default();
-        let (ns, _) = decode(text)?;
-        if &ns != JOB_NS {
-            return Err(Error::new(Gate::Namespace, "a job key takes an id of namespace JOB"));
-        }
-        Some(text)
-    } else {
-        None
-    };
-    let mut k = Key { buf: [0; MAX_KEY_LEN], len: 0 };
-    k.push(PREFIX);
-    k.push(queue);
-    k.push(b"}:");
-    k.push(kind.name.as_bytes());
-    if let Some(id) = id {
-        k.push(b":");
-        k.push(id);
+/// `emq:{Q}:job:`, the prefix the bus's scripts append job ids to.
+///
+/// ```
+/// assert_eq!(emq_id::job_prefix(b"orders").unwrap().as_str(), "emq:{orders}:job:");
+/// ```
+pub fn job_prefix(queue: &[u8]) -> Result<Key> {
+    check_queue(queue)?;
+    Ok(Key::new(&[PREFIX, queue, b"}:job:"]))
+}
+
+/// The bytes a family's keys spend before their parameter: `emq:{Q}:` and
+/// the family's head (`"job:"`, `"g:"`, `"stream:"`, …), or the whole key for
+/// a fixed type (`"pending"`). Another type is [`Gate::Kind`].
+///
+/// ```
+/// assert_eq!(emq_id::prefix_bytes(b"orders", b"job:").unwrap(), 17);
+/// assert_eq!(emq_id::prefix_bytes(b"orders", b"pending").unwrap(), 20);
+/// ```
+pub fn prefix_bytes(queue: &[u8], ty: &[u8]) -> Result<usize> {
+    check_queue(queue)?;
+    let known =
+        Family::ALL.iter().any(|f| f.head().as_bytes() == ty && (f.param() != Param::None || f.tail().is_empty()));
+    if !known {
+        return Err(Error::new(Gate::Kind, "not a family's head (job:, g:, de:, repeat:, stream:) or a fixed type"));
     }
-    Ok(k)
+    Ok(PREFIX.len() + queue.len() + 2 + ty.len())
+}
+
+/// A cross-queue key of the reserve, `{emq}:<name>`: its own hash tag
+/// (`emq`), one slot, and disjoint from every queue key by its first byte.
+/// The name is 1–128 bytes of `[A-Za-z0-9_.:-]`, else [`Gate::Kind`].
+///
+/// ```
+/// assert_eq!(emq_id::reserve(b"locks").unwrap().as_str(), "{emq}:locks");
+/// assert_eq!(emq_id::reserve(b"version").unwrap().as_str(), emq_id::VERSION_KEY);
+/// ```
+pub fn reserve(name: &[u8]) -> Result<Key> {
+    let ok = !name.is_empty()
+        && name.len() <= MAX_QUEUE_LEN
+        && name.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
+    if !ok {
+        return Err(Error::new(Gate::Kind, "a reserve name is 1-128 bytes of [A-Za-z0-9_.:-]"));
+    }
+    Ok(Key::new(&[RESERVE, name]))
+}
+
+/// A queue key read back: its queue, family and parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParsedKey<'a> {
+    /// The queue, the key's hash tag.
+    pub queue: &'a [u8],
+    /// The family of the key's type.
+    pub family: Family,
+    /// The family's parameter (a name or a job id), when it takes one.
+    pub param: Option<&'a [u8]>,
+}
+
+/// Reads a queue key back: the exact inverse of [`key`], refusing anything
+/// the keyspace cannot build. A key that is not `emq:{Q}:<type>` with a valid
+/// queue is [`Gate::Queue`]; its type is checked as [`key`] checks it.
+///
+/// ```
+/// let k = emq_id::parse_key(b"emq:{orders}:job:JOB0KHTOWnGLuC:lock").unwrap();
+/// assert_eq!((k.queue, k.param), (&b"orders"[..], Some(&b"JOB0KHTOWnGLuC"[..])));
+/// assert_eq!(k.family.pattern().to_string(), "job:<id>:lock");
+/// assert_eq!(emq_id::parse_key(b"{emq}:version").unwrap_err().gate(), emq_id::Gate::Queue);
+/// ```
+pub fn parse_key(key: &[u8]) -> Result<ParsedKey<'_>> {
+    let not_a_queue_key = Error::new(Gate::Queue, "not a queue key: emq:{<queue>}:<type>");
+    let rest = key.strip_prefix(PREFIX).ok_or(not_a_queue_key)?;
+    let close = rest.iter().position(|&b| b == b'}').ok_or(not_a_queue_key)?;
+    let (queue, rest) = (&rest[..close], &rest[close + 1..]);
+    check_queue(queue)?;
+    let ty = rest.strip_prefix(b":").ok_or(Error::new(Gate::Kind, "a queue key has a type after the queue"))?;
+    let (family, param) = Family::of_type(ty)?;
+    Ok(ParsedKey { queue, family, param })
 }

@@ -6,7 +6,7 @@
 //!    namespace of three letters `A`–`Z` and 11 base62 digits of a 63-bit
 //!    snowflake `ts(41) | node(10) | seq(12)`. Their byte order is their
 //!    numeric order is their mint order.
-//! 2. **Placement on a Valkey Cluster** (`emq-keyspace/1`): the hash slot of a
+//! 2. **Placement on a Valkey Cluster** (`emq-keyspace/2`): the hash slot of a
 //!    key, and key builders that brace the queue name so every key of a queue
 //!    shares one slot.
 //!
@@ -34,6 +34,7 @@ mod check;
 mod claim;
 mod codec;
 mod error;
+mod family;
 mod hash;
 mod id;
 mod keyspace;
@@ -42,15 +43,20 @@ mod mint;
 mod process;
 mod slot;
 mod snowflake;
+mod stream;
 
 pub use check::{self_check, Mismatch};
 #[cfg(feature = "std")]
 pub use claim::{claim_dir, NodeClaim, NODE_DIR_ENV};
 pub use codec::{decode, encode, encode_into, is_namespace, ALPHABET, ID_LEN, MAX_PAYLOAD, NS_LEN, PAYLOAD_LEN};
 pub use error::{Error, Gate, Message, Result};
+pub use family::{check_name, Family, Param, Pattern, MAX_NAME_LEN};
 pub use hash::hash32;
 pub use id::Id;
-pub use keyspace::{check_queue, job_key, key, queue_key, Key, Kind, JOB_NS, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN};
+pub use keyspace::{
+    check_queue, job_key, job_prefix, key, parse_key, prefix_bytes, queue_key, reserve, Key, Kind, ParsedKey,
+    BUS_VERSION, JOB_NS, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN, VERSION_KEY,
+};
 pub use mint::{parse_node, step, step_shared, Minter};
 #[cfg(feature = "std")]
 pub use process::{
@@ -58,6 +64,7 @@ pub use process::{
 };
 pub use slot::{crc16, hashtag, slot, SLOTS};
 pub use snowflake::{compose, min_for, node, seq, unix_ms, EPOCH_MS, MAX_NODE, MAX_SEQ, MAX_SNOWFLAKE, MAX_TS};
+pub use stream::{from_xadd_id, xadd_id, EntryId, EVENT_NS};
 
 /// The contract this crate implements, as written in the vector file.
 pub const CONTRACT: &str = "branded-snowflake/1.0.0";

@@ -65,13 +65,13 @@ struct Holder {
 }
 
 /// The millisecond (since the epoch) up to which the claim file says this
-/// process may have minted. Minting beyond the clock (a burst past 4,096 ids
-/// in a millisecond) records a new mark first, so the node's next holder on
-/// this host starts after every id this process minted, even if it is killed.
+/// process may have minted. An id past it records a new mark first, so the
+/// node's next holder on this host starts after every id this process minted,
+/// even if it is killed, and whatever its clock or the caller's did.
 static RESERVED: AtomicU64 = AtomicU64::new(0);
 
-/// How far past a burst's millisecond one record reaches: a sustained burst
-/// writes the claim file once per 64 ms of borrowed time (262,144 ids).
+/// How far past an id's millisecond one record reaches: a process that mints
+/// writes its claim file once per 64 ms of minted time at most.
 const RESERVE_AHEAD_MS: u64 = 64;
 
 static HOLDER: Mutex<Holder> = Mutex::new(Holder { claim: None, pid: 0 });
@@ -107,7 +107,7 @@ impl ProcessMinter {
         let node = if current & HELD != 0 { current as u16 } else { take(None)?.node() };
         let snowflake = step_shared(&STATE, node, now_ms)?;
         let ts = snowflake >> 22;
-        if ts > ts_since_epoch(now_ms) && ts > RESERVED.load(Ordering::Acquire) {
+        if ts > RESERVED.load(Ordering::Acquire) {
             reserve(ts)?;
         }
         Ok(snowflake)
@@ -192,6 +192,10 @@ fn take(explicit: Option<u16>) -> Result<&'static ProcessMinter> {
         holder.pid = pid;
         CURRENT.fetch_and(!HELD, Ordering::AcqRel);
     }
+    if holder.claim.is_some() && CURRENT.load(Ordering::Acquire) & HELD == 0 {
+        // `process_forked` called in the process that holds the claim: it still does.
+        CURRENT.fetch_or(HELD, Ordering::AcqRel);
+    }
     let current = CURRENT.load(Ordering::Acquire);
     if current & HELD != 0 {
         return match explicit {
@@ -211,8 +215,8 @@ fn take(explicit: Option<u16>) -> Result<&'static ProcessMinter> {
         },
     };
     // Hand-over on this host: the node's previous holder may have minted in
-    // this very millisecond before it died, or ahead of the clock up to its
-    // recorded mark, so start after both.
+    // this very millisecond before it died, and up to its recorded mark, so
+    // start after both (the claim checked the mark fits 41 bits).
     let inherited = claim.high_water().map_or(0, ts_since_epoch);
     let start = (ts_since_epoch(now_ms()) + 1).max(inherited + 1);
     STATE.fetch_max((start << 12) - 1, Ordering::AcqRel);
@@ -261,13 +265,15 @@ fn draw() -> Result<NodeClaim> {
     let nodes = MAX_NODE as u32 + 1;
     let start = crate::hash::hash32(seed) % nodes;
     let dir = claim_dir();
+    let mut failed = None;
     for i in 0..nodes {
         let node = ((start + i) % nodes) as u16;
         match attempt(&dir, node) {
             Ok(claim) => return Ok(claim),
             Err(Refusal::Held(_)) => continue,
-            Err(Refusal::Failed(detail)) => return Err(Error::about_node(node, None, detail)),
+            Err(Refusal::Failed(detail)) => failed = Some(Error::about_node(node, None, detail)),
         }
     }
-    Err(Error::from_gate(crate::Gate::Node, "every node 0..=1023 is held by a live process on this host"))
+    Err(failed
+        .unwrap_or(Error::from_gate(crate::Gate::Node, "every node 0..=1023 is held by a live process on this host")))
 }

@@ -8,8 +8,14 @@ use std::collections::HashSet;
 
 use emq_id::{Gate, NodeClaim, NodeSource};
 
+/// One test, so that setting the environment races with no other thread.
 #[test]
 fn one_node_one_mint_state() {
+    // Not TMPDIR-dependent: every process of a host must meet in one place.
+    if cfg!(unix) && std::env::var_os(emq_id::NODE_DIR_ENV).is_none() {
+        assert_eq!(emq_id::claim_dir(), std::path::PathBuf::from("/tmp/emq-id"));
+    }
+    a_new_holder_inherits_the_high_water_mark();
     let dir = std::env::temp_dir().join(format!("emq-id-process-test-{}", std::process::id()));
     std::env::set_var(emq_id::NODE_DIR_ENV, &dir);
     std::env::set_var(emq_id::NODE_ENV, "21");
@@ -38,15 +44,14 @@ fn one_node_one_mint_state() {
     let unique: HashSet<u64> = ids.iter().flatten().copied().collect();
     assert_eq!(unique.len(), 200_000);
 
-    // 200,000 ids run far past the clock (4,096 a millisecond): the claim file
-    // records a mark at or past the last one before it was handed out.
+    // The claim file records a mark at or past every id before it is handed
+    // out (200,000 ids run far past the clock: 4,096 a millisecond).
     let last = ids.iter().flatten().copied().max().unwrap();
     let recorded = std::fs::read_to_string(dir.join("node-21.lock")).unwrap();
     let mark: i64 = recorded.split_whitespace().nth(1).unwrap().parse().unwrap();
     assert!(mark >= emq_id::unix_ms(last) as i64, "{recorded} vs {}", emq_id::unix_ms(last));
 }
 
-#[test]
 fn a_new_holder_inherits_the_high_water_mark() {
     let dir = std::env::temp_dir().join(format!("emq-id-process-mark-{}", std::process::id()));
     let claim = NodeClaim::take_in(&dir, 5).unwrap();
@@ -56,7 +61,12 @@ fn a_new_holder_inherits_the_high_water_mark() {
     let next = NodeClaim::take_in(&dir, 5).unwrap();
     assert_eq!(next.high_water(), Some(1_900_000_000_000));
     drop(next);
-    // The mark outlives holders that record none.
+    // The mark outlives holders that record none, and never goes back.
+    let again = NodeClaim::take_in(&dir, 5).unwrap();
+    assert_eq!(again.high_water(), Some(1_900_000_000_000));
+    again.record_high_water(1_800_000_000_000).unwrap();
+    drop(again);
     assert_eq!(NodeClaim::take_in(&dir, 5).unwrap().high_water(), Some(1_900_000_000_000));
+    assert_eq!(NodeClaim::take_in(std::path::Path::new("relative"), 5).unwrap_err().gate(), Gate::Node);
     assert_eq!(NodeClaim::take_in(&dir, 1024).unwrap_err().gate(), Gate::Range);
 }

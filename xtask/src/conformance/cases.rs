@@ -23,7 +23,20 @@ pub struct Check {
 }
 
 /// The sections, in file order. A file may leave one out; an unknown one is an error.
-pub const SECTIONS: [&str; 7] = ["ids", "rejects", "encode_rejects", "min_for", "mint", "slots", "keys"];
+pub const SECTIONS: [&str; 12] = [
+    "ids",
+    "rejects",
+    "encode_rejects",
+    "min_for",
+    "mint",
+    "slots",
+    "keys",
+    "parsed_keys",
+    "reserve",
+    "prefixes",
+    "xadd",
+    "from_xadd",
+];
 
 fn field<'a>(case: &'a Value, name: &str, at: &str) -> Result<&'a Value, String> {
     case.get(name).ok_or_else(|| format!("{at}: missing field {name:?}"))
@@ -126,6 +139,47 @@ pub fn checks(file: &Value) -> Result<Vec<Check>, String> {
                         request["id"] = id.clone();
                     }
                     add("key", request, outcome(case, "error", &["key"], &at)?);
+                }
+                "parsed_keys" => {
+                    let expect = match case.get("param") {
+                        Some(_) => outcome(case, "error", &["queue", "family", "param"], &at)?,
+                        None => outcome(case, "error", &["queue", "family"], &at)?,
+                    };
+                    add("parse_key", json!({"op": "parse_key", "key": field(case, "key", &at)?}), expect);
+                }
+                "reserve" => {
+                    let request = json!({"op": "reserve", "name": field(case, "name", &at)?});
+                    add("reserve", request, outcome(case, "error", &["key"], &at)?);
+                }
+                "prefixes" => {
+                    let (queue, ty) = (field(case, "queue", &at)?, field(case, "type", &at)?);
+                    let request = json!({"op": "prefix_bytes", "queue": queue, "type": ty});
+                    add("prefix_bytes", request, outcome(case, "error", &["bytes"], &at)?);
+                    if let Some(prefix) = case.get("job_prefix") {
+                        add(
+                            "job_prefix",
+                            json!({"op": "job_prefix", "queue": queue}),
+                            Expect::Ok(json!({"key": prefix})),
+                        );
+                    } else if ty == "job:" {
+                        add(
+                            "job_prefix",
+                            json!({"op": "job_prefix", "queue": queue}),
+                            outcome(case, "error", &[], &at)?,
+                        );
+                    }
+                }
+                "xadd" => {
+                    let id = field(case, "id", &at)?;
+                    add("xadd_id", json!({"op": "xadd_id", "id": id}), outcome(case, "error", &["entry"], &at)?);
+                    if let (Some(entry), Some(ns)) = (case.get("entry"), id.as_str().and_then(|t| t.get(..3))) {
+                        let request = json!({"op": "from_xadd_id", "entry": entry, "ns": ns});
+                        add("from_xadd_id(entry)", request, Expect::Ok(json!({"id": id})));
+                    }
+                }
+                "from_xadd" => {
+                    let request = json!({"op": "from_xadd_id", "entry": field(case, "entry", &at)?, "ns": field(case, "ns", &at)?});
+                    add("from_xadd_id", request, outcome(case, "error", &["id"], &at)?);
                 }
                 _ => unreachable!("SECTIONS is exhaustive"),
             }

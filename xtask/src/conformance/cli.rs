@@ -129,6 +129,47 @@ impl CliAdapter {
                 }
                 self.single(&Self::positional("key", &values), |line| Ok(json!({ "key": line })))
             }
+            "parse_key" => {
+                let mut args = Self::positional("key", &[bytes(r, "key")?]);
+                args.insert(1, "--parse".into());
+                self.single(&args, |line| {
+                    let mut v: Value =
+                        serde_json::from_str(line).map_err(|e| format!("key --parse printed {line:?}: {e}"))?;
+                    v.as_object_mut().ok_or("key --parse printed no object")?.remove("key");
+                    Ok(v)
+                })
+            }
+            "reserve" => {
+                let args = ["reserve".into(), "--".into(), text(r, "name")?];
+                self.single(&args, |line| Ok(json!({ "key": line })))
+            }
+            "prefix_bytes" => {
+                let mut args = Self::positional("key", &[bytes(r, "queue")?, bytes(r, "type")?]);
+                args.insert(1, "--prefix-bytes".into());
+                self.single(&args, |line| {
+                    Ok(json!({ "bytes": line.parse::<u64>().map_err(|e| format!("--prefix-bytes printed {line:?}: {e}"))? }))
+                })
+            }
+            "job_prefix" => {
+                let mut args = Self::positional("key", &[bytes(r, "queue")?]);
+                args.insert(1, "--job-prefix".into());
+                self.single(&args, |line| Ok(json!({ "key": line })))
+            }
+            "xadd_id" => {
+                let args = ["xadd-id".into(), "--".into(), text(r, "id")?];
+                self.single(&args, |line| Ok(json!({ "entry": line })))
+            }
+            "from_xadd_id" => {
+                let args = [
+                    "xadd-id".into(),
+                    "--reverse".into(),
+                    "--ns".into(),
+                    text(r, "ns")?,
+                    "--".into(),
+                    text(r, "entry")?,
+                ];
+                self.single(&args, |line| Ok(json!({ "id": line })))
+            }
             other => Ok(json!({ "unsupported": format!("unknown op {other:?}") })),
         }
     }

@@ -81,6 +81,24 @@ fn translate(r: &Value) -> Answer {
             let id = r.get("id").map(|_| bytes(r, "id")).transpose()?;
             emq_id::key(&queue, &kind, id.as_deref()).map(|k| json!({ "key": k.as_str() }))
         }
+        "parse_key" => {
+            let key = bytes(r, "key")?;
+            emq_id::parse_key(&key).map(|p| {
+                let mut v =
+                    json!({ "queue": String::from_utf8_lossy(p.queue), "family": p.family.pattern().to_string() });
+                if let Some(param) = p.param {
+                    v["param"] = json!(String::from_utf8_lossy(param));
+                }
+                v
+            })
+        }
+        "reserve" => emq_id::reserve(&bytes(r, "name")?).map(|k| json!({ "key": k.as_str() })),
+        "prefix_bytes" => emq_id::prefix_bytes(&bytes(r, "queue")?, &bytes(r, "type")?).map(|n| json!({ "bytes": n })),
+        "job_prefix" => emq_id::job_prefix(&bytes(r, "queue")?).map(|k| json!({ "key": k.as_str() })),
+        "xadd_id" => emq_id::xadd_id(&bytes(r, "id")?).map(|e| json!({ "entry": e.as_str() })),
+        "from_xadd_id" => {
+            emq_id::from_xadd_id(&bytes(r, "entry")?, &bytes(r, "ns")?).map(|id| json!({ "id": id.to_string() }))
+        }
         other => return Err(format!("unknown op {other:?}")),
     })
 }

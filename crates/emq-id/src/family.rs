@@ -1,0 +1,192 @@
+//! The families of per-queue keys (`emq-keyspace/2`): every type of key the
+//! bus writes under `emq:{Q}:`, as one table. A type is written the way the
+//! bus writes it (`"pending"`, `"g:vip:pending"`, `"job:JOB0KHTOWnGLuC:lock"`)
+//! and matched against the table; adding a family is adding a row.
+
+use crate::codec::decode;
+use crate::error::{Error, Gate, Result};
+
+/// The longest name parameter (a group, a dedupe id, a repeat or stream name), in bytes.
+pub const MAX_NAME_LEN: usize = 128;
+
+/// What a family's key carries between its fixed head and tail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Param {
+    /// Nothing: the type is the family's name (`pending`).
+    None,
+    /// A name: 1–128 bytes of `[A-Za-z0-9_.-]` (no `:`, so every key parses back).
+    Name,
+    /// A branded id of namespace `JOB`.
+    JobId,
+}
+
+/// One family of keys: `emq:{Q}:` + head + parameter + tail.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Family {
+    head: &'static str,
+    param: Param,
+    tail: &'static str,
+}
+
+const fn fixed(name: &'static str) -> Family {
+    Family { head: name, param: Param::None, tail: "" }
+}
+
+const fn named(head: &'static str, tail: &'static str) -> Family {
+    Family { head, param: Param::Name, tail }
+}
+
+const fn job(tail: &'static str) -> Family {
+    Family { head: "job:", param: Param::JobId, tail }
+}
+
+impl Family {
+    /// Every family of the bus's per-queue keys.
+    pub const ALL: &'static [Family] = &[
+        fixed("pending"),
+        fixed("active"),
+        fixed("schedule"),
+        fixed("dead"),
+        fixed("ring"),
+        fixed("wake"),
+        fixed("meta"),
+        fixed("paused"),
+        fixed("repeat"),
+        fixed("gactive"),
+        fixed("glimit"),
+        fixed("gweight"),
+        fixed("limiter"),
+        fixed("events"),
+        fixed("flow:outbox"),
+        fixed("metrics:completed"),
+        fixed("metrics:completed:data"),
+        fixed("metrics:failed"),
+        fixed("metrics:failed:data"),
+        named("g:", ":pending"),
+        named("de:", ""),
+        named("repeat:", ""),
+        named("stream:", ""),
+        named("stream:", ":archived"),
+        job(""),
+        job(":lock"),
+        job(":logs"),
+    ];
+
+    /// The type's fixed bytes before the parameter (the whole type for a fixed family).
+    pub const fn head(&self) -> &'static str {
+        self.head
+    }
+
+    /// What the family's keys carry.
+    pub const fn param(&self) -> Param {
+        self.param
+    }
+
+    /// The type's fixed bytes after the parameter.
+    pub const fn tail(&self) -> &'static str {
+        self.tail
+    }
+
+    /// The family as a pattern: `pending`, `g:<name>:pending`, `job:<id>:lock`.
+    pub fn pattern(&self) -> Pattern {
+        Pattern(*self)
+    }
+
+    /// The pattern's three parts (head, placeholder, tail), for hosts that
+    /// build text without formatting machinery.
+    pub const fn pattern_parts(&self) -> [&'static str; 3] {
+        let placeholder = match self.param {
+            Param::None => "",
+            Param::Name => "<name>",
+            Param::JobId => "<id>",
+        };
+        [self.head, placeholder, self.tail]
+    }
+
+    /// The family of a type written as the bus writes it, and its parameter.
+    ///
+    /// A type no family's shape fits is [`Gate::Kind`]. Among the families it
+    /// fits, the one with the longest fixed part decides (`stream:s:archived`
+    /// is the archive of stream `s`, not a stream named `s:archived`). Its
+    /// name parameter must be 1–128 bytes of `[A-Za-z0-9_.-]`, else
+    /// [`Gate::Kind`]; its id parameter passes the id gates (the gate is the
+    /// error) and must be of namespace `JOB`, else [`Gate::Kind`].
+    ///
+    /// ```
+    /// use emq_id::{Family, Gate};
+    /// let (family, param) = Family::of_type(b"g:vip:pending").unwrap();
+    /// assert_eq!((family.pattern().to_string(), param), ("g:<name>:pending".into(), Some(&b"vip"[..])));
+    /// assert_eq!(Family::of_type(b"done").unwrap_err().gate(), Gate::Kind);
+    /// assert_eq!(Family::of_type(b"g:a:b:pending").unwrap_err().gate(), Gate::Kind);
+    /// assert_eq!(Family::of_type(b"job:JOB0KHTOWnGL!C:lock").unwrap_err().gate(), Gate::Charset);
+    /// assert_eq!(Family::of_type(b"job:USR0KHTOWnGLuC").unwrap_err().gate(), Gate::Kind);
+    /// ```
+    pub fn of_type(ty: &[u8]) -> Result<(Family, Option<&[u8]>)> {
+        let mut best: Option<(Family, Option<&[u8]>)> = None;
+        for family in Family::ALL {
+            let Some(param) = family.fit(ty) else { continue };
+            let fixed_len = family.head.len() + family.tail.len();
+            if best.is_none_or(|(b, _)| fixed_len > b.head.len() + b.tail.len()) {
+                best = Some((*family, param));
+            }
+        }
+        let (family, param) = best.ok_or(Error::new(Gate::Kind, "a type of key no family of the keyspace has"))?;
+        if let Some(param) = param {
+            family.check_param(param)?;
+        }
+        Ok((family, param))
+    }
+
+    /// The parameter when `ty` has this family's shape (head, then a
+    /// non-empty middle, then tail), `Some(None)` for a fixed family's name.
+    fn fit<'a>(&self, ty: &'a [u8]) -> Option<Option<&'a [u8]>> {
+        if self.param == Param::None {
+            return (ty == self.head.as_bytes()).then_some(None);
+        }
+        let fixed = self.head.len() + self.tail.len();
+        let shaped = ty.len() > fixed && ty.starts_with(self.head.as_bytes()) && ty.ends_with(self.tail.as_bytes());
+        shaped.then(|| Some(&ty[self.head.len()..ty.len() - self.tail.len()]))
+    }
+
+    /// Checks a parameter of this family.
+    pub(crate) fn check_param(&self, param: &[u8]) -> Result<()> {
+        match self.param {
+            Param::None => Err(Error::new(Gate::Kind, "this family of keys takes no parameter")),
+            Param::Name => check_name(param),
+            Param::JobId => check_job_id(param),
+        }
+    }
+}
+
+/// A name parameter: 1–128 bytes of `[A-Za-z0-9_.-]`, else [`Gate::Kind`].
+pub fn check_name(name: &[u8]) -> Result<()> {
+    let ok = !name.is_empty()
+        && name.len() <= MAX_NAME_LEN
+        && name.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
+    if ok {
+        Ok(())
+    } else {
+        Err(Error::new(Gate::Kind, "a name in a key is 1-128 bytes of [A-Za-z0-9_.-]"))
+    }
+}
+
+/// A job id in a key: the id gates, then namespace `JOB` (else [`Gate::Kind`],
+/// the name the bus reports, `EMQKIND`).
+pub(crate) fn check_job_id(id: &[u8]) -> Result<()> {
+    let (ns, _) = decode(id)?;
+    if &ns != crate::keyspace::JOB_NS {
+        return Err(Error::new(Gate::Kind, "a job key takes an id of namespace JOB"));
+    }
+    Ok(())
+}
+
+/// [`Family::pattern`]: the family written with its parameter's placeholder.
+#[derive(Clone, Copy, Debug)]
+pub struct Pattern(Family);
+
+impl core::fmt::Display for Pattern {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        let [head, placeholder, tail] = self.0.pattern_parts();
+        write!(f, "{head}{placeholder}{tail}")
+    }
+}
