@@ -18,7 +18,7 @@ import "C"
 // Contract and Keyspace name the versions this package implements.
 const (
 	Contract = "branded-snowflake/1.0.0"
-	Keyspace = "emq-keyspace/1"
+	Keyspace = "emq-keyspace/2"
 )
 
 func init() {

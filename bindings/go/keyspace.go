@@ -14,7 +14,8 @@ const (
 	KindJob     = "job"
 )
 
-// QueueKey is the key of an id-less kind for a queue: emq:{queue}:pending or
+// QueueKey is the key of an id-less type for a queue (emq:{queue}:pending,
+// emq:{queue}:g:vip:pending, ...); the emq-keyspace/1 kinds are pending or
 // emq:{queue}:active. Errors: ErrQueue, then ErrKind.
 func QueueKey(queue, kind string) (string, error) {
 	return key(queue, kind, nil)

@@ -21,12 +21,9 @@ func XaddID(id string) (string, error) {
 // for parts that are not decimal, ErrRange for a time or tail no snowflake
 // has, or a namespace that is not three bytes A-Z.
 func FromXaddID(entry, ns string) (ID, error) {
-	if len(ns) != 3 {
-		return ID{}, rangeError("a namespace is three bytes A-Z")
-	}
 	out := make([]byte, 14)
 	status := C.emq_from_xadd_id(bytesOf(entry), C.size_t(len(entry)),
-		(*C.char)(unsafe.Pointer(unsafe.StringData(ns))), (*C.char)(unsafe.Pointer(&out[0])))
+		(*C.char)(unsafe.Pointer(bytesOf(ns))), C.size_t(len(ns)), (*C.char)(unsafe.Pointer(&out[0])))
 	if err := check(status); err != nil {
 		return ID{}, err
 	}

@@ -45,7 +45,7 @@ export function slotMany(keys: Bytes[]): Uint16Array;
 /** The part of the key the cluster hashes: a string for a string key, bytes for bytes. */
 export function hashtag(key: string): string;
 export function hashtag(key: Uint8Array): Uint8Array;
-/** emq:{queue}:pending | emq:{queue}:active. Throws `queue`, then `kind`. */
+/** emq:{queue}:<type> for a type without an id (`pending`, `g:vip:pending`, …). Throws `queue`, then `kind`. */
 export function queueKey(queue: string, kind: 'pending' | 'active' | string): string;
 /** emq:{queue}:job:<id>; the id must be a valid JOB id (else its gate, or `kind` for another namespace). */
 export function jobKey(queue: string, id: Bytes): string;
@@ -61,7 +61,7 @@ export interface ParsedKey {
   param?: string;
 }
 /** Reads a queue key back (the exact inverse of key): `queue` when it is not emq:{Q}:<type>, else the type's error. */
-export function parseKey(key: Bytes): ParsedKey;
+export function parseKey(key: string): ParsedKey;
 /** The reserve's cross-queue key {emq}:<name> (reserve('version') is the bus's version fence); `kind` for a bad name. */
 export function reserve(name: string): string;
 /** emq:{queue}:job:, the prefix the bus's scripts append job ids to. */
@@ -69,7 +69,7 @@ export function jobPrefix(queue: string): string;
 /** The bytes a family's keys spend before their parameter (type `job:`, `g:`, … or a fixed type). */
 export function prefixBytes(queue: string, type: string): number;
 /** The stream entry id `<unix_ms>-<tail22>` of an EVT id; `kind` for another namespace. */
-export function xaddId(id: Bytes): string;
+export function xaddId(id: string): string;
 /** The id (namespace ns, default EVT) behind a stream entry id: `charset` or `range` when no id has it. */
 export function fromXaddId(entry: string, ns?: string): string;
 /**

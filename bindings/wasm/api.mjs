@@ -206,7 +206,7 @@ export function makeApi(raw, { envNode } = {}) {
     jobPrefix: guard((queue) => raw.jobPrefix(str(queue, 'a queue is a string'))),
     prefixBytes: guard((queue, type) => raw.prefixBytes(str(queue, 'a queue is a string'), str(type, 'a type is a string'))),
     xaddId: guard((id) => raw.xaddId(str(id, 'an id is a string'))),
-    fromXaddId: guard((entry, ns = 'EVT') => raw.fromXaddId(str(entry, 'an entry id is a string'), str(ns, 'a namespace is a string'))),
+    fromXaddId: guard((entry, ns) => raw.fromXaddId(str(entry, 'an entry id is a string'), str(ns ?? 'EVT', 'a namespace is a string'))),
     /** The node of the module-wide minter behind mint(): required in a browser and in a Node worker thread. */
     setNode: guard((n) => raw.setNode(n)),
     mint: guard((ns) => {

@@ -61,6 +61,8 @@ pub fn types() -> Vec<String> {
 /// `parse_key` of every key the `keys` section builds, and of keys it cannot build.
 pub fn parsed_keys(built: &[String]) -> Vec<Value> {
     let mut keys: Vec<String> = built.to_vec();
+    // Every type tried in `keys`, valid or refused, as a key to read back.
+    keys.extend(types().iter().map(|ty| format!("emq:{{orders}}:{ty}")));
     keys.extend(
         [
             "{emq}:version",
@@ -77,10 +79,14 @@ pub fn parsed_keys(built: &[String]) -> Vec<Value> {
             "emq:{orders}:job:JOB0KHTOWnGLuC:lock:x",
             "emq:{orders}:g:a:b:pending",
             "emq:{a{b}:pending",
+            "emq:{a}b}:pending",
+            "emq:{orders}:job::lock",
             "",
         ]
         .map(String::from),
     );
+    let mut seen = std::collections::HashSet::new();
+    keys.retain(|k| seen.insert(k.clone()));
     keys.iter()
         .map(|key| {
             let mut case = Map::new();
@@ -173,6 +179,13 @@ pub fn from_xadd() -> Vec<Value> {
         ("1704067199999-0".into(), "EVT"),
         ("0-0".into(), "EVT"),
         ("99999999999999999999999-0".into(), "EVT"),
+        ("1704117200000-99999999999999999999999".into(), "EVT"),
+        ("01704117200000-1620567".into(), "EVT"),
+        ("1704117200000-01620567".into(), "EVT"),
+        ("1704117200000-00".into(), "EVT"),
+        ("1704117200000-x".into(), "EVTX"),
+        ("1704117200000-1620567".into(), ""),
+        ("1704117200000-1620567".into(), "EV"),
         ("1704117200000-x".into(), "EVT"),
         ("1704117200000".into(), "EVT"),
         ("-1620567".into(), "EVT"),

@@ -494,5 +494,9 @@ fn keys() -> Vec<Value> {
         cases.push(key_case(queue, "job:JOB0KHTOWnGLuC:logs", None));
     }
     cases.push(key_case("{x}", "g:a:b:pending", None));
+    // The longest keys there are (MAX_KEY_LEN): a 128-byte queue and a 128-byte name.
+    let n128 = "n".repeat(128);
+    cases.push(key_case(&q128, &format!("stream:{n128}:archived"), None));
+    cases.push(key_case(&q128, &format!("g:{n128}:pending"), None));
     cases
 }

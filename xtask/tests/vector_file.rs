@@ -175,6 +175,8 @@ fn contains_the_keyspace_facts_of_the_bus() {
     assert!(refused("job:USR0KHTOWnGLuC:lock", "kind"), "a job key of another namespace is kind (EMQKIND)");
     assert!(refused(&format!("de:{}", "n".repeat(129)), "kind"), "a name of 129 bytes");
     assert!(built(&format!("de:{}", "n".repeat(128))), "a name of 128 bytes");
+    let longest = section(&f, "keys").iter().filter_map(|c| c["key"].as_str()).map(str::len).max();
+    assert_eq!(longest, Some(279), "a key of MAX_KEY_LEN, the C buffer's size");
     // Every key the keys section builds parses back to its parts.
     let parsed = section(&f, "parsed_keys");
     for case in section(&f, "keys").iter().filter(|c| c.get("key").is_some()) {
@@ -221,4 +223,14 @@ fn one_wrong_value_fails_the_cli_target() {
 fn a_file_without_cases_does_not_pass() {
     let empty: Value = serde_json::json!({"contract": "branded-snowflake/1.0.0"});
     assert!(!run("rust", &empty).passed());
+}
+
+/// The README's Keyspace table lists every family of the core's table.
+#[test]
+fn the_readme_lists_every_family() {
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    for family in emq_id::Family::ALL {
+        let row = format!("| `{}` | `emq:{{orders}}:", family.pattern());
+        assert!(readme.contains(&row), "README.md has no Keyspace row for {}", family.pattern());
+    }
 }

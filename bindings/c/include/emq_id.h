@@ -66,7 +66,9 @@ typedef enum {
    */
   EMQ_ERR_QUEUE = 5,
   /**
-   * Error `kind`: an unknown key kind, or an id given to a kind that takes none.
+   * Error `kind`: a key type no family has (or an id given to a type that
+   * takes none), a bad name in a key or reserve name, a job id of another
+   * namespace, a stream entry id asked of an id that is not `EVT`.
    */
   EMQ_ERR_KIND = 6,
   /**
@@ -131,7 +133,8 @@ typedef struct {
    */
   size_t queue_len;
   /**
-   * The family: an index for `emq_family_pattern`.
+   * The family: an index for `emq_family_pattern` (the core's table of
+   * families, which only ever grows at its end, so an index keeps its meaning).
    */
   uint32_t family;
   /**
@@ -508,14 +511,20 @@ branded_status emq_xadd_id(const uint8_t *id,
                            size_t *len_out);
 
 /**
- * The id of namespace `ns` (3 bytes) behind a stream entry id, written as 14
- * bytes to `out`: `BRANDED_ERR_CHARSET` for parts that are not decimal,
- * `BRANDED_ERR_RANGE` for a time or tail no snowflake has, or a bad namespace.
+ * The id of namespace `ns` (`ns_len` bytes: a namespace is three bytes A-Z,
+ * anything else `BRANDED_ERR_RANGE`) behind a stream entry id, written as 14
+ * bytes to `out`: `BRANDED_ERR_CHARSET` for parts that are not canonical
+ * decimals, `BRANDED_ERR_RANGE` for a time or tail no snowflake has. The
+ * entry is checked before the namespace, as in every runtime.
  *
  * # Safety
- * `entry` readable for `len` bytes; `ns` readable for 3 bytes; `out` writable for 14.
+ * `entry` readable for `len` bytes; `ns` readable for `ns_len` bytes; `out` writable for 14.
  */
-branded_status emq_from_xadd_id(const uint8_t *entry, size_t len, const char *ns, char *out);
+branded_status emq_from_xadd_id(const uint8_t *entry,
+                                size_t len,
+                                const char *ns,
+                                size_t ns_len,
+                                char *out);
 
 #ifdef __cplusplus
 }  // extern "C"

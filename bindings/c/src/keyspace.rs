@@ -46,7 +46,8 @@ pub unsafe extern "C" fn emq_key(
 }
 
 /// Writes `bytes` to the caller's buffer `(out, cap)` and their length to
-/// `len_out`; when `cap` is too small, only the length (`EMQ_ERR_BUFFER`).
+/// `len_out`; when `cap` is too small, only the length (`EMQ_ERR_BUFFER`);
+/// a NULL `len_out`, or a NULL `out` that would be written, is `EMQ_ERR_NULL`.
 ///
 /// # Safety
 /// `out` writable for `cap` bytes when non-NULL; `len_out` writable when non-NULL.
@@ -95,7 +96,8 @@ pub struct emq_parsed_key {
     pub queue_offset: usize,
     /// The queue's length in bytes.
     pub queue_len: usize,
-    /// The family: an index for `emq_family_pattern`.
+    /// The family: an index for `emq_family_pattern` (the core's table of
+    /// families, which only ever grows at its end, so an index keeps its meaning).
     pub family: u32,
     /// Where the family's parameter (a name or a job id) starts; 0 with `param_len` 0 for none.
     pub param_offset: usize,
@@ -117,7 +119,9 @@ pub unsafe extern "C" fn emq_parse_key(key: *const u8, len: usize, out: *mut emq
         let parsed = emq_id::parse_key(key)?;
         non_null(out)?;
         let offset = |part: &[u8]| part.as_ptr() as usize - key.as_ptr() as usize;
-        let family = emq_id::Family::ALL.iter().position(|f| *f == parsed.family).unwrap_or(0) as u32;
+        let family =
+            emq_id::Family::ALL.iter().position(|f| *f == parsed.family).ok_or(branded_status::EMQ_ERR_PANIC)?;
+        let family = family as u32;
         let (param_offset, param_len) = parsed.param.map_or((0, 0), |p| (offset(p), p.len()));
         let parts = emq_parsed_key {
             queue_offset: offset(parsed.queue),

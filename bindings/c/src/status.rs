@@ -21,7 +21,9 @@ pub enum branded_status {
     BRANDED_ERR_RANGE = 4,
     /// Error `queue`: a queue name outside `[A-Za-z0-9_.:-]{1,128}`.
     EMQ_ERR_QUEUE = 5,
-    /// Error `kind`: an unknown key kind, or an id given to a kind that takes none.
+    /// Error `kind`: a key type no family has (or an id given to a type that
+    /// takes none), a bad name in a key or reserve name, a job id of another
+    /// namespace, a stream entry id asked of an id that is not `EVT`.
     EMQ_ERR_KIND = 6,
     /// A required pointer was NULL.
     EMQ_ERR_NULL = 7,

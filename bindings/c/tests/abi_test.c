@@ -138,12 +138,12 @@ static void keyspace(void) {
     CHECK(KEY("orders", "g:vip:pending", NULL, sizeof out) == BRANDED_OK);
     CHECK(len == 26 && memcmp(out, "emq:{orders}:g:vip:pending", 26) == 0);
     CHECK(KEY("orders", "g:a:b:pending", NULL, sizeof out) == EMQ_ERR_KIND);
-    char name128[129];
-    memset(name128, 'n', 128);
-    memcpy(name128, "stream:", 7);
-    memcpy(name128 + 128 - 9, ":archived", 9);
-    name128[128] = '\0';
-    CHECK(KEY(longest, name128, NULL, sizeof out) == BRANDED_OK && len <= EMQ_MAX_KEY_LEN);
+    char archived[7 + 128 + 9 + 1]; /* stream:<a name of 128 bytes>:archived, the longest type */
+    memset(archived, 'n', sizeof archived - 1);
+    memcpy(archived, "stream:", 7);
+    memcpy(archived + 7 + 128, ":archived", 9);
+    archived[sizeof archived - 1] = '\0';
+    CHECK(KEY(longest, archived, NULL, sizeof out) == BRANDED_OK && len == EMQ_MAX_KEY_LEN);
 
     const char *k = "emq:{orders}:job:JOB0KHTOWnGLuC:lock";
     emq_parsed_key parts;
@@ -167,10 +167,12 @@ static void keyspace(void) {
     CHECK(emq_xadd_id((const uint8_t *)"EVT000xY9Wvvcd", 14, entry, sizeof entry, &len) == BRANDED_OK);
     CHECK(len == 21 && memcmp(entry, "1704117200000-1620567", 21) == 0);
     CHECK(emq_xadd_id((const uint8_t *)"ORD000xY9Wvvcd", 14, entry, sizeof entry, &len) == EMQ_ERR_KIND);
-    CHECK(emq_from_xadd_id(entry, 21, "EVT", id) == BRANDED_OK && memcmp(id, "EVT000xY9Wvvcd", 14) == 0);
-    CHECK(emq_from_xadd_id((const uint8_t *)"1704117200000-x", 15, "EVT", id) == BRANDED_ERR_CHARSET);
-    CHECK(emq_from_xadd_id((const uint8_t *)"5-0", 3, "EVT", id) == BRANDED_ERR_RANGE);
-    CHECK(emq_from_xadd_id(entry, 21, NULL, id) == EMQ_ERR_NULL);
+    CHECK(emq_from_xadd_id(entry, 21, "EVT", 3, id) == BRANDED_OK && memcmp(id, "EVT000xY9Wvvcd", 14) == 0);
+    CHECK(emq_from_xadd_id((const uint8_t *)"1704117200000-x", 15, "EVTX", 4, id) == BRANDED_ERR_CHARSET);
+    CHECK(emq_from_xadd_id(entry, 21, "EVTX", 4, id) == BRANDED_ERR_RANGE);
+    CHECK(emq_from_xadd_id((const uint8_t *)"5-0", 3, "EVT", 3, id) == BRANDED_ERR_RANGE);
+    CHECK(emq_from_xadd_id(entry, 21, NULL, 3, id) == EMQ_ERR_NULL);
+    CHECK(emq_from_xadd_id(entry, 21, "EVT", 3, NULL) == EMQ_ERR_NULL);
 }
 
 static void mint(void) {

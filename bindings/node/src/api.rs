@@ -44,7 +44,8 @@ pub fn job_key(queue: Arg, id: Arg) -> Result<Ascii<{ emq_id::MAX_KEY_LEN }>, Js
     Ok(Ascii::new(key.as_bytes()))
 }
 
-/// `key(queue, kind, id?)`: the general builder (errors in the order queue, kind, id).
+/// `key(queue, type, id?)`: the general builder, a type as the bus writes it (and
+/// `job` with an id, as in emq-keyspace/1); errors in the order queue, then type.
 #[napi]
 pub fn key(queue: Arg, kind: Arg, id: Option<Arg>) -> Result<Ascii<{ emq_id::MAX_KEY_LEN }>, JsError> {
     let queue = queue.bytes("a queue is a string")?;

@@ -140,7 +140,7 @@ fn emq_hashtag_bytea(key: &[u8]) -> Vec<u8> {
     emq::hashtag(key).to_vec()
 }
 
-/// The keyspace key of an id-less kind: `emq:{queue}:pending`, `emq:{queue}:active`.
+/// The key of an id-less type: `emq:{queue}:pending`, `emq:{queue}:g:vip:pending`, …
 #[pg_extern(immutable, parallel_safe, strict)]
 fn emq_queue_key(queue: &str, kind: &str) -> String {
     key(queue, kind, None)
@@ -152,7 +152,8 @@ fn emq_job_key(queue: &str, id: &str) -> String {
     key(queue, "job", Some(id))
 }
 
-/// The general builder; errors in the order queue, kind, id.
+/// The general builder: a type as the bus writes it (and `job` with an id, as in
+/// emq-keyspace/1); errors in the order queue, then type.
 #[pg_extern(immutable, parallel_safe, name = "emq_key")]
 fn emq_key(queue: Option<&str>, kind: Option<&str>, id: default!(Option<&str>, "NULL")) -> Option<String> {
     Some(key(queue?, kind?, id))

@@ -2,7 +2,7 @@
 
 use core::fmt;
 
-use crate::{codec, hash, keyspace, mint, slot, snowflake, Gate};
+use crate::{codec, hash, keyspace, mint, slot, snowflake, stream, Gate};
 
 /// The first contract vector this build disagrees with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,5 +66,11 @@ pub fn self_check() -> Result<(), Mismatch> {
     expect(slot::hashtag(b"foo{}{bar}") == b"foo{}{bar}", "hashtag(foo{}{bar})")?;
     let pending = keyspace::key(b"orders", b"pending", None);
     expect(pending.as_ref().map(|k| k.as_bytes() == b"emq:{orders}:pending").unwrap_or(false), "key(orders, pending)")?;
+    let lane = keyspace::key(b"orders", b"g:vip:pending", None);
+    let lane = lane.as_ref().map(|k| k.as_bytes() == b"emq:{orders}:g:vip:pending").unwrap_or(false);
+    expect(lane, "key(orders, g:vip:pending)")?;
+    let entry = stream::xadd_id(b"EVT000xY9Wvvcd");
+    let entry = entry.as_ref().map(|e| e.as_str() == "1704117200000-1620567").unwrap_or(false);
+    expect(entry, "xadd_id(EVT000xY9Wvvcd)")?;
     Ok(())
 }

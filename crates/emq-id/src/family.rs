@@ -41,7 +41,8 @@ const fn job(tail: &'static str) -> Family {
 }
 
 impl Family {
-    /// Every family of the bus's per-queue keys.
+    /// Every family of the bus's per-queue keys. Rows are only ever added at
+    /// the end: the C ABI names a family by its index.
     pub const ALL: &'static [Family] = &[
         fixed("pending"),
         fixed("active"),
@@ -105,12 +106,11 @@ impl Family {
 
     /// The family of a type written as the bus writes it, and its parameter.
     ///
-    /// A type no family's shape fits is [`Gate::Kind`]. Among the families it
-    /// fits, the one with the longest fixed part decides (`stream:s:archived`
-    /// is the archive of stream `s`, not a stream named `s:archived`). Its
-    /// name parameter must be 1–128 bytes of `[A-Za-z0-9_.-]`, else
-    /// [`Gate::Kind`]; its id parameter passes the id gates (the gate is the
-    /// error) and must be of namespace `JOB`, else [`Gate::Kind`].
+    /// A type no family's shape fits is [`Gate::Kind`]; a parameter never
+    /// holds a `:`, so at most one family fits a type. Its name parameter
+    /// must be 1–128 bytes of `[A-Za-z0-9_.-]`, else [`Gate::Kind`]; its id
+    /// parameter passes the id gates (the gate is the error) and must be of
+    /// namespace `JOB`, else [`Gate::Kind`].
     ///
     /// ```
     /// use emq_id::{Family, Gate};
@@ -122,15 +122,10 @@ impl Family {
     /// assert_eq!(Family::of_type(b"job:USR0KHTOWnGLuC").unwrap_err().gate(), Gate::Kind);
     /// ```
     pub fn of_type(ty: &[u8]) -> Result<(Family, Option<&[u8]>)> {
-        let mut best: Option<(Family, Option<&[u8]>)> = None;
-        for family in Family::ALL {
-            let Some(param) = family.fit(ty) else { continue };
-            let fixed_len = family.head.len() + family.tail.len();
-            if best.is_none_or(|(b, _)| fixed_len > b.head.len() + b.tail.len()) {
-                best = Some((*family, param));
-            }
-        }
-        let (family, param) = best.ok_or(Error::new(Gate::Kind, "a type of key no family of the keyspace has"))?;
+        let (family, param) = Family::ALL
+            .iter()
+            .find_map(|family| family.fit(ty).map(|param| (*family, param)))
+            .ok_or(Error::new(Gate::Kind, "a type of key no family of the keyspace has"))?;
         if let Some(param) = param {
             family.check_param(param)?;
         }
@@ -138,14 +133,17 @@ impl Family {
     }
 
     /// The parameter when `ty` has this family's shape (head, then a
-    /// non-empty middle, then tail), `Some(None)` for a fixed family's name.
+    /// non-empty middle without `:`, then tail), `Some(None)` for a fixed
+    /// family's name. No parameter holds a `:` (names cannot, ids do not), so
+    /// a type with one more segment than a family (`job:<id>:x`) fits none: `kind`.
     fn fit<'a>(&self, ty: &'a [u8]) -> Option<Option<&'a [u8]>> {
         if self.param == Param::None {
             return (ty == self.head.as_bytes()).then_some(None);
         }
         let fixed = self.head.len() + self.tail.len();
         let shaped = ty.len() > fixed && ty.starts_with(self.head.as_bytes()) && ty.ends_with(self.tail.as_bytes());
-        shaped.then(|| Some(&ty[self.head.len()..ty.len() - self.tail.len()]))
+        let middle = shaped.then(|| &ty[self.head.len()..ty.len() - self.tail.len()])?;
+        (!middle.contains(&b':')).then_some(Some(middle))
     }
 
     /// Checks a parameter of this family.
@@ -160,14 +158,19 @@ impl Family {
 
 /// A name parameter: 1–128 bytes of `[A-Za-z0-9_.-]`, else [`Gate::Kind`].
 pub fn check_name(name: &[u8]) -> Result<()> {
-    let ok = !name.is_empty()
-        && name.len() <= MAX_NAME_LEN
-        && name.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'));
-    if ok {
+    if is_word(name, false) {
         Ok(())
     } else {
         Err(Error::new(Gate::Kind, "a name in a key is 1-128 bytes of [A-Za-z0-9_.-]"))
     }
+}
+
+/// 1–128 bytes of `[A-Za-z0-9_.-]`, and `:` when `colon`: the grammar of
+/// queue names (with `:`), reserve names (with) and names in keys (without).
+pub(crate) fn is_word(word: &[u8], colon: bool) -> bool {
+    !word.is_empty()
+        && word.len() <= MAX_NAME_LEN
+        && word.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-') || (colon && b == b':'))
 }
 
 /// A job id in a key: the id gates, then namespace `JOB` (else [`Gate::Kind`],

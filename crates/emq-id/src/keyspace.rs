@@ -6,7 +6,7 @@
 use core::fmt;
 
 use crate::error::{Error, Gate, Result};
-use crate::family::{check_job_id, Family, Param, MAX_NAME_LEN};
+use crate::family::{check_job_id, is_word, Family, Param, MAX_NAME_LEN};
 
 /// The keyspace's version tag, as written in the vector file.
 pub const KEYSPACE: &str = "emq-keyspace/2";
@@ -135,10 +135,7 @@ impl AsRef<[u8]> for Key {
 /// Checks a queue name: 1–128 bytes of `[A-Za-z0-9_.:-]`, so no brace can
 /// ever reach a key. The error is [`Gate::Queue`].
 pub fn check_queue(queue: &[u8]) -> Result<()> {
-    let ok = !queue.is_empty()
-        && queue.len() <= MAX_QUEUE_LEN
-        && queue.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
-    if ok {
+    if is_word(queue, true) {
         Ok(())
     } else {
         Err(Error::new(Gate::Queue, "a queue name is 1-128 bytes of [A-Za-z0-9_.:-]"))
@@ -230,9 +227,8 @@ pub fn job_prefix(queue: &[u8]) -> Result<Key> {
 /// ```
 pub fn prefix_bytes(queue: &[u8], ty: &[u8]) -> Result<usize> {
     check_queue(queue)?;
-    let known =
-        Family::ALL.iter().any(|f| f.head().as_bytes() == ty && (f.param() != Param::None || f.tail().is_empty()));
-    if !known {
+    // A family's head: a parameterised family's (`job:`) or a fixed family's whole type.
+    if !Family::ALL.iter().any(|f| f.head().as_bytes() == ty) {
         return Err(Error::new(Gate::Kind, "not a family's head (job:, g:, de:, repeat:, stream:) or a fixed type"));
     }
     Ok(PREFIX.len() + queue.len() + 2 + ty.len())
@@ -247,10 +243,7 @@ pub fn prefix_bytes(queue: &[u8], ty: &[u8]) -> Result<usize> {
 /// assert_eq!(emq_id::reserve(b"version").unwrap().as_str(), emq_id::VERSION_KEY);
 /// ```
 pub fn reserve(name: &[u8]) -> Result<Key> {
-    let ok = !name.is_empty()
-        && name.len() <= MAX_QUEUE_LEN
-        && name.iter().all(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'));
-    if !ok {
+    if !is_word(name, true) {
         return Err(Error::new(Gate::Kind, "a reserve name is 1-128 bytes of [A-Za-z0-9_.:-]"));
     }
     Ok(Key::new(&[RESERVE, name]))
@@ -283,7 +276,7 @@ pub fn parse_key(key: &[u8]) -> Result<ParsedKey<'_>> {
     let close = rest.iter().position(|&b| b == b'}').ok_or(not_a_queue_key)?;
     let (queue, rest) = (&rest[..close], &rest[close + 1..]);
     check_queue(queue)?;
-    let ty = rest.strip_prefix(b":").ok_or(Error::new(Gate::Kind, "a queue key has a type after the queue"))?;
+    let ty = rest.strip_prefix(b":").ok_or(not_a_queue_key)?;
     let (family, param) = Family::of_type(ty)?;
     Ok(ParsedKey { queue, family, param })
 }

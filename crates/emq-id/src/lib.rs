@@ -64,7 +64,7 @@ pub use process::{
 };
 pub use slot::{crc16, hashtag, slot, SLOTS};
 pub use snowflake::{compose, min_for, node, seq, unix_ms, EPOCH_MS, MAX_NODE, MAX_SEQ, MAX_SNOWFLAKE, MAX_TS};
-pub use stream::{from_xadd_id, xadd_id, EntryId, EVENT_NS};
+pub use stream::{from_xadd_id, xadd_id, EntryId, EVENT_NS, MAX_ENTRY_ID_LEN};
 
 /// The contract this crate implements, as written in the vector file.
 pub const CONTRACT: &str = "branded-snowflake/1.0.0";

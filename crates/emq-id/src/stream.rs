@@ -5,7 +5,7 @@
 
 use core::fmt;
 
-use crate::codec::{decode, encode};
+use crate::codec::decode;
 use crate::error::{Error, Gate, Result};
 use crate::id::Id;
 use crate::snowflake::{unix_ms, EPOCH_MS, MAX_TS, TS_SHIFT};
@@ -15,6 +15,10 @@ pub const EVENT_NS: &[u8; 3] = b"EVT";
 
 const TAIL_MASK: u64 = (1 << TS_SHIFT) - 1;
 const LEN: usize = 24;
+
+/// The longest entry id: 13 digits of Unix ms, `-`, 7 digits of tail.
+pub const MAX_ENTRY_ID_LEN: usize = 21;
+const _: () = assert!(MAX_ENTRY_ID_LEN <= LEN);
 
 /// A stream entry id, held inline: `<unix_ms>-<tail22>`.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -79,10 +83,11 @@ fn push_decimal(out: &mut EntryId, mut n: u64) {
 }
 
 /// The id of namespace `ns` behind a stream entry id: the inverse of
-/// [`xadd_id`]. Parts that are not decimal digits (or no `-` between them)
-/// are [`Gate::Charset`]; a time or tail that no snowflake has (before the
+/// [`xadd_id`], so it reads entry ids in their canonical form only: parts that
+/// are not decimal digits without leading zeros (or no `-` between them) are
+/// [`Gate::Charset`]; a time or tail that no snowflake has (before the
 /// epoch, past the 41-bit limit, a tail of 2^22 or more) is [`Gate::Range`];
-/// `ns` is checked as [`encode`] checks it.
+/// `ns` is checked as [`encode`](crate::encode) checks it.
 ///
 /// ```
 /// let id = emq_id::from_xadd_id(b"1704117200000-1620567", b"EVT").unwrap();
@@ -101,14 +106,15 @@ pub fn from_xadd_id(entry: &[u8], ns: &[u8]) -> Result<Id> {
     if ms < EPOCH_MS || ms - EPOCH_MS > MAX_TS || tail > TAIL_MASK {
         return Err(out_of_range);
     }
-    let snowflake = (ms - EPOCH_MS) << TS_SHIFT | tail;
-    encode(ns, snowflake)?;
-    Id::new(ns, snowflake)
+    Id::new(ns, (ms - EPOCH_MS) << TS_SHIFT | tail)
 }
 
-/// A non-empty run of ASCII digits: its value, or `None` past `u64`.
+/// A canonical decimal (digits, no leading zero but `0` itself): its value,
+/// or `None` past `u64`.
 fn decimal(digits: &[u8]) -> Result<Option<u64>> {
-    if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+    let canonical =
+        !digits.is_empty() && digits.iter().all(u8::is_ascii_digit) && (digits[0] != b'0' || digits.len() == 1);
+    if !canonical {
         return Err(Error::new(Gate::Charset, "a stream entry id is <unix_ms>-<sequence>, both decimal"));
     }
     Ok(digits.iter().try_fold(0u64, |n, &d| n.checked_mul(10)?.checked_add((d - b'0') as u64)))

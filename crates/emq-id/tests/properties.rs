@@ -161,3 +161,61 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+    /// Every family: the key of any valid parameter shares the queue's slot and
+    /// parses back to exactly its queue, family and parameter.
+    #[test]
+    fn every_family_key_parses_back_and_shares_the_slot(
+        queue in "[A-Za-z0-9_.:-]{1,128}",
+        name in "[A-Za-z0-9_.-]{1,128}",
+        s in 0..=MAX_SNOWFLAKE,
+        pick in 0usize..64,
+    ) {
+        let family = emq_id::Family::ALL[pick % emq_id::Family::ALL.len()];
+        let id = String::from_utf8(encode(b"JOB", s).unwrap().to_vec()).unwrap();
+        let param = match family.param() {
+            emq_id::Param::None => None,
+            emq_id::Param::Name => Some(name.as_str()),
+            emq_id::Param::JobId => Some(id.as_str()),
+        };
+        let ty = format!("{}{}{}", family.head(), param.unwrap_or(""), family.tail());
+        let key = emq_id::key(queue.as_bytes(), ty.as_bytes(), None).unwrap();
+        prop_assert_eq!(key.as_str(), format!("emq:{{{queue}}}:{ty}"));
+        prop_assert_eq!(slot(key.as_bytes()), slot(queue.as_bytes()));
+        let back = emq_id::parse_key(key.as_bytes()).unwrap();
+        prop_assert_eq!((back.queue, back.family, back.param), (queue.as_bytes(), family, param.map(str::as_bytes)));
+    }
+
+    /// Any bytes: parse_key never panics, and whatever it accepts, key builds back byte for byte.
+    #[test]
+    fn parse_key_accepts_only_what_key_builds(key in prop::collection::vec(prop_oneof![any::<u8>(), Just(b':'), Just(b'{'), Just(b'}')], 0..80),
+                                             tail in "(pending|g:[a-z:]{0,3}:pending|job:[A-Za-z0-9:]{0,16}|stream:[a-z:]{0,4})") {
+        for candidate in [key.clone(), [b"emq:{q}:".as_slice(), tail.as_bytes()].concat()] {
+            if let Ok(p) = emq_id::parse_key(&candidate) {
+                let ty = &candidate[5 + p.queue.len() + 2..];
+                let rebuilt = emq_id::key(p.queue, ty, None).unwrap();
+                prop_assert_eq!(rebuilt.as_bytes(), candidate.as_slice());
+            }
+        }
+    }
+
+    /// Stream entry ids: the order of ids of one namespace is the order of
+    /// their entry ids (time, then tail, as Valkey compares them), and
+    /// from_xadd_id inverts xadd_id.
+    #[test]
+    fn entry_ids_keep_the_order_and_invert(a in 0..=MAX_SNOWFLAKE, b in 0..=MAX_SNOWFLAKE) {
+        let parts = |s: u64| {
+            let text = encode(b"EVT", s).unwrap();
+            let entry = emq_id::xadd_id(&text).unwrap();
+            let (ms, tail) = entry.as_str().split_once('-').unwrap();
+            prop_assert_eq!(emq_id::from_xadd_id(entry.as_str().as_bytes(), b"EVT").unwrap().to_bytes(), text);
+            Ok((text, (ms.parse::<u64>().unwrap(), tail.parse::<u64>().unwrap())))
+        };
+        let (ta, ea) = parts(a)?;
+        let (tb, eb) = parts(b)?;
+        prop_assert_eq!(ta.cmp(&tb), ea.cmp(&eb));
+    }
+}
