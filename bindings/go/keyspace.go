@@ -5,7 +5,10 @@ package emqid
 */
 import "C"
 
-import "unsafe"
+import (
+	"sync"
+	"unsafe"
+)
 
 // The kinds of key in the keyspace.
 const (
@@ -56,16 +59,30 @@ func ParseKey(key string) (ParsedKey, error) {
 	if err := check(C.emq_parse_key(bytesOf(key), C.size_t(len(key)), &parts)); err != nil {
 		return ParsedKey{}, err
 	}
-	family, err := text(func(out *C.uint8_t, cap C.size_t, n *C.size_t) C.branded_status {
-		return C.emq_family_pattern(parts.family, out, cap, n)
-	})
-	if err != nil {
-		return ParsedKey{}, err
+	patterns := familyPatterns()
+	if int(parts.family) >= len(patterns) {
+		return ParsedKey{}, check(C.EMQ_ERR_KIND)
 	}
+	family := patterns[parts.family]
 	q := int(parts.queue_offset)
 	p := int(parts.param_offset)
 	return ParsedKey{Queue: key[q : q+int(parts.queue_len)], Family: family, Param: key[p : p+int(parts.param_len)]}, nil
 }
+
+// familyPatterns is the library's table of family patterns, read once
+// (one cgo call per family at first use, none per ParseKey after).
+var familyPatterns = sync.OnceValue(func() []string {
+	var patterns []string
+	for i := C.uint32_t(0); ; i++ {
+		pattern, err := text(func(out *C.uint8_t, cap C.size_t, n *C.size_t) C.branded_status {
+			return C.emq_family_pattern(i, out, cap, n)
+		})
+		if err != nil {
+			return patterns
+		}
+		patterns = append(patterns, pattern)
+	}
+})
 
 // Reserve is the reserve's cross-queue key {emq}:<name> (one slot, disjoint
 // from every queue key). ErrKind for a name outside 1-128 bytes of [A-Za-z0-9_.:-].

@@ -15,11 +15,17 @@ const WORKERS = 4;
 const PER_WORKER = 50_000;
 
 // A worker that mints PER_WORKER ids (or reports its refusal) through `load`.
-function worker(load) {
+// The workers of one run wait for each other (a counter in shared memory)
+// before minting, so their minting overlaps however slowly they start: the
+// duplicate count of the negative control does not depend on the machine's load.
+function worker(load, gate) {
   const code = `
     const { parentPort, workerData } = require('node:worker_threads');
     (async () => {
       const api = await (${load})(workerData.dir);
+      const arrived = new Int32Array(workerData.gate);
+      Atomics.add(arrived, 0, 1);
+      while (Atomics.load(arrived, 0) < workerData.workers) Atomics.wait(arrived, 0, Atomics.load(arrived, 0), 10);
       const ids = [];
       let refused = null;
       try {
@@ -30,14 +36,15 @@ function worker(load) {
       parentPort.postMessage({ ids, refused });
     })();`;
   return new Promise((resolve, reject) => {
-    const w = new Worker(code, { eval: true, workerData: { dir: DIR, n: PER_WORKER } });
+    const w = new Worker(code, { eval: true, workerData: { dir: DIR, n: PER_WORKER, gate, workers: WORKERS } });
     w.once('message', resolve);
     w.once('error', reject);
   });
 }
 
 async function run(load, mainIds) {
-  const results = await Promise.all(Array.from({ length: WORKERS }, () => worker(load)));
+  const gate = new SharedArrayBuffer(4);
+  const results = await Promise.all(Array.from({ length: WORKERS }, () => worker(load, gate)));
   const all = [...mainIds, ...results.flatMap((r) => r.ids)];
   return { results, minted: all.length, duplicates: all.length - new Set(all).size, refused: results.filter((r) => r.refused).length };
 }
@@ -63,8 +70,11 @@ test('a worker given its own node mints; the count of ids is whole and unique', 
   const { mint } = await import('../node.mjs');
   const main = Array.from({ length: 1000 }, () => mint('JOB'));
   let next = 100;
+  const gate = new SharedArrayBuffer(4);
   const results = await Promise.all(
-    Array.from({ length: WORKERS }, () => worker(`(dir) => { const api = require(dir + 'node.cjs'); api.setNode(${next++}); return api; }`)),
+    Array.from({ length: WORKERS }, () =>
+      worker(`(dir) => { const api = require(dir + 'node.cjs'); api.setNode(${next++}); return api; }`, gate),
+    ),
   );
   const all = [...main, ...results.flatMap((r) => r.ids)];
   assert.equal(all.length, 1000 + WORKERS * PER_WORKER);
