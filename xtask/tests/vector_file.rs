@@ -234,3 +234,24 @@ fn the_readme_lists_every_family() {
         assert!(readme.contains(&row), "README.md has no Keyspace row for {}", family.pattern());
     }
 }
+
+/// The checks the section mutations above do not reach can fail too: a wrong
+/// job prefix, a wrong gate in a refused case, a wrong id behind an entry id.
+#[test]
+fn every_kind_of_check_can_fail() {
+    let f = file();
+    let mut wrong_prefix = f.clone();
+    let case =
+        wrong_prefix["prefixes"].as_array_mut().unwrap().iter_mut().find(|c| c.get("job_prefix").is_some()).unwrap();
+    case["job_prefix"] = Value::from("emq:{orders}:jobs:");
+    let mut wrong_gate = f.clone();
+    let case = wrong_gate["from_xadd"].as_array_mut().unwrap().iter_mut().find(|c| c["error"] == "charset").unwrap();
+    case["error"] = Value::from("range");
+    let mut wrong_kind = f.clone();
+    let case = wrong_kind["keys"].as_array_mut().unwrap().iter_mut().find(|c| c["error"] == "kind").unwrap();
+    case["error"] = Value::from("queue");
+    for (what, file) in [("job_prefix", wrong_prefix), ("from_xadd gate", wrong_gate), ("keys gate", wrong_kind)] {
+        let outcome = run("rust", &file);
+        assert_eq!(outcome.mismatches.len(), 1, "{what}: {:?}", outcome.mismatches);
+    }
+}
