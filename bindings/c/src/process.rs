@@ -117,6 +117,38 @@ fn source(source: emq_id::NodeSource) -> emq_node_source {
     }
 }
 
+/// In a forked child: points the inherited claim descriptor at `/dev/null`,
+/// so the child holds no share of its parent's lock (a lock lives while any
+/// descriptor of its file is open: a child that never mints would otherwise
+/// keep its parent's node held after the parent died). `open`, `dup2` and
+/// `close` are async-signal-safe, as a `pthread_atfork` child handler needs.
+#[cfg(unix)]
+fn release_inherited_claim() {
+    use std::ffi::{c_char, c_int};
+    extern "C" {
+        fn open(path: *const c_char, flags: c_int, ...) -> c_int;
+        fn dup2(old: c_int, new: c_int) -> c_int;
+        fn close(fd: c_int) -> c_int;
+    }
+    let fd = emq_id::process_claim_fd();
+    if fd < 0 {
+        return;
+    }
+    const O_RDONLY: c_int = 0; // the same value on every Unix
+                               // SAFETY: a NUL-terminated static path and a plain flag; `open` has no other preconditions.
+    let null = unsafe { open(c"/dev/null".as_ptr(), O_RDONLY) };
+    if null >= 0 {
+        // SAFETY: `fd` is the claim file's descriptor, open in this (child) process since
+        // the fork, owned by the core's claim, which will close it later: `dup2` replaces
+        // what it refers to and keeps the number valid, so that later close is still sound.
+        // `null` is ours, closed once.
+        unsafe {
+            dup2(null, fd);
+            close(null);
+        }
+    }
+}
+
 /// `node_out` of `emq_process_node` for a refusal that names no node.
 pub const EMQ_NO_NODE: u16 = 0xFFFF;
 
@@ -132,6 +164,7 @@ fn register_fork_handler() -> Result<(), branded_status> {
     ONCE.call_once(|| {
         extern "C" fn forked_child() {
             emq_id::process_forked(); // one atomic store: async-signal-safe
+            release_inherited_claim();
         }
         extern "C" {
             fn pthread_atfork(

@@ -253,6 +253,23 @@ static void process(void) {
     CHECK(child > 0 && waitpid(child, &status, 0) == child);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     CHECK(emq_mint("JOB", id) == BRANDED_OK && node_of(id) == 5); /* the parent mints on */
+
+    /* A forked child that never mints holds no share of its parent's claim:
+     * a holder of node 7 forks an idle child and dies; node 7 is free at once. */
+    pid_t holder = fork();
+    if (holder == 0) {
+        int bad = emq_process_set_node(7) != BRANDED_OK;
+        pid_t idle = fork();
+        if (idle == 0) {
+            sleep(1); /* alive, never mints, while the next claimant asks */
+            _exit(0);
+        }
+        _exit(bad);
+    }
+    CHECK(holder > 0 && waitpid(holder, &status, 0) == holder && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    pid_t next = fork();
+    if (next == 0) _exit(emq_process_set_node(7) != BRANDED_OK);
+    CHECK(next > 0 && waitpid(next, &status, 0) == next && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 static void names(void) {

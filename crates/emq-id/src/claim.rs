@@ -3,9 +3,9 @@
 //! process of the host shares.
 //!
 //! The operating system releases the lock when the last descriptor of the
-//! file closes: when its holder dies in any way (`SIGKILL` included), or, for
-//! a holder that forked, when the last of its children that kept the
-//! descriptor exits (such a child refuses to mint with it). The file itself is
+//! file closes: when its holder dies in any way (`SIGKILL` included). A child
+//! forked by the holder would share the descriptor; the C ABI's fork handler
+//! points the child's copy elsewhere (see `process_claim_fd`). The file itself is
 //! never deleted (deleting a lock file races with a process that opened it):
 //! at most 1,024 small files, each holding `<pid> <high-water Unix ms>`.
 
@@ -91,6 +91,12 @@ impl NodeClaim {
     /// The node this claim holds.
     pub fn node(&self) -> u16 {
         self.node
+    }
+
+    /// The claim file's descriptor (for a fork handler; see `process_claim_fd`).
+    #[cfg(unix)]
+    pub(crate) fn raw_fd(&self) -> i32 {
+        std::os::unix::io::AsRawFd::as_raw_fd(&self.file)
     }
 
     /// The high-water mark (Unix ms) the node's previous holders recorded:

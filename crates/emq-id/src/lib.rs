@@ -58,6 +58,8 @@ pub use keyspace::{
     BUS_VERSION, JOB_NS, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN, VERSION_KEY,
 };
 pub use mint::{parse_node, step, step_shared, Minter};
+#[cfg(all(feature = "std", unix))]
+pub use process::process_claim_fd;
 #[cfg(feature = "std")]
 pub use process::{
     mint, now_ms, process_forked, process_minter, set_process_node, NodeSource, ProcessMinter, NODE_ENV,

@@ -159,6 +159,19 @@ pub fn process_forked() {
     CURRENT.fetch_and(!HELD, Ordering::AcqRel);
 }
 
+/// The descriptor of this process's node claim file, or -1 before the node
+/// is taken (Unix only). A `pthread_atfork` child handler points it at
+/// `/dev/null` (`dup2`), so a child that never mints does not keep its
+/// parent's claim alive after the parent dies; the child's later re-claim
+/// then closes `/dev/null`, never a descriptor it does not own.
+#[cfg(unix)]
+pub fn process_claim_fd() -> i32 {
+    CLAIM_FD.load(Ordering::Acquire)
+}
+
+#[cfg(unix)]
+static CLAIM_FD: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(-1);
+
 /// Mints an id in `ns` with the process-wide minter and the system clock.
 ///
 /// ```
@@ -189,6 +202,8 @@ fn take(explicit: Option<u16>) -> Result<&'static ProcessMinter> {
         // A forked child: drop its copy of the parent's claim (closing the
         // descriptor, never unlocking: the lock is the parent's) and forget the node.
         holder.claim = None;
+        #[cfg(unix)]
+        CLAIM_FD.store(-1, Ordering::Release);
         holder.pid = pid;
         CURRENT.fetch_and(!HELD, Ordering::AcqRel);
     }
@@ -227,6 +242,8 @@ fn take(explicit: Option<u16>) -> Result<&'static ProcessMinter> {
         NodeSource::Explicit => 2,
     };
     CURRENT.store(HELD | code << 16 | claim.node() as u32, Ordering::Release);
+    #[cfg(unix)]
+    CLAIM_FD.store(claim.raw_fd(), Ordering::Release);
     holder.claim = Some(claim);
     Ok(&PROCESS)
 }
