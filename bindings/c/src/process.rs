@@ -134,14 +134,13 @@ fn release_inherited_claim() {
     if fd < 0 {
         return;
     }
-    const O_RDONLY: c_int = 0; // the same value on every Unix
-                               // SAFETY: a NUL-terminated static path and a plain flag; `open` has no other preconditions.
-    let null = unsafe { open(c"/dev/null".as_ptr(), O_RDONLY) };
+    // O_RDONLY is 0 on every Unix.
+    // SAFETY: a NUL-terminated static path and a plain flag; `open` has no other preconditions.
+    let null = unsafe { open(c"/dev/null".as_ptr(), 0) };
     if null >= 0 {
-        // SAFETY: `fd` is the claim file's descriptor, open in this (child) process since
-        // the fork, owned by the core's claim, which will close it later: `dup2` replaces
-        // what it refers to and keeps the number valid, so that later close is still sound.
-        // `null` is ours, closed once.
+        // `fd` is the claim's descriptor, open here since the fork and closed later by the core's
+        // claim: `dup2` changes what it refers to but keeps the number valid for that close.
+        // SAFETY: both descriptors are open in this process; `null` is ours and closed once.
         unsafe {
             dup2(null, fd);
             close(null);
@@ -173,10 +172,9 @@ fn register_fork_handler() -> Result<(), branded_status> {
                 child: Option<extern "C" fn()>,
             ) -> std::ffi::c_int;
         }
-        // SAFETY: pthread_atfork is the C library's, with the signature POSIX
-        // gives it; the handler is a plain function that lives as long as the
-        // library (a static or a shared library that is never unloaded while
-        // the process forks) and only performs an atomic store.
+        // The handler lives as long as the library (never unloaded while the process forks) and
+        // makes only async-signal-safe calls: an atomic store, open, dup2, close.
+        // SAFETY: pthread_atfork is the C library's, declared with the signature POSIX gives it.
         let status = unsafe { pthread_atfork(None, None, Some(forked_child)) };
         REGISTERED.store(status == 0, Ordering::Release);
     });
