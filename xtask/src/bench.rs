@@ -16,7 +16,7 @@ struct Row {
     ns: f64,
 }
 
-/// `cargo xtask bench [core|go|node|postgres]...` (default: all).
+/// `cargo xtask bench [core|go|node|elixir|postgres]...` (default: all).
 pub fn run(which: &[String]) -> Result<(), String> {
     let all = which.is_empty();
     if all || which.iter().any(|w| w == "core") {
@@ -27,6 +27,9 @@ pub fn run(which: &[String]) -> Result<(), String> {
     }
     if all || which.iter().any(|w| w == "node" || w == "wasm") {
         node_and_wasm()?;
+    }
+    if all || which.iter().any(|w| w == "elixir") {
+        crate::elixir::bench()?;
     }
     if all || which.iter().any(|w| w == "postgres") {
         crate::pg_checks::bench()?;

@@ -3,6 +3,7 @@
 
 pub mod bench;
 pub mod conformance;
+pub mod elixir;
 pub mod header;
 pub mod hex;
 pub mod keyspace_vectors;

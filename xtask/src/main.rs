@@ -24,8 +24,8 @@ Tasks:
   targets                     list the conformance targets
                               (`--target wasm` runs wasm-node and wasm-browser)
   test                        the whole test suite (what .ci/run runs)
-  bench [core|go|node|postgres]...          run benchmarks and print the tables for
-                              BENCHMARKS.md (ratios against the anchors)
+  bench [TARGET]...           run benchmarks (core, go, node, elixir, postgres; default: all)
+                              and print the tables for BENCHMARKS.md (ratios against the anchors)
 ";
 
 fn main() -> ExitCode {

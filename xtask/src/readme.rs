@@ -1,4 +1,4 @@
-//! The README's C, Go and Node examples, compiled and run as written: a
+//! The README's C, Go, Node and Elixir examples, compiled and run as written: a
 //! README whose examples rot is worse than none.
 
 use std::process::Command;
@@ -52,5 +52,12 @@ pub fn examples() -> Result<(), String> {
     std::fs::write(&script, one("javascript")?).map_err(|e| e.to_string())?;
     let ran = sh(Command::new("node").arg(&script));
     let _ = std::fs::remove_file(&script);
-    ran
+    ran?;
+
+    // In the Mix project, with the application's config set as the example says.
+    crate::elixir::build()?;
+    sh(Command::new("mix")
+        .current_dir(root().join(crate::elixir::PROJECT))
+        .args(["run", "--no-start", "--no-compile", "-e", &one("elixir")?])
+        .env("EMQ_NODE_DIR", dir.join("claims")))
 }

@@ -32,7 +32,7 @@ const STEPS: &[Step] = &[
     ("C header --check", || sh(Command::new("cargo").args(["xtask", "header", "--check"]))),
     ("C ABI tests under valgrind, drop-in host", crate::native::c_tests),
     ("Go: vet, test -race", crate::native::go_tests),
-    ("README examples in C, Go and Node, compiled and run", crate::readme::examples),
+    ("README examples in C, Go, Node and Elixir, compiled and run", crate::readme::examples),
     ("Node: node --test", crate::node::tests),
     ("Node: npm pack, install elsewhere, require and import", || {
         crate::node::build()?;
@@ -43,6 +43,7 @@ const STEPS: &[Step] = &[
         crate::wasm::build()?;
         crate::node::pack_and_install(crate::wasm::PACKAGE, "@echomq/emq-id-wasm")
     }),
+    ("Elixir: mix format --check-formatted, mix test (ExUnit and doctests)", crate::elixir::tests),
     ("PostgreSQL: live server tests", crate::pg_checks::live_tests),
     ("Valkey Cluster colocation (3 primaries, live)", crate::valkey::colocation),
     ("conformance, every target, with negative controls", || {

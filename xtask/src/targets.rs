@@ -65,6 +65,13 @@ pub const TARGETS: &[Target] = &[
         fields: None,
     },
     Target {
+        name: "elixir",
+        about: "the Elixir binding (a rustler NIF, Mix project), conformance/elixir",
+        prepare: elixir,
+        scope: None,
+        fields: None,
+    },
+    Target {
         name: "valkey",
         about: "a live Valkey 9: every slot case through CLUSTER KEYSLOT (slot only)",
         prepare: valkey,
@@ -116,6 +123,10 @@ pub fn expand(name: &str) -> Vec<&'static str> {
         "wasm" => vec!["wasm-node", "wasm-browser"],
         _ => TARGETS.iter().filter(|t| t.name == name).map(|t| t.name).collect(),
     }
+}
+
+fn elixir() -> Result<Box<dyn Adapter>, String> {
+    Ok(Box::new(ProcessAdapter { command: crate::elixir::adapter()? }))
 }
 
 fn postgres() -> Result<Box<dyn Adapter>, String> {

@@ -1,0 +1,82 @@
+# The Elixir adapter of `cargo xtask conformance` (conformance/PROTOCOL.md):
+# JSON lines in, one answer per request out, each through the public EmqId
+# API. JSON is Debian's erlang-jiffy (OTP 25 and Elixir 1.14 have no JSON
+# module). It translates; the runner judges.
+# Run from bindings/elixir: mix run --no-start ../../conformance/elixir/adapter.exs
+
+defmodule Conformance.Elixir do
+  alias EmqId.{Keyspace, Minter}
+
+  def main do
+    IO.stream(:stdio, :line)
+    |> Stream.reject(&(String.trim(&1) == ""))
+    |> Enum.each(fn line ->
+      request = :jiffy.decode(line, [:return_maps])
+      answer = request |> translate() |> Map.put("req", request["req"])
+      IO.write([:jiffy.encode(answer), "\n"])
+    end)
+  end
+
+  # Byte inputs: `<name>_hex` (exact bytes) or `<name>` (a string's UTF-8).
+  defp input(r, name) do
+    case r["#{name}_hex"] do
+      nil -> r[name]
+      hex -> Base.decode16!(hex, case: :lower)
+    end
+  end
+
+  defp decimal(r, name), do: String.to_integer(r[name])
+
+  defp answer({:ok, value}, shape), do: %{"ok" => shape.(value)}
+  defp answer({:error, gate}, _shape), do: %{"error" => %{"gate" => Atom.to_string(gate)}}
+
+  defp translate(%{"op" => "decode"} = r) do
+    answer(EmqId.decode(input(r, "text")), fn d ->
+      {:ok, h} = EmqId.hash32(d.snowflake)
+      %{"ns" => d.ns, "snowflake" => "#{d.snowflake}", "unix_ms" => "#{d.unix_ms}", "node" => d.node, "seq" => d.seq, "hash32" => h}
+    end)
+  end
+
+  defp translate(%{"op" => "encode"} = r), do: answer(EmqId.encode(r["ns"], decimal(r, "snowflake")), &%{"text" => &1})
+  defp translate(%{"op" => "min_for"} = r), do: answer(EmqId.min_for(decimal(r, "unix_ms")), &%{"snowflake" => "#{&1}"})
+
+  defp translate(%{"op" => "mint"} = r) do
+    answer(Minter.new(r["node"]), fn m ->
+      steps =
+        Enum.map(r["now_ms"], fn now ->
+          case Minter.next_at(m, String.to_integer(now)) do
+            {:ok, s} -> %{"snowflake" => "#{s}"}
+            {:error, gate} -> %{"gate" => Atom.to_string(gate)}
+          end
+        end)
+
+      %{"steps" => steps}
+    end)
+  end
+
+  defp translate(%{"op" => "slot"} = r) do
+    key = input(r, "key")
+    %{"ok" => %{"slot" => Keyspace.slot(key), "hashtag_hex" => Base.encode16(Keyspace.hashtag(key), case: :lower)}}
+  end
+
+  defp translate(%{"op" => "key"} = r) do
+    built = if Map.has_key?(r, "id"), do: Keyspace.key(r["queue"], r["kind"], r["id"]), else: Keyspace.key(r["queue"], r["kind"])
+    answer(built, &%{"key" => &1})
+  end
+
+  defp translate(%{"op" => "parse_key"} = r) do
+    answer(Keyspace.parse_key(r["key"]), fn p ->
+      base = %{"queue" => p.queue, "family" => p.family}
+      if p.param, do: Map.put(base, "param", p.param), else: base
+    end)
+  end
+
+  defp translate(%{"op" => "reserve"} = r), do: answer(Keyspace.reserve(r["name"]), &%{"key" => &1})
+  defp translate(%{"op" => "prefix_bytes"} = r), do: answer(Keyspace.prefix_bytes(r["queue"], r["type"]), &%{"bytes" => &1})
+  defp translate(%{"op" => "job_prefix"} = r), do: answer(Keyspace.job_prefix(r["queue"]), &%{"key" => &1})
+  defp translate(%{"op" => "xadd_id"} = r), do: answer(Keyspace.xadd_id(r["id"]), &%{"entry" => &1})
+  defp translate(%{"op" => "from_xadd_id"} = r), do: answer(Keyspace.from_xadd_id(r["entry"], r["ns"]), &%{"id" => &1})
+  defp translate(r), do: %{"unsupported" => "unknown op #{r["op"]}"}
+end
+
+Conformance.Elixir.main()
