@@ -7,7 +7,8 @@ pub const PATH: &str = "bindings/c/include/emq_id.h";
 
 pub fn generate() -> Result<String, String> {
     let crate_dir = root().join("bindings/c");
-    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).map_err(|e| e.to_string())?;
+    let mut config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).map_err(|e| e.to_string())?;
+    config.after_includes = Some(contract_macros());
     let bindings = cbindgen::Builder::new()
         .with_crate(&crate_dir)
         .with_config(config)
@@ -16,6 +17,28 @@ pub fn generate() -> Result<String, String> {
     let mut out = Vec::new();
     bindings.write(&mut out);
     String::from_utf8(out).map_err(|e| e.to_string())
+}
+
+/// The contract's numbers as macros, written from the core's constants (a
+/// binding never types them): the first four are the bus's `branded_id.h`
+/// macros, so a host of the bus's header compiles against this one.
+fn contract_macros() -> String {
+    let lines = [
+        ("BRANDED_LEN", emq_id::ID_LEN.to_string(), "Length of a branded id's text, in bytes (the bus's macro)."),
+        ("BRANDED_NS_LEN", emq_id::NS_LEN.to_string(), "Length of its namespace (the bus's macro)."),
+        ("BRANDED_PAYLOAD_LEN", emq_id::PAYLOAD_LEN.to_string(), "Base62 digits after the namespace (the bus's macro)."),
+        ("BRANDED_EPOCH_MS", format!("{}ULL", emq_id::EPOCH_MS), "The snowflake's epoch, unix ms (the bus's macro)."),
+        ("EMQ_MAX_NODE", emq_id::MAX_NODE.to_string(), "The greatest node a minter stamps."),
+        ("EMQ_MAX_SEQ", emq_id::MAX_SEQ.to_string(), "The greatest sequence within one millisecond."),
+        ("EMQ_MAX_SNOWFLAKE", format!("{}ULL", emq_id::MAX_SNOWFLAKE), "The greatest snowflake: 2^63 - 1."),
+        ("EMQ_SLOTS", emq_id::SLOTS.to_string(), "Hash slots of a Valkey Cluster."),
+        ("EMQ_MAX_QUEUE_LEN", emq_id::MAX_QUEUE_LEN.to_string(), "The longest queue name, in bytes."),
+    ];
+    let mut out = String::from("\n/* The contract's constants, written from the emq-id core by `cargo xtask header`. */\n");
+    for (name, value, doc) in lines {
+        out.push_str(&format!("/** {doc} */\n#define {name} {value}\n"));
+    }
+    out
 }
 
 pub fn run(check: bool) -> Result<(), String> {

@@ -11,12 +11,13 @@ pub fn build_library() -> Result<(), String> {
     sh(Command::new("cargo").args(["build", "--quiet", "--release", "-p", "emq-id-c"]))
 }
 
-fn gcc(source: &str, include: &str, output: &str) -> Result<PathBuf, String> {
+fn gcc(source: &str, include: &str, output: &str, defines: &[&str]) -> Result<PathBuf, String> {
     let out = root().join("target/c-tests").join(output);
     std::fs::create_dir_all(out.parent().unwrap()).map_err(|e| e.to_string())?;
     sh(Command::new("gcc")
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-g", "-I"])
         .arg(root().join(include))
+        .args(defines.iter().map(|d| format!("-D{d}")))
         .arg(root().join(source))
         .arg(root().join("target/release/libemqid.a"))
         .args(["-lpthread", "-ldl", "-lm", "-o"])
@@ -29,11 +30,14 @@ fn gcc(source: &str, include: &str, output: &str) -> Result<PathBuf, String> {
 pub fn c_tests() -> Result<(), String> {
     setup::apt(&["gcc", "libc6-dev", "valgrind"], "the C ABI tests")?;
     build_library()?;
-    let abi = gcc("bindings/c/tests/abi_test.c", "bindings/c/include", "abi_test")?;
+    let abi = gcc("bindings/c/tests/abi_test.c", "bindings/c/include", "abi_test", &[])?;
     sh(Command::new("valgrind")
         .args(["--error-exitcode=1", "--leak-check=full", "--show-leak-kinds=all", "--errors-for-leak-kinds=all", "-q"])
         .arg(&abi))?;
-    let dropin = gcc("bindings/c/tests/dropin.c", "bindings/c/tests", "dropin")?;
+    // The same host source against the bus's header, then against ours.
+    let dropin = gcc("bindings/c/tests/dropin.c", "bindings/c/tests", "dropin", &[])?;
+    sh(&mut Command::new(&dropin))?;
+    let dropin = gcc("bindings/c/tests/dropin.c", "bindings/c/include", "dropin_emq_id_h", &["DROPIN_WITH_EMQ_ID_H"])?;
     sh(&mut Command::new(&dropin))
 }
 

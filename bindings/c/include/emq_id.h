@@ -19,6 +19,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The contract's constants, written from the emq-id core by `cargo xtask header`. */
+/** Length of a branded id's text, in bytes (the bus's macro). */
+#define BRANDED_LEN 14
+/** Length of its namespace (the bus's macro). */
+#define BRANDED_NS_LEN 3
+/** Base62 digits after the namespace (the bus's macro). */
+#define BRANDED_PAYLOAD_LEN 11
+/** The snowflake's epoch, unix ms (the bus's macro). */
+#define BRANDED_EPOCH_MS 1704067200000ULL
+/** The greatest node a minter stamps. */
+#define EMQ_MAX_NODE 1023
+/** The greatest sequence within one millisecond. */
+#define EMQ_MAX_SEQ 4095
+/** The greatest snowflake: 2^63 - 1. */
+#define EMQ_MAX_SNOWFLAKE 9223372036854775807ULL
+/** Hash slots of a Valkey Cluster. */
+#define EMQ_SLOTS 16384
+/** The longest queue name, in bytes. */
+#define EMQ_MAX_QUEUE_LEN 128
+
+
 /**
  * The longest key the keyspace builds, in bytes: a buffer of this size always fits.
  * (A literal so cbindgen can write it; the assertion keeps it equal to the core's.)
@@ -237,6 +258,73 @@ uint16_t emq_seq(uint64_t snowflake);
  * `snowflake_out` must be writable for one `uint64_t`.
  */
 branded_status emq_min_for(int64_t unix_ms, uint64_t *snowflake_out);
+
+/**
+ * How many gates the contract has: `emq_gate_name` and `emq_gate_status`
+ * take an index below this. A host's test walks them all, so a gate added to
+ * the core fails that test until the host maps it.
+ *
+ * # Safety
+ * None needed: no arguments.
+ */
+size_t emq_gate_count(void);
+
+/**
+ * The stable name of gate `index` (`length`, `namespace`, …): a static
+ * string with no terminator whose length is written to `len_out` (when
+ * non-NULL), or NULL when `index` is not below `emq_gate_count()`. Compare it
+ * with `emq_status_name(emq_gate_status(index))`: they agree for every gate
+ * this ABI maps.
+ *
+ * # Safety
+ * `len_out` must be NULL or writable for one `size_t`. The string is static
+ * and must not be freed.
+ */
+const uint8_t *emq_gate_name(size_t index, size_t *len_out);
+
+/**
+ * The status this ABI answers for gate `index` (a refusal by that gate), or
+ * `EMQ_ERR_NULL` when `index` is not below `emq_gate_count()`.
+ *
+ * # Safety
+ * None needed.
+ */
+branded_status emq_gate_status(size_t index);
+
+/**
+ * The contract's self-check vectors (text, one check per line, described in
+ * SPEC.md §9): a host runs each line through its own API at load and refuses
+ * to start on a mismatch. Answers the static text (no terminator) and writes
+ * its length to `len_out` when that is non-NULL.
+ *
+ * # Safety
+ * `len_out` must be NULL or writable for one `size_t`. The text is static
+ * and must not be freed.
+ */
+const uint8_t *emq_self_check_vectors(size_t *len_out);
+
+/**
+ * 1 when the `len` bytes at `id` are a branded id (`branded_decode` would
+ * answer `BRANDED_OK`), else 0. `id` may be NULL only when `len` is 0.
+ *
+ * # Safety
+ * `id` must be readable for `len` bytes when non-NULL.
+ */
+int emq_is_valid(const char *id, size_t len);
+
+/**
+ * Orders two branded ids (by namespace, then snowflake: their byte order).
+ * Writes -1, 0 or 1 to `order_out`; an invalid id answers its gate (`a`'s first).
+ *
+ * # Safety
+ * `a` and `b` must be readable for `a_len` and `b_len` bytes; `order_out`
+ * writable for one `int`.
+ */
+branded_status emq_compare(const char *a,
+                           size_t a_len,
+                           const char *b,
+                           size_t b_len,
+                           int *order_out);
 
 /**
  * Builds the key of `queue` of type `kind`, written as the bus writes it

@@ -1,8 +1,14 @@
-/* A host of the bus's branded_id.h, linked against libemqid: the drop-in test. */
+/* A host of the bus's branded_id.h, linked against libemqid: the drop-in test.
+ * Compiled twice: against the bus's header, and against emq_id.h in its place
+ * (DROPIN_WITH_EMQ_ID_H), so a bus host switching headers still compiles. */
 #include <stdio.h>
 #include <string.h>
 
+#ifdef DROPIN_WITH_EMQ_ID_H
+#include "emq_id.h"
+#else
 #include "branded_id.h"
+#endif
 
 #define CHECK(cond)                                                  \
     do {                                                             \
@@ -13,14 +19,15 @@
     } while (0)
 
 int main(void) {
-    char out[14];
+    char out[BRANDED_LEN];
     CHECK(branded_encode("USR", 274557032793636864ULL, out) == BRANDED_OK);
-    CHECK(memcmp(out, "USR0KHTOWnGLuC", 14) == 0);
+    CHECK(memcmp(out, "USR0KHTOWnGLuC", BRANDED_LEN) == 0);
+    CHECK(BRANDED_NS_LEN + BRANDED_PAYLOAD_LEN == BRANDED_LEN);
 
-    char ns[3];
+    char ns[BRANDED_NS_LEN];
     uint64_t snowflake = 0;
     CHECK(branded_decode("USR0NgWEfAEJfs", 14, ns, &snowflake) == BRANDED_OK);
-    CHECK(memcmp(ns, "USR", 3) == 0 && snowflake == 320636799581945856ULL);
+    CHECK(memcmp(ns, "USR", BRANDED_NS_LEN) == 0 && snowflake == 320636799581945856ULL);
 
     CHECK(branded_decode("USR0KHTOWnGLu", 13, ns, &snowflake) == BRANDED_ERR_LENGTH);
     CHECK(branded_decode("usr0KHTOWnGLuC", 14, ns, &snowflake) == BRANDED_ERR_NAMESPACE);
@@ -28,6 +35,7 @@ int main(void) {
     CHECK(branded_decode("USRzzzzzzzzzzz", 14, ns, &snowflake) == BRANDED_ERR_RANGE);
     CHECK(branded_hash32(274557032793636864ULL) == 234878118u);
     CHECK(branded_unix_ms(274557032793636864ULL) == 1769526697641ULL);
-    puts("dropin: 9 passed, 0 failed");
+    CHECK(branded_unix_ms(0) == BRANDED_EPOCH_MS);
+    puts("dropin: 11 passed, 0 failed");
     return 0;
 }

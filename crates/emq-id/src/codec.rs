@@ -190,3 +190,28 @@ pub fn decode(text: &[u8]) -> Result<([u8; NS_LEN], u64)> {
         + pair(5);
     Ok((ns, value))
 }
+
+/// Whether `text` is a branded id: [`decode`] would accept it.
+///
+/// ```
+/// assert!(emq_id::is_valid(b"USR0KHTOWnGLuC"));
+/// assert!(!emq_id::is_valid(b"not-a-branded-id"));
+/// ```
+#[inline]
+pub fn is_valid(text: &[u8]) -> bool {
+    decode(text).is_ok()
+}
+
+/// Orders two branded ids: by namespace, then by snowflake — which is the
+/// order of their bytes, so a host may also compare the texts directly.
+/// Either one invalid is refused with its gate (`a` is checked first).
+///
+/// ```
+/// use core::cmp::Ordering;
+/// assert_eq!(emq_id::compare(b"USR0KHTOWnGLuC", b"USR0NgWEfAEJfs").unwrap(), Ordering::Less);
+/// assert_eq!(emq_id::compare(b"USR0KHTOWnGLuC", b"usr").unwrap_err().gate(), emq_id::Gate::Length);
+/// ```
+#[inline]
+pub fn compare(a: &[u8], b: &[u8]) -> Result<core::cmp::Ordering> {
+    Ok(decode(a)?.cmp(&decode(b)?))
+}

@@ -45,10 +45,10 @@ mod slot;
 mod snowflake;
 mod stream;
 
-pub use check::{self_check, Mismatch};
+pub use check::{self_check, Mismatch, SELF_CHECK_VECTORS};
 #[cfg(feature = "std")]
 pub use claim::{claim_dir, NodeClaim, NODE_DIR_ENV};
-pub use codec::{decode, encode, encode_into, is_namespace, ALPHABET, ID_LEN, MAX_PAYLOAD, NS_LEN, PAYLOAD_LEN};
+pub use codec::{compare, decode, encode, encode_into, is_namespace, is_valid, ALPHABET, ID_LEN, MAX_PAYLOAD, NS_LEN, PAYLOAD_LEN};
 pub use error::{Error, Gate, Message, Result};
 pub use family::{check_name, Family, Param, Pattern, MAX_NAME_LEN};
 pub use hash::hash32;
