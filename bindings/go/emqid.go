@@ -6,6 +6,12 @@
 // `cargo build -p emq-id-c --release` (or `cargo xtask conformance --target go`)
 // builds. Every call crosses cgo, which costs tens of nanoseconds: use the
 // batch calls (SlotMany, Minter.NextMany) on hot paths.
+//
+// At load the package runs the contract's self-check vectors through the
+// library and through its own API, and panics on any disagreement (see
+// SelfCheck): a mislinked library never mints ids other runtimes read
+// differently. Every refusal is an *Error whose Gate is the contract's word
+// for it; the contract's numbers (IDLen, MaxNode, ...) come from the core.
 package emqid
 
 /*
@@ -14,22 +20,3 @@ package emqid
 #include "emq_id.h"
 */
 import "C"
-
-// Contract and Keyspace name the versions this package implements.
-const (
-	Contract = "branded-snowflake/1.0.0"
-	Keyspace = "emq-keyspace/2"
-)
-
-func init() {
-	if err := SelfCheck(); err != nil {
-		panic("emqid: the linked libemqid disagrees with " + Contract +
-			"; rebuild it with `cargo build -p emq-id-c --release`: " + err.Error())
-	}
-}
-
-// SelfCheck runs the contract's own vectors against the linked library.
-// The package runs it at init and refuses to start when it fails.
-func SelfCheck() error {
-	return check(C.emq_self_check())
-}

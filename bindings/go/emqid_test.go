@@ -247,3 +247,42 @@ func TestKeyspaceTwo(t *testing.T) {
 		t.Fatalf("FromXaddID charset: %v", err)
 	}
 }
+
+func TestIsValidAgreesWithParse(t *testing.T) {
+	for _, text := range []string{"USR0KHTOWnGLuC", "USR0KHTOWnGLu", "usr0KHTOWnGLuC", "USR0KHTOWnGL!C", "USRzzzzzzzzzzz", "", "ZZZAzL8n0Y58m7"} {
+		_, err := emqid.Parse(text)
+		if emqid.IsValid(text) != (err == nil) {
+			t.Errorf("IsValid(%q) = %v, Parse says %v", text, emqid.IsValid(text), err)
+		}
+	}
+}
+
+func TestCompareOrdersTextsLikeIDs(t *testing.T) {
+	texts := []string{"JOB0KHTOWnGLuC", "JOB0NgWEfAEJfs", "USR0KHTOWnGLuC", "JOB0KHTOWnGLuC"}
+	for _, a := range texts {
+		for _, b := range texts {
+			got, err := emqid.Compare(a, b)
+			if want := emqid.MustParse(a).Compare(emqid.MustParse(b)); err != nil || got != want {
+				t.Errorf("Compare(%q, %q) = %d %v, ID.Compare says %d", a, b, got, err, want)
+			}
+		}
+	}
+	if _, err := emqid.Compare("USR0KHTOWnGLu", "USR0KHTOWnGL!C"); !errors.Is(err, emqid.ErrLength) {
+		t.Errorf("a's gate comes first: %v", err)
+	}
+	if _, err := emqid.Compare("USR0KHTOWnGLuC", ""); !errors.Is(err, emqid.ErrLength) {
+		t.Errorf("then b's: %v", err)
+	}
+}
+
+// A column that does not hold text is a Go type error, not a contract gate.
+func TestScanOfAnotherTypeIsNotAGate(t *testing.T) {
+	var id emqid.ID
+	for _, src := range []any{nil, int64(14), 3.5} {
+		err := id.Scan(src)
+		var gate *emqid.Error
+		if err == nil || errors.As(err, &gate) {
+			t.Errorf("Scan(%T): want a plain error, got %#v", src, err)
+		}
+	}
+}

@@ -5,6 +5,8 @@ package emqid
 */
 import "C"
 
+import "fmt"
+
 // Error is every refusal of the contract. Gate is the contract's name for
 // the rule that was broken ("length", "namespace", "charset", "range",
 // "queue", "kind", "node"), the same word every emq-id runtime uses.
@@ -15,6 +17,7 @@ type Error struct {
 	Detail string
 }
 
+// Error is "emqid: <gate>", then ": <detail>" when there is one.
 func (e *Error) Error() string {
 	if e.Detail == "" {
 		return "emqid: " + e.Gate
@@ -28,44 +31,53 @@ func (e *Error) Is(target error) bool {
 	return ok && t.Gate == e.Gate
 }
 
-// The sentinels, one per gate.
+// The sentinels, one per gate, named by the library's own status names.
 var (
-	ErrLength    = &Error{Gate: "length"}
-	ErrNamespace = &Error{Gate: "namespace"}
-	ErrCharset   = &Error{Gate: "charset"}
-	ErrRange     = &Error{Gate: "range"}
-	ErrQueue     = &Error{Gate: "queue"}
-	ErrKind      = &Error{Gate: "kind"}
+	ErrLength    = refusal(C.BRANDED_ERR_LENGTH, "")
+	ErrNamespace = refusal(C.BRANDED_ERR_NAMESPACE, "")
+	ErrCharset   = refusal(C.BRANDED_ERR_CHARSET, "")
+	ErrRange     = refusal(C.BRANDED_ERR_RANGE, "")
+	ErrQueue     = refusal(C.EMQ_ERR_QUEUE, "")
+	ErrKind      = refusal(C.EMQ_ERR_KIND, "")
 	// ErrNode: the process has no node it may mint with (another live
 	// process of this host holds it, every node is held, or the claim
 	// directory EMQ_NODE_DIR cannot be used).
-	ErrNode = &Error{Gate: "node"}
-	// ErrSelfCheck: the linked library disagrees with the contract.
-	ErrSelfCheck = &Error{Gate: "self_check"}
+	ErrNode = refusal(C.EMQ_ERR_NODE, "")
+	// ErrSelfCheck: the linked library, or this package's use of it,
+	// disagrees with the contract. It is not a gate: no input causes it.
+	ErrSelfCheck = refusal(C.EMQ_ERR_SELF_CHECK, "")
 )
 
-var details = map[string]string{
-	"length":     "a branded id is exactly 14 bytes",
-	"namespace":  "the namespace must be three bytes A-Z",
-	"charset":    "the payload holds a byte outside base62 [0-9A-Za-z]",
-	"range":      "a value outside the contract's range",
-	"queue":      "a queue name is 1-128 bytes of [A-Za-z0-9_.:-]",
-	"kind":       "unknown key kind, or an id given to a kind that takes none",
-	"node":       "no node this process may mint with",
-	"self_check": "the library disagrees with " + Contract,
+// details is what check says of each status when the call has nothing more
+// precise to add.
+var details = map[C.branded_status]string{
+	C.BRANDED_ERR_LENGTH:    fmt.Sprintf("a branded id is exactly %d bytes", IDLen),
+	C.BRANDED_ERR_NAMESPACE: fmt.Sprintf("the namespace must be %d bytes A-Z", NSLen),
+	C.BRANDED_ERR_CHARSET:   "the payload holds a byte outside base62 [0-9A-Za-z]",
+	C.BRANDED_ERR_RANGE:     "a value outside the contract's range",
+	C.EMQ_ERR_QUEUE:         fmt.Sprintf("a queue name is 1-%d bytes of [A-Za-z0-9_.:-]", MaxQueueLen),
+	C.EMQ_ERR_KIND:          "unknown key kind, or an id given to a kind that takes none",
+	C.EMQ_ERR_NODE:          "no node this process may mint with",
+	C.EMQ_ERR_SELF_CHECK:    "the library disagrees with " + Contract,
 }
 
-// check turns a C status into nil or an *Error named by the library itself.
+// refusal is the one place a status of the library becomes an *Error. The
+// gate is the library's own name for the status (emq_status_name), so this
+// package never spells a gate itself and cannot drift from the core.
+func refusal(status C.branded_status, detail string) *Error {
+	return &Error{Gate: C.GoString(C.emq_status_name(C.int(status))), Detail: detail}
+}
+
+// check turns a C status into nil or its *Error with the status's detail.
 func check(status C.branded_status) error {
 	if status == C.BRANDED_OK {
 		return nil
 	}
-	gate := C.GoString(C.emq_status_name(C.int(status)))
-	return &Error{Gate: gate, Detail: details[gate]}
+	return refusal(status, details[status])
 }
 
 // rangeError is for values a Go type can hold but the contract cannot
 // (a negative node), refused before they reach the library.
 func rangeError(detail string) error {
-	return &Error{Gate: "range", Detail: detail}
+	return refusal(C.BRANDED_ERR_RANGE, detail)
 }

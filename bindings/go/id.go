@@ -7,6 +7,7 @@ import "C"
 
 import (
 	"database/sql/driver"
+	"fmt"
 	"time"
 	"unsafe"
 )
@@ -15,7 +16,7 @@ import (
 // 2^63. The zero value is not a valid id. IDs compare with ==, and Compare
 // orders them as their text sorts byte-wise.
 type ID struct {
-	ns        [3]byte
+	ns        [NSLen]byte
 	snowflake uint64
 }
 
@@ -24,7 +25,7 @@ func NewID(ns string, snowflake uint64) (ID, error) {
 	if _, err := Encode(ns, snowflake); err != nil {
 		return ID{}, err
 	}
-	return ID{ns: [3]byte{ns[0], ns[1], ns[2]}, snowflake: snowflake}, nil
+	return withNS(ID{snowflake: snowflake}, ns), nil
 }
 
 // Parse reads the 14-byte text form. Errors: ErrLength, ErrNamespace,
@@ -34,7 +35,7 @@ func Parse(text string) (ID, error) {
 	if err != nil {
 		return ID{}, err
 	}
-	return ID{ns: [3]byte{text[0], text[1], text[2]}, snowflake: s}, nil
+	return withNS(ID{snowflake: s}, text), nil
 }
 
 // MustParse is Parse for known-good constants; it panics on error.
@@ -52,7 +53,14 @@ func ParseBytes(text []byte) (ID, error) {
 	if err != nil {
 		return ID{}, err
 	}
-	return ID{ns: [3]byte{text[0], text[1], text[2]}, snowflake: s}, nil
+	return withNS(ID{snowflake: s}, text), nil
+}
+
+// withNS is id with the namespace taken from the first bytes of text, which
+// the library has already accepted (Parse) or the caller has checked (NewID).
+func withNS[T string | []byte](id ID, text T) ID {
+	copy(id.ns[:], text)
+	return id
 }
 
 // parseSnowflake decodes through emq_parse_i64, which returns the value (no
@@ -69,16 +77,25 @@ func parseSnowflake(data *byte, n int) (uint64, error) {
 // Encode is the 14-byte text of (ns, snowflake). ErrRange for a snowflake
 // ≥ 2^63 and for a namespace that is not three bytes A-Z.
 func Encode(ns string, snowflake uint64) (string, error) {
-	if len(ns) != 3 {
-		return "", &Error{Gate: "range", Detail: "a namespace is three bytes A-Z"}
+	if err := checkNSLen(ns); err != nil {
+		return "", err
 	}
 	// The result's own bytes are the output buffer: one allocation, no copy.
-	out := make([]byte, 14)
+	out := make([]byte, IDLen)
 	status := C.branded_encode((*C.char)(unsafe.Pointer(unsafe.StringData(ns))), C.uint64_t(snowflake), (*C.char)(unsafe.Pointer(&out[0])))
 	if err := check(status); err != nil {
 		return "", err
 	}
-	return unsafe.String(&out[0], 14), nil
+	return unsafe.String(&out[0], IDLen), nil
+}
+
+// checkNSLen refuses a namespace of the wrong length before it reaches the
+// library, whose functions taking a namespace read exactly NSLen bytes of it.
+func checkNSLen(ns string) error {
+	if len(ns) != NSLen {
+		return rangeError(fmt.Sprintf("a namespace is %d bytes A-Z", NSLen))
+	}
+	return nil
 }
 
 // NS is the namespace.
@@ -102,10 +119,10 @@ func (id ID) UnixMs() uint64 { return UnixMs(id.snowflake) }
 // Time is the instant the id was minted.
 func (id ID) Time() time.Time { return time.UnixMilli(int64(id.UnixMs())) }
 
-// Node is the minting node (0-1023).
+// Node is the minting node (0..=MaxNode).
 func (id ID) Node() int { return int(C.emq_node(C.uint64_t(id.snowflake))) }
 
-// Seq is the sequence within the millisecond (0-4095).
+// Seq is the sequence within the millisecond (0..=MaxSeq).
 func (id ID) Seq() int { return int(C.emq_seq(C.uint64_t(id.snowflake))) }
 
 // Hash32 is the contract's placement hash of the id's snowflake.
@@ -154,7 +171,10 @@ func (id ID) Value() (driver.Value, error) {
 	return id.MarshalText()
 }
 
-// Scan implements sql.Scanner from text or bytes.
+// Scan implements sql.Scanner from text or bytes, with Parse's gates. Any
+// other value, NULL included (scan a nullable column into sql.Null[ID]), is
+// a plain error naming its Go type, not an *Error: no gate of the contract
+// judged it, the column simply does not hold text.
 func (id *ID) Scan(src any) error {
 	switch v := src.(type) {
 	case string:
@@ -162,7 +182,7 @@ func (id *ID) Scan(src any) error {
 	case []byte:
 		return id.UnmarshalText(v)
 	}
-	return &Error{Gate: "length", Detail: "an ID scans from text or bytes"}
+	return fmt.Errorf("emqid: an ID scans from a string or []byte, not %T", src)
 }
 
 // Hash32 is the contract's 32-bit placement hash of a snowflake.

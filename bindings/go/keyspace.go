@@ -115,6 +115,9 @@ func bytesOf(s string) *C.uint8_t {
 	return (*C.uint8_t)(unsafe.Pointer(unsafe.StringData(s)))
 }
 
+// charsOf is bytesOf for the ABI's char parameters.
+func charsOf(s string) *C.char { return (*C.char)(unsafe.Pointer(bytesOf(s))) }
+
 // text runs a function of the ABI that writes into a caller's buffer.
 func text(write func(out *C.uint8_t, cap C.size_t, n *C.size_t) C.branded_status) (string, error) {
 	var out [C.EMQ_MAX_KEY_LEN]byte

@@ -6,6 +6,7 @@ package emqid
 import "C"
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"unsafe"
@@ -19,12 +20,12 @@ type Minter struct {
 	node   int
 }
 
-// NewMinter is a fresh minter for node (0-1023, else ErrRange). Give every
-// concurrently minting process its own node. Close it when done (a finalizer
-// frees it otherwise).
+// NewMinter is a fresh minter for node (0..=MaxNode, else ErrRange). Give
+// every concurrently minting process its own node. Close it when done (a
+// finalizer frees it otherwise).
 func NewMinter(node int) (*Minter, error) {
-	if node < 0 || node > 1023 {
-		return nil, rangeError("the node is outside 0..=1023")
+	if err := checkNode(node); err != nil {
+		return nil, err
 	}
 	m := &Minter{node: node}
 	if err := check(C.emq_minter_new(C.uint16_t(node), &m.handle)); err != nil {
@@ -86,12 +87,21 @@ func (m *Minter) NextMany(n int) ([]uint64, error) {
 // MintStep is the contract's pure mint step: from a state and a clock reading
 // (Unix ms), the next state and the snowflake for node.
 func MintStep(state uint64, node int, unixMs int64) (next, snowflake uint64, err error) {
-	if node < 0 || node > 1023 {
-		return 0, 0, rangeError("the node is outside 0..=1023")
+	if err := checkNode(node); err != nil {
+		return 0, 0, err
 	}
 	var st, s C.uint64_t
 	if err := check(C.emq_mint_step(C.uint64_t(state), C.uint16_t(node), C.int64_t(unixMs), &st, &s)); err != nil {
 		return 0, 0, err
 	}
 	return uint64(st), uint64(s), nil
+}
+
+// checkNode refuses a node outside 0..=MaxNode before it reaches the library,
+// whose uint16_t parameter would otherwise wrap it into a valid node.
+func checkNode(node int) error {
+	if node < 0 || node > MaxNode {
+		return rangeError(fmt.Sprintf("the node %d is outside 0..=%d", node, MaxNode))
+	}
+	return nil
 }

@@ -41,10 +41,10 @@ func (s NodeSource) String() string {
 // Errors: ErrRange for a bad namespace or EMQ_NODE, ErrNode when another live
 // process of this host holds the node.
 func Mint(ns string) (ID, error) {
-	if len(ns) != 3 {
-		return ID{}, rangeError("a namespace is three bytes A-Z")
+	if err := checkNSLen(ns); err != nil {
+		return ID{}, err
 	}
-	out := make([]byte, 14)
+	out := make([]byte, IDLen)
 	status := C.emq_mint((*C.char)(unsafe.Pointer(unsafe.StringData(ns))), (*C.char)(unsafe.Pointer(&out[0])))
 	if status == C.EMQ_ERR_NODE {
 		_, _, err := ProcessNode() // says which node, and who holds it
@@ -78,29 +78,29 @@ func ProcessNode() (node int, source NodeSource, err error) {
 }
 
 // SetProcessNode makes node this process's node in place of EMQ_NODE, taking
-// its host-local claim. ErrRange outside 0..=1023; ErrNode when another live
+// its host-local claim. ErrRange outside 0..=MaxNode; ErrNode when another live
 // process of this host holds it, or this process already mints with another
 // node (a process keeps its node for its lifetime).
 func SetProcessNode(node int) error {
-	if node < 0 || node > 1023 {
-		return rangeError("the node is outside 0..=1023")
+	if err := checkNode(node); err != nil {
+		return err
 	}
-	if status := C.emq_process_set_node(C.uint16_t(node)); status == C.EMQ_ERR_NODE {
-		return &Error{Gate: "node", Detail: fmt.Sprintf("node %d could not be taken: another live process of this host holds it, "+
+	status := C.emq_process_set_node(C.uint16_t(node))
+	if status == C.EMQ_ERR_NODE {
+		return refusal(C.EMQ_ERR_NODE, fmt.Sprintf("node %d could not be taken: another live process of this host holds it, "+
 			"this process already mints with another node (a process keeps its node for its lifetime), "+
-			"or the claim directory (EMQ_NODE_DIR) cannot be used", node)}
-	} else {
-		return check(status)
+			"or the claim directory (EMQ_NODE_DIR) cannot be used", node))
 	}
+	return check(status)
 }
 
 func nodeError(node int, holder uint32) error {
 	switch {
 	case node == int(C.EMQ_NO_NODE):
-		return &Error{Gate: "node", Detail: "no node could be taken on this host: every node is held, or the claim directory (EMQ_NODE_DIR, default /tmp/emq-id) cannot be used"}
+		return refusal(C.EMQ_ERR_NODE, "no node could be taken on this host: every node is held, or the claim directory (EMQ_NODE_DIR, default /tmp/emq-id) cannot be used")
 	case holder != 0:
-		return &Error{Gate: "node", Detail: fmt.Sprintf("node %d is held by process %d on this host: give each minting process its own node (EMQ_NODE)", node, holder)}
+		return refusal(C.EMQ_ERR_NODE, fmt.Sprintf("node %d is held by process %d on this host: give each minting process its own node (EMQ_NODE)", node, holder))
 	default:
-		return &Error{Gate: "node", Detail: fmt.Sprintf("node %d could not be taken on this host: another live process holds it, or the claim directory (EMQ_NODE_DIR, default /tmp/emq-id) cannot be used", node)}
+		return refusal(C.EMQ_ERR_NODE, fmt.Sprintf("node %d could not be taken on this host: another live process holds it, or the claim directory (EMQ_NODE_DIR, default /tmp/emq-id) cannot be used", node))
 	}
 }

@@ -21,9 +21,9 @@ func XaddID(id string) (string, error) {
 // for parts that are not decimal, ErrRange for a time or tail no snowflake
 // has, or a namespace that is not three bytes A-Z.
 func FromXaddID(entry, ns string) (ID, error) {
-	out := make([]byte, 14)
+	out := make([]byte, IDLen)
 	status := C.emq_from_xadd_id(bytesOf(entry), C.size_t(len(entry)),
-		(*C.char)(unsafe.Pointer(bytesOf(ns))), C.size_t(len(ns)), (*C.char)(unsafe.Pointer(&out[0])))
+		charsOf(ns), C.size_t(len(ns)), (*C.char)(unsafe.Pointer(&out[0])))
 	if err := check(status); err != nil {
 		return ID{}, err
 	}

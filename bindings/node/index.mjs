@@ -1,10 +1,12 @@
-// ESM entry: the same module as index.js.
+// ESM entry: the same module as index.js (one instance, one backend). The
+// cross-package test checks that these names are exactly the API's keys.
 import api from './index.js';
 
 export const {
-  EmqIdError, Minter, encode, decode, decodeSnowflake, hash32, unixMs, node, seq, minFor,
-  slot, slotMany, hashtag, queueKey, jobKey, key, parseKey, reserve, jobPrefix, prefixBytes, xaddId,
-  fromXaddId, mint, mintMany, mintStep, setNode,
-  processNode, selfCheck, CONTRACT, KEYSPACE,
+  EmqIdError, Minter, encode, decode, decodeSnowflake, isValid, compare, hash32, unixMs, node, seq, minFor,
+  slot, slotMany, hashtag, queueKey, jobKey, key, parseKey, reserve, jobPrefix, prefixBytes, xaddId, fromXaddId,
+  mint, mintMany, mintStep, setNode, processNode, selfCheck, backend, GATES, CONTRACT, KEYSPACE, VERSION_KEY,
+  BUS_VERSION, ID_LEN, NS_LEN, PAYLOAD_LEN, EPOCH_MS, MAX_NODE, MAX_SEQ, MAX_TS, MAX_SNOWFLAKE, SLOTS,
+  MAX_QUEUE_LEN, MAX_NAME_LEN, MAX_KEY_LEN, MAX_ENTRY_ID_LEN,
 } = api;
 export default api;

@@ -3,12 +3,16 @@
 // there is no EMQ_NODE.
 import init, * as raw from './web/emq_id_wasm.js';
 import { makeApi } from './api.mjs';
+import { wasmBackend } from './backend.mjs';
 
 await init({ module_or_path: new URL('./web/emq_id_wasm_bg.wasm', import.meta.url) });
-const api = makeApi(raw);
+const api = makeApi(wasmBackend(raw), { name: '@echomq/emq-id-wasm' });
 
 export const {
-  EmqIdError, Minter, encode, decode, decodeSnowflake, hash32, unixMs, node, seq, minFor, slot,
-  slotMany, hashtag, queueKey, jobKey, key, parseKey, reserve, jobPrefix, prefixBytes, xaddId, fromXaddId, setNode, mint, mintMany, mintStep, selfCheck, CONTRACT, KEYSPACE,
+  EmqIdError, Minter, encode, decode, decodeSnowflake, isValid, compare, hash32, unixMs, node, seq, minFor,
+  slot, slotMany, hashtag, queueKey, jobKey, key, parseKey, reserve, jobPrefix, prefixBytes, xaddId, fromXaddId,
+  mint, mintMany, mintStep, setNode, processNode, selfCheck, backend, GATES, CONTRACT, KEYSPACE, VERSION_KEY,
+  BUS_VERSION, ID_LEN, NS_LEN, PAYLOAD_LEN, EPOCH_MS, MAX_NODE, MAX_SEQ, MAX_TS, MAX_SNOWFLAKE, SLOTS,
+  MAX_QUEUE_LEN, MAX_NAME_LEN, MAX_KEY_LEN, MAX_ENTRY_ID_LEN,
 } = api;
 export default api;

@@ -2,6 +2,7 @@
 # JSON lines in, one answer per request out, each through the public EmqId
 # API. JSON is Debian's erlang-jiffy (OTP 25 and Elixir 1.14 have no JSON
 # module). It translates; the runner judges.
+# A request's fields it does not read (a case's `source`) are ignored.
 # Run from bindings/elixir: mix run --no-start ../../conformance/elixir/adapter.exs
 
 defmodule Conformance.Elixir do

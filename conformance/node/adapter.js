@@ -3,13 +3,16 @@
 // protocol requests on stdin, answers on stdout, through a package's public
 // API, translated by conformance/js/translate.mjs. EMQ_ID_PACKAGE names the
 // package (the native Node package by default; the WASM package's Node entry
-// is checked with this same adapter).
+// is checked with this same adapter; EMQ_ID_BACKEND=wasm runs the Node
+// package on its WebAssembly fallback, and the adapter makes sure it does).
 
 const readline = require('node:readline');
 const path = require('node:path');
 
 async function main() {
   const pkg = require(process.env.EMQ_ID_PACKAGE || path.join(__dirname, '../../bindings/node'));
+  const asked = process.env.EMQ_ID_BACKEND;
+  if (asked && pkg.backend() !== asked) throw new Error(`asked for the ${asked} backend, got ${pkg.backend()}`);
   const { translate } = await import('../js/translate.mjs');
   const out = [];
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });

@@ -19,24 +19,22 @@ pub fn generate() -> Result<String, String> {
     String::from_utf8(out).map_err(|e| e.to_string())
 }
 
-/// The contract's numbers as macros, written from the core's constants (a
-/// binding never types them): the first four are the bus's `branded_id.h`
-/// macros, so a host of the bus's header compiles against this one.
+/// The contract's numbers as macros, written from the core's table
+/// (`emq_id::NUMBERS`), so the ABI never types one: the bus's `branded_id.h`
+/// names for the first four, `EMQ_<NAME>` for the rest. `MAX_KEY_LEN` and
+/// `MAX_ENTRY_ID_LEN` are left to `src/` (their C forms are buffer sizes).
 fn contract_macros() -> String {
-    let lines = [
-        ("BRANDED_LEN", emq_id::ID_LEN.to_string(), "Length of a branded id's text, in bytes (the bus's macro)."),
-        ("BRANDED_NS_LEN", emq_id::NS_LEN.to_string(), "Length of its namespace (the bus's macro)."),
-        ("BRANDED_PAYLOAD_LEN", emq_id::PAYLOAD_LEN.to_string(), "Base62 digits after the namespace (the bus's macro)."),
-        ("BRANDED_EPOCH_MS", format!("{}ULL", emq_id::EPOCH_MS), "The snowflake's epoch, unix ms (the bus's macro)."),
-        ("EMQ_MAX_NODE", emq_id::MAX_NODE.to_string(), "The greatest node a minter stamps."),
-        ("EMQ_MAX_SEQ", emq_id::MAX_SEQ.to_string(), "The greatest sequence within one millisecond."),
-        ("EMQ_MAX_SNOWFLAKE", format!("{}ULL", emq_id::MAX_SNOWFLAKE), "The greatest snowflake: 2^63 - 1."),
-        ("EMQ_SLOTS", emq_id::SLOTS.to_string(), "Hash slots of a Valkey Cluster."),
-        ("EMQ_MAX_QUEUE_LEN", emq_id::MAX_QUEUE_LEN.to_string(), "The longest queue name, in bytes."),
-    ];
-    let mut out = String::from("\n/* The contract's constants, written from the emq-id core by `cargo xtask header`. */\n");
-    for (name, value, doc) in lines {
-        out.push_str(&format!("/** {doc} */\n#define {name} {value}\n"));
+    let mut out =
+        String::from("\n/* The contract's numbers, written from the emq-id core by `cargo xtask header`. */\n");
+    for &(name, value) in emq_id::NUMBERS {
+        let macro_name = match name {
+            "ID_LEN" => "BRANDED_LEN".to_string(),
+            "NS_LEN" | "PAYLOAD_LEN" | "EPOCH_MS" => format!("BRANDED_{name}"),
+            "MAX_KEY_LEN" | "MAX_ENTRY_ID_LEN" => continue,
+            _ => format!("EMQ_{name}"),
+        };
+        let suffix = if value > u64::from(u32::MAX) { "ULL" } else { "" };
+        out.push_str(&format!("#define {macro_name} {value}{suffix}\n"));
     }
     out
 }

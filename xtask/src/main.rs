@@ -16,9 +16,18 @@ Tasks:
                               vector file and print the matrix (default: every target)
   header [--check]            regenerate bindings/c/include/emq_id.h with cbindgen
                               (--check: fail when the committed header differs)
+  parity [--check] [--surfaces]
+                              the operation x runtime table: fails when a runtime lacks
+                              an operation that xtask/parity/exclusions.txt does not excuse;
+                              writes it into ARCHITECTURE.md (--check: fail when stale;
+                              --surfaces: print every runtime's extracted surface)
+  js [--check]                copy the shared JavaScript layer (bindings/js) into both
+                              npm packages (--check: fail when a package's copy differs)
   pg-tests                    the PostgreSQL extension's tests on a live server
   colocation                  start a live 3-primary Valkey Cluster and prove that
                               every queue's keys route to one node with no redirect
+  node-build                  build the Node package: the addon, its WebAssembly fallback
+                              and its copy of the shared JavaScript layer
   wasm-build                  build the WASM package (cargo, wasm-bindgen, wasm-opt)
                               and print the .wasm size, raw and gzipped
   targets                     list the conformance targets
@@ -36,7 +45,12 @@ fn main() -> ExitCode {
         Some("bench") => xtask::bench::run(&args[1..]),
         Some("colocation") => xtask::valkey::colocation(),
         Some("pg-tests") => xtask::pg_checks::live_tests(),
+        Some("node-build") => xtask::node::build(),
         Some("wasm-build") => xtask::wasm::build_task(),
+        Some("parity") => {
+            xtask::parity::run(args.iter().any(|a| a == "--check"), args.iter().any(|a| a == "--surfaces"))
+        }
+        Some("js") => xtask::js::sync(args.iter().any(|a| a == "--check")),
         Some("header") => xtask::header::run(args.iter().any(|a| a == "--check")),
         Some("test") => xtask::suite::run(),
         Some("targets") => {

@@ -8,13 +8,22 @@ use crate::{root, setup, sh, sh_out};
 
 pub const PACKAGE: &str = "bindings/node";
 
-/// Builds the addon and places it in the package as `emq-id.linux-x64-gnu.node`.
+/// Builds the addon and places it in the package as `emq-id.linux-x64-gnu.node`,
+/// with the WebAssembly build the package falls back to where no addon fits
+/// (`wasm/`) and its copy of the shared JavaScript layer.
 pub fn build() -> Result<(), String> {
     setup::require("node", "install Node.js 18 or later")?;
     sh(Command::new("cargo").args(["build", "--quiet", "--release", "-p", "emq-id-node"]))?;
     let from = root().join("target/release/libemq_id_node.so");
     let to = root().join(PACKAGE).join("emq-id.linux-x64-gnu.node");
     std::fs::copy(&from, &to).map_err(|e| format!("{} -> {}: {e}", from.display(), to.display()))?;
+    crate::wasm::build()?;
+    let fallback = root().join(PACKAGE).join("wasm");
+    std::fs::create_dir_all(&fallback).map_err(|e| e.to_string())?;
+    for file in ["emq_id_wasm.js", "emq_id_wasm_bg.wasm", "package.json"] {
+        let from = root().join(crate::wasm::PACKAGE).join("node").join(file);
+        std::fs::copy(&from, fallback.join(file)).map_err(|e| format!("{}: {e}", from.display()))?;
+    }
     Ok(())
 }
 

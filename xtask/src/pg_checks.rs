@@ -1,5 +1,6 @@
 //! Tests of the extension on a live server, beyond the vector file: minting
-//! from many connections, ordering, index use, binary COPY, error codes, the
+//! from many connections, ordering, index use, binary COPY, error codes and
+//! every gate's SQLSTATE, the self-check that refuses `CREATE EXTENSION`, the
 //! refusal to mint without shared memory, and the README's SQL as written.
 
 use std::process::{Command, Stdio};
@@ -27,6 +28,8 @@ pub fn live_tests() -> Result<(), String> {
     index_scans(&cluster)?;
     binary_copy(&cluster)?;
     errors(&cluster)?;
+    gate_sqlstates(&cluster)?;
+    self_check_at_load(&cluster)?;
     readme_sql(&cluster)?;
     drop(cluster);
     not_preloaded()?;
@@ -89,9 +92,19 @@ fn ordering(c: &Cluster) -> Result<(), String> {
               = (SELECT array_agg(id::text ORDER BY id::text COLLATE \"C\") FROM ordered);",
     )?;
     expect(same == "t", "ORDER BY branded_id differs from the text's byte order")?;
+    let compared = one(
+        c,
+        "SELECT count(*) FILTER (WHERE emq_compare(a.id::text, b.id::text) IS DISTINCT FROM branded_id_cmp(a.id, b.id)
+                                   OR emq_compare(a.id::text, b.id::text) IS DISTINCT FROM
+                                      CASE WHEN a.id::text COLLATE \"C\" < b.id::text THEN -1
+                                           WHEN a.id::text = b.id::text THEN 0 ELSE 1 END)
+              || ':' || count(*)
+         FROM (SELECT id FROM ordered ORDER BY random() LIMIT 300) a, (SELECT id FROM ordered ORDER BY random() LIMIT 300) b",
+    )?;
+    expect(compared == "0:90000", &format!("emq_compare disagrees with branded_id_cmp or the text order: {compared}"))?;
     let size = one(c, "SELECT pg_column_size('USR0KHTOWnGLuC'::branded_id)")?;
     expect(size == "12", &format!("branded_id is {size} bytes, not 12"))?;
-    println!("postgres: ORDER BY branded_id = ORDER BY text COLLATE \"C\" over 25,002 ids; pg_column_size = 12");
+    println!("postgres: ORDER BY branded_id = ORDER BY text COLLATE \"C\" over 25,002 ids, and emq_compare agrees over 90,000 pairs; pg_column_size = 12");
     Ok(())
 }
 
@@ -154,15 +167,20 @@ fn binary_copy(c: &Cluster) -> Result<(), String> {
     expect(same == "t", "binary COPY did not round-trip")?;
     // Malformed binary input is refused with an error, and the backend lives on.
     for (name, field, want) in [
-        ("short", b"USR\x00\x01".to_vec(), "length:"),
-        ("lowercase namespace", [b"usr".as_slice(), &1u64.to_be_bytes()].concat(), "range:"),
-        ("snowflake >= 2^63", [b"USR".as_slice(), &u64::MAX.to_be_bytes()].concat(), "range:"),
+        ("short", b"USR\x00\x01".to_vec(), "22P03: length:"),
+        ("lowercase namespace", [b"usr".as_slice(), &1u64.to_be_bytes()].concat(), "22P03: range:"),
+        ("snowflake >= 2^63", [b"USR".as_slice(), &u64::MAX.to_be_bytes()].concat(), "22P03: range:"),
     ] {
         let bad = c.dir().join("bad.bin");
         std::fs::write(&bad, binary_copy_file(&field)).map_err(|e| e.to_string())?;
         let out = c
             .psql_command()
-            .args(["-c", &format!("COPY jobs_back FROM '{}' (FORMAT binary)", bad.display())])
+            .args([
+                "-v",
+                "VERBOSITY=verbose",
+                "-c",
+                &format!("COPY jobs_back FROM '{}' (FORMAT binary)", bad.display()),
+            ])
             .output()
             .map_err(|e| e.to_string())?;
         let err = String::from_utf8_lossy(&out.stderr);
@@ -185,36 +203,41 @@ fn binary_copy_file(field: &[u8]) -> Vec<u8> {
     f
 }
 
+/// Refusals through the SQL API: (statement, SQLSTATE, gate).
+const ERROR_CASES: &[(&str, &str, &str)] = &[
+    ("SELECT emq_decode('USR0KHTOWnGLu')", "22P02", "length"),
+    ("SELECT emq_decode('usr0KHTOWnGLuC')", "22P02", "namespace"),
+    ("SELECT emq_decode('USR0KHTOWnGL!C')", "22P02", "charset"),
+    ("SELECT emq_decode('USRzzzzzzzzzzz')", "22P02", "range"),
+    ("SELECT emq_decode('\\xff00'::bytea)", "22P02", "length"),
+    ("SELECT 'USR0KHTOWnGL!C'::branded_id", "22P02", "charset"),
+    ("SELECT emq_decode('USR0KHTOWnGLuC', 'JOB')", "22P02", "namespace"),
+    ("SELECT emq_encode('USR', -1)", "22023", "range"),
+    ("SELECT emq_encode('usr', 0)", "22023", "range"),
+    ("SELECT emq_encode_numeric('USR', 9223372036854775808)", "22023", "range"),
+    ("SELECT emq_hash32(-5)", "22023", "range"),
+    ("SELECT emq_min_for('infinity'::timestamptz)", "22023", "range"),
+    ("SELECT emq_queue_key('a{b}', 'pending')", "22023", "queue"),
+    ("SELECT emq_queue_key('orders', 'done')", "22023", "kind"),
+    ("SELECT emq_job_key('orders', 'USR0KHTOWnGLuC')", "22023", "kind"),
+    ("SELECT emq_key('orders', 'g:a:b:pending')", "22023", "kind"),
+    ("SELECT emq_parse_key('{emq}:version')", "22023", "queue"),
+    ("SELECT emq_xadd_id('ORD000xY9Wvvcd')", "22023", "kind"),
+    ("SELECT emq_xadd_id('EVT000xY9Wvv')", "22P02", "length"),
+    ("SELECT emq_from_xadd_id('1704117200000-x')", "22P02", "charset"),
+    ("SELECT emq_from_xadd_id('5-0')", "22023", "range"),
+    ("SELECT emq_job_key('orders', 'JOBzzzzzzzzzzz')", "22023", "range"),
+    ("SELECT emq_mint_step(0, 1024, 0)", "22023", "range"),
+    ("SELECT branded_id('usr', 1)", "22023", "range"),
+    ("SELECT emq_mint('job')", "22023", "range"),
+    ("SELECT emq_mint_step(0, -1, 0)", "22023", "range"),
+    ("SELECT emq_compare('USR0KHTOWnGLuC', 'usr')", "22P02", "length"),
+    ("SELECT emq_compare('USRzzzzzzzzzzz', 'USR0KHTOWnGLuC')", "22P02", "range"),
+];
+
 /// Every gate raises 22P02 or 22023 with its name first; NULL in, NULL out.
 fn errors(c: &Cluster) -> Result<(), String> {
-    let cases = [
-        ("SELECT emq_decode('USR0KHTOWnGLu')", "22P02", "length"),
-        ("SELECT emq_decode('usr0KHTOWnGLuC')", "22P02", "namespace"),
-        ("SELECT emq_decode('USR0KHTOWnGL!C')", "22P02", "charset"),
-        ("SELECT emq_decode('USRzzzzzzzzzzz')", "22P02", "range"),
-        ("SELECT emq_decode('\\xff00'::bytea)", "22P02", "length"),
-        ("SELECT 'USR0KHTOWnGL!C'::branded_id", "22P02", "charset"),
-        ("SELECT emq_decode('USR0KHTOWnGLuC', 'JOB')", "22P02", "namespace"),
-        ("SELECT emq_encode('USR', -1)", "22023", "range"),
-        ("SELECT emq_encode('usr', 0)", "22023", "range"),
-        ("SELECT emq_encode_numeric('USR', 9223372036854775808)", "22023", "range"),
-        ("SELECT emq_hash32(-5)", "22023", "range"),
-        ("SELECT emq_min_for('infinity'::timestamptz)", "22023", "range"),
-        ("SELECT emq_queue_key('a{b}', 'pending')", "22023", "queue"),
-        ("SELECT emq_queue_key('orders', 'done')", "22023", "kind"),
-        ("SELECT emq_job_key('orders', 'USR0KHTOWnGLuC')", "22023", "kind"),
-        ("SELECT emq_key('orders', 'g:a:b:pending')", "22023", "kind"),
-        ("SELECT emq_parse_key('{emq}:version')", "22023", "queue"),
-        ("SELECT emq_xadd_id('ORD000xY9Wvvcd')", "22023", "kind"),
-        ("SELECT emq_xadd_id('EVT000xY9Wvv')", "22P02", "length"),
-        ("SELECT emq_from_xadd_id('1704117200000-x')", "22P02", "charset"),
-        ("SELECT emq_from_xadd_id('5-0')", "22023", "range"),
-        ("SELECT emq_job_key('orders', 'JOBzzzzzzzzzzz')", "22023", "range"),
-        ("SELECT emq_mint_step(0, 1024, 0)", "22023", "range"),
-        ("SELECT branded_id('usr', 1)", "22023", "range"),
-        ("SELECT emq_mint('job')", "22023", "range"),
-    ];
-    for (sql, state, gate) in cases {
+    for &(sql, state, gate) in ERROR_CASES {
         let out = c.psql_command().args(["-v", "VERBOSITY=verbose", "-c", sql]).output().map_err(|e| e.to_string())?;
         let err = String::from_utf8_lossy(&out.stderr);
         expect(
@@ -222,8 +245,17 @@ fn errors(c: &Cluster) -> Result<(), String> {
             &format!("{sql} should fail with {state} and gate {gate}; it said {err:?}"),
         )?;
     }
-    let nulls = one(c, "SELECT emq_decode(NULL::text) IS NULL AND emq_slot(NULL::text) IS NULL AND emq_encode(NULL, 1) IS NULL AND emq_key(NULL, 'pending') IS NULL")?;
+    let nulls = one(c, "SELECT emq_decode(NULL::text) IS NULL AND emq_slot(NULL::text) IS NULL AND emq_encode(NULL, 1) IS NULL AND emq_key(NULL, 'pending') IS NULL
+                          AND emq_is_valid(NULL::text) IS NULL AND emq_compare(NULL, 'USR0KHTOWnGLuC') IS NULL")?;
+    let parity = one(
+        c,
+        "SELECT emq_is_valid('USR0KHTOWnGLuC') AND NOT emq_is_valid('usr0KHTOWnGLuC') AND NOT emq_is_valid('USRzzzzzzzzzzz')
+            AND emq_is_valid('\\x555352304b48544f576e474c7543'::bytea) AND NOT emq_is_valid('\\x00ff'::bytea)
+            AND emq_compare('USR0KHTOWnGLuC', 'USR0NgWEfAEJfs') = -1 AND emq_compare('USR0NgWEfAEJfs', 'USR0KHTOWnGLuC') = 1
+            AND emq_compare('USR0KHTOWnGLuC', 'USR0KHTOWnGLuC') = 0 AND emq_compare('JOB0KHTOWnGLuC', 'USR0KHTOWnGLuC') = -1",
+    )?;
     expect(nulls == "t", "NULL in must give NULL out")?;
+    expect(parity == "t", "emq_is_valid and emq_compare answer as the core")?;
     let hashes = one(
         c,
         "SELECT branded_id_hash('USR0KHTOWnGLuC'::branded_id) = 234878118
@@ -236,8 +268,221 @@ fn errors(c: &Cluster) -> Result<(), String> {
     expect(hashes == "t", "the hash opclass must answer hash32 (seed ignored); minted ids carry node 1")?;
     let alive = one(c, "SELECT emq_self_check() AND emq_slot('\\x00ff'::bytea) >= 0")?;
     expect(alive == "t", "the backend must survive every refusal")?;
-    println!("postgres: {} gate errors with the right SQLSTATE and gate name; NULL in, NULL out", cases.len());
+    println!("postgres: {} gate errors with the right SQLSTATE and gate name; NULL in, NULL out; emq_is_valid and emq_compare", ERROR_CASES.len());
     Ok(())
+}
+
+/// SPEC.md §9's SQL column, by gate name: the SQLSTATE a refusal raises for a
+/// value, for text read as an id, and for a binary `branded_id` (`-`: no SQL
+/// function raises it). A gate the core adds has no row here, so the walk of
+/// `emq_gates()` below fails until the extension maps it and this table says how.
+const GATE_SQLSTATES: &[(&str, [&str; 3])] = &[
+    ("length", ["22P02", "22P02", "22P03"]),
+    ("namespace", ["22P02", "22P02", "22P03"]),
+    ("charset", ["22P02", "22P02", "22P03"]),
+    ("range", ["22023", "22P02", "22P03"]),
+    ("queue", ["22023", "22023", "22023"]),
+    ("kind", ["22023", "22023", "22023"]),
+    // Minting takes its node from emq_id.node, not a host claim (§5.1).
+    ("node", ["-", "-", "-"]),
+];
+
+/// Every gate of the core, walked through `emq_gates()` — the map every
+/// refusal of the extension goes through — against [`GATE_SQLSTATES`]; then
+/// every gate the map says SQL raises is raised for real by [`ERROR_CASES`]
+/// (which `errors` ran) with one of the gate's SQLSTATEs, and no other is.
+fn gate_sqlstates(c: &Cluster) -> Result<(), String> {
+    let rows = one(
+        c,
+        "SELECT concat_ws('|', gate, coalesce(value_sqlstate, '-'), coalesce(text_sqlstate, '-'), coalesce(binary_sqlstate, '-'))
+         FROM emq_gates()",
+    )?;
+    let rows: Vec<Vec<&str>> = rows.lines().map(|l| l.split('|').collect()).collect();
+    let names: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    let core: Vec<&str> = emq_id::Gate::ALL.iter().map(|g| g.name()).collect();
+    expect(names == core, &format!("emq_gates() lists {names:?}, the core's gates are {core:?}"))?;
+    for row in &rows {
+        let Some(&(gate, want)) = GATE_SQLSTATES.iter().find(|e| e.0 == row[0]) else {
+            return Err(format!(
+                "postgres: gate {} has no row in GATE_SQLSTATES: map it in bindings/postgres/src/error.rs (SPEC.md §9) and add it here",
+                row[0]
+            ));
+        };
+        expect(row[1..] == want, &format!("gate {gate}: emq_gates() says {:?}, SPEC.md §9 says {want:?}", &row[1..]))?;
+        let raised: Vec<&str> = ERROR_CASES.iter().filter(|e| e.2 == gate).map(|e| e.1).collect();
+        let mapped = want.iter().any(|s| *s != "-");
+        expect(
+            mapped != raised.is_empty() && raised.iter().all(|s| want.contains(s)),
+            &format!("gate {gate}: the SQL errors raised {raised:?}, emq_gates() maps it to {want:?}"),
+        )?;
+    }
+    println!(
+        "postgres: emq_gates() maps each of the core's {} gates to its SQLSTATE per SPEC.md section 9, and each mapped gate is raised so",
+        rows.len()
+    );
+    Ok(())
+}
+
+/// The self-check at `CREATE EXTENSION` (SPEC.md §8): the core's vectors
+/// through the SQL API. It is in the installed script and ran (the function
+/// statistics of the transaction that created the extension),
+/// it passes on the real vectors and names the line on a corrupted copy — the
+/// refusal `CREATE EXTENSION` would make, faked by handing it other vectors.
+fn self_check_at_load(c: &Cluster) -> Result<(), String> {
+    let vectors = emq_id::SELF_CHECK_VECTORS;
+    let lines: Vec<&str> = vectors.lines().collect();
+    let quoted = |v: &str| format!("$vectors${v}$vectors$");
+    // (a) The script calls it, and CREATE EXTENSION ran it.
+    let script = one(
+        c,
+        "SELECT s.setting || '/extension/emq_id--' || e.default_version || '.sql'
+         FROM pg_config s, pg_available_extensions e WHERE s.name = 'SHAREDIR' AND e.name = 'emq_id'",
+    )?;
+    let text = std::fs::read_to_string(&script).map_err(|e| format!("{script}: {e}"))?;
+    expect(
+        text.contains("SELECT emq_self_check();") && text.contains("SELECT emq_host_check(emq_self_check_vectors());"),
+        &format!("{script} does not run the self-check"),
+    )?;
+    // Function statistics of the transaction that creates the extension count the calls its script made.
+    c.psql("CREATE DATABASE emq_self_check;")?;
+    let calls = c
+        .psql_command()
+        .args(["-d", "emq_self_check", "--single-transaction"])
+        .args(["-c", "SET LOCAL track_functions = 'all'", "-c", "CREATE EXTENSION emq_id"])
+        .args([
+            "-c",
+            "SELECT pg_stat_get_xact_function_calls('emq_self_check()'::regprocedure) || ' '
+                   || pg_stat_get_xact_function_calls('emq_host_check(text)'::regprocedure) || ' '
+                   || pg_stat_get_xact_function_calls('emq_self_check_vectors()'::regprocedure)",
+        ])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let said = String::from_utf8_lossy(&calls.stdout);
+    expect(
+        calls.status.success() && said.trim() == "1 1 1",
+        &format!(
+            "CREATE EXTENSION must call emq_self_check(), emq_host_check(emq_self_check_vectors()) once each; calls: {said:?} {}",
+            String::from_utf8_lossy(&calls.stderr)
+        ),
+    )?;
+    // (c) The extension hands out the core's vectors, and they pass.
+    let same = one(c, &format!("SELECT emq_self_check_vectors() = {}", quoted(vectors)))?;
+    expect(same == "t", "emq_self_check_vectors() must be the core's SELF_CHECK_VECTORS")?;
+    let checked = one(c, "SELECT emq_host_check(emq_self_check_vectors())")?;
+    expect(
+        checked == lines.len().to_string(),
+        &format!("emq_host_check checked {checked} lines, not {}", lines.len()),
+    )?;
+    // (b) A copy with one wrong answer is refused, naming the line.
+    let first = |op: &str| {
+        lines
+            .iter()
+            .position(|l| l.starts_with(&format!("{op} ")))
+            .ok_or(format!("postgres: the vectors have no {op} line"))
+    };
+    let with_last_word = |i: usize, word: &str| {
+        let line = lines[i];
+        format!("{} {word}", &line[..line.rfind(' ').unwrap_or(0)])
+    };
+    let bump = |i: usize| {
+        let n: u64 = lines[i].rsplit(' ').next().and_then(|w| w.parse().ok()).unwrap_or(0);
+        with_last_word(i, &(n + 1).to_string())
+    };
+    let other_gate = |i: usize| {
+        let gate = lines[i].rsplit(' ').next().unwrap_or("");
+        let other = emq_id::Gate::ALL.iter().map(|g| g.name()).find(|g| *g != gate).unwrap_or("");
+        with_last_word(i, other)
+    };
+    let (decode, slot, reject) = (first("decode")?, first("slot")?, first("reject")?);
+    let (key_reject, mint, xadd) = (first("key_reject")?, first("mint")?, first("xadd_id")?);
+    let corruptions = [
+        ("a wrong hash32 in a decode line", decode, bump(decode)),
+        ("a wrong slot", slot, bump(slot)),
+        ("a reject line with another gate", reject, other_gate(reject)),
+        ("a key_reject line with another gate", key_reject, other_gate(key_reject)),
+        ("a wrong second mint", mint, bump(mint)),
+        ("a wrong stream entry id", xadd, with_last_word(xadd, "1704117200000-1620568")),
+        ("a check no host knows", lines.len() - 1, "unheard_of 1 2".to_string()),
+    ];
+    for (what, i, wrong) in &corruptions {
+        expect(lines[*i] != wrong.as_str(), &format!("the corruption ({what}) changed nothing"))?;
+        let mut copy: Vec<&str> = lines.clone();
+        copy[*i] = wrong;
+        let sql = format!(
+            "SELECT emq_host_check({})",
+            quoted(&copy.join(
+                "
+"
+            ))
+        );
+        let out = c.psql_command().args(["-v", "VERBOSITY=verbose", "-c", &sql]).output().map_err(|e| e.to_string())?;
+        let err = String::from_utf8_lossy(&out.stderr);
+        let named = format!("ERROR:  XX000: emq_id self-check failed: line {} \"{wrong}\"", i + 1);
+        expect(!out.status.success() && err.contains(&named), &format!("{what}: expected {named:?}, got {err:?}"))?;
+    }
+    let empty = c.psql_command().args(["-c", "SELECT emq_host_check('')"]).output().map_err(|e| e.to_string())?;
+    expect(!empty.status.success(), "emq_host_check('') must refuse: no vectors is no check")?;
+    drifted_binding_is_refused(c, &script, &text)?;
+    println!(
+        "postgres: CREATE EXTENSION runs the core's {} self-check lines through the SQL API; {} corrupted copies are refused naming the line, and so is a binding whose emq_slot drifted",
+        lines.len(),
+        corruptions.len()
+    );
+    Ok(())
+}
+
+/// The real refusal: an extension `emq_id_drifted`, this script with one SQL
+/// answer off by one (as a binding's conversion could drift), cannot be
+/// created, and leaves nothing behind. Its files are removed however this ends.
+fn drifted_binding_is_refused(c: &Cluster, script: &str, text: &str) -> Result<(), String> {
+    struct Remove(Vec<std::path::PathBuf>);
+    impl Drop for Remove {
+        fn drop(&mut self) {
+            for f in &self.0 {
+                let _ = std::fs::remove_file(f);
+            }
+        }
+    }
+    let dir = std::path::Path::new(script).parent().ok_or("no extension directory")?;
+    let version = script.rsplit("--").next().unwrap_or("").trim_end_matches(".sql");
+    let exact = "got := emq_slot(w[2]);";
+    let drifted = text.replace(exact, "got := emq_slot(w[2]) + 1;");
+    expect(drifted != text, &format!("{script} has no {exact:?} to drift"))?;
+    let control = std::fs::read_to_string(dir.join("emq_id.control")).map_err(|e| e.to_string())?;
+    let control: String = control
+        .lines()
+        .map(|l| {
+            if l.starts_with("default_version") {
+                format!("default_version = '{version}'\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let files = Remove(vec![dir.join("emq_id_drifted.control"), dir.join(format!("emq_id_drifted--{version}.sql"))]);
+    std::fs::write(&files.0[0], control).map_err(|e| e.to_string())?;
+    std::fs::write(&files.0[1], drifted).map_err(|e| e.to_string())?;
+    c.psql("CREATE DATABASE emq_drifted;")?;
+    let out = c
+        .psql_command()
+        .args(["-d", "emq_drifted", "-c", "CREATE EXTENSION emq_id_drifted"])
+        .output()
+        .map_err(|e| e.to_string())?;
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = emq_id::SELF_CHECK_VECTORS.lines().position(|l| l.starts_with("slot ")).map_or(0, |i| i + 1);
+    expect(
+        !out.status.success() && err.contains(&format!("emq_id self-check failed: line {line} ")),
+        &format!("CREATE EXTENSION of a drifted binding must fail naming line {line}: {err}"),
+    )?;
+    let left = one_in(c, "emq_drifted", "SELECT count(*) FROM pg_proc WHERE proname LIKE 'emq\\_%'")?;
+    expect(left == "0", &format!("a refused CREATE EXTENSION left {left} functions behind"))
+}
+
+/// One answer from `sql` in database `db`.
+fn one_in(c: &Cluster, db: &str, sql: &str) -> Result<String, String> {
+    let out = c.psql_command().args(["-d", db, "-c", sql]).output().map_err(|e| e.to_string())?;
+    expect(out.status.success(), &format!("{sql}: {}", String::from_utf8_lossy(&out.stderr)))?;
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
 /// The README's PostgreSQL examples (every ```sql block) run as written.

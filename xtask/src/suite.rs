@@ -43,6 +43,14 @@ const STEPS: &[Step] = &[
         crate::wasm::build()?;
         crate::node::pack_and_install(crate::wasm::PACKAGE, "@echomq/emq-id-wasm")
     }),
+    ("JS: one layer for both packages (copies --check), one API over every backend", || {
+        crate::node::build()?;
+        sh(Command::new("cargo").args(["xtask", "js", "--check"]))?;
+        sh(Command::new("node").current_dir(crate::root().join("bindings/js")).args(["--test", "test/"]))
+    }),
+    ("API parity: every operation in every runtime, or reasoned (--check)", || {
+        sh(Command::new("cargo").args(["xtask", "parity", "--check"]))
+    }),
     ("Elixir: mix format --check-formatted, mix test (ExUnit and doctests)", crate::elixir::tests),
     ("PostgreSQL: live server tests", crate::pg_checks::live_tests),
     ("Valkey Cluster colocation (3 primaries, live)", crate::valkey::colocation),

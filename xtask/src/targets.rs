@@ -44,6 +44,13 @@ pub const TARGETS: &[Target] = &[
         fields: None,
     },
     Target {
+        name: "node-wasm",
+        about: "the Node package on its WebAssembly fallback (EMQ_ID_BACKEND=wasm), conformance/node",
+        prepare: node_wasm,
+        scope: None,
+        fields: None,
+    },
+    Target {
         name: "wasm-node",
         about: "the WASM package in Node (its require entry), conformance/node",
         prepare: wasm_node,
@@ -103,6 +110,13 @@ fn node() -> Result<Box<dyn Adapter>, String> {
     Ok(Box::new(ProcessAdapter { command: crate::node::adapter(None) }))
 }
 
+fn node_wasm() -> Result<Box<dyn Adapter>, String> {
+    crate::node::build()?;
+    let mut command = crate::node::adapter(None);
+    command.env("EMQ_ID_BACKEND", "wasm");
+    Ok(Box::new(ProcessAdapter { command }))
+}
+
 fn valkey() -> Result<Box<dyn Adapter>, String> {
     Ok(Box::new(crate::valkey::KeyslotAdapter::start()?))
 }
@@ -117,10 +131,12 @@ fn wasm_browser() -> Result<Box<dyn Adapter>, String> {
     Ok(Box::new(crate::wasm::BrowserAdapter))
 }
 
-/// Targets named by a group: `--target wasm` runs the WASM package in Node and in a browser.
+/// Targets named by a group: `--target wasm` runs the WASM package in Node and in a browser,
+/// `--target node` the Node package on each of its backends.
 pub fn expand(name: &str) -> Vec<&'static str> {
     match name {
         "wasm" => vec!["wasm-node", "wasm-browser"],
+        "node" => vec!["node", "node-wasm"],
         _ => TARGETS.iter().filter(|t| t.name == name).map(|t| t.name).collect(),
     }
 }

@@ -130,7 +130,39 @@ fn ids(rng: &mut Rng) -> Vec<Value> {
         };
         picks.push((ns, s));
     }
-    picks.iter().map(|(ns, s)| id_case(ns, *s)).collect()
+    let mut cases: Vec<Value> = picks.iter().map(|(ns, s)| id_case(ns, *s)).collect();
+    cases.extend(BUS_IDS.iter().map(|text| {
+        let (ns, s) = emq_id::decode(text.as_bytes()).expect("the bus's ids are valid");
+        from_bus(id_case(&ns, s))
+    }));
+    cases
+}
+
+// ---------------------------------------------------------------- the bus's own cases
+
+// Cases the EchoMQ bus's own runtimes test (its self-check vectors and its
+// keyspace tests), carried here so a runtime that passes this file passes
+// theirs. Only the inputs come from the bus; the answers come from the core,
+// and `xtask/tests/vector_file.rs` pins the bus's published slots.
+const BUS_IDS: [&str; 8] = [
+    "USRAzL8n0Y58m7",
+    "USR00000000000",
+    "CRS0KHTOWnGLuC",
+    "EVT000xY9Wvvcd",
+    "ORD000xY9Wvvcd",
+    "JOB0Nb1VTbfnu4",
+    "ORD0NgWEfAEJfs",
+    "ORD0NsVQMCRgHI",
+];
+const BUS_REJECTS: [&str; 6] =
+    ["USR0KHTOWnGLu*", "USR0KHTOWnGLuCx", "USR0KHTOWnGLu!", "CRS0KHTOWnGL!C", "not-a-branded-id", "not-branded"];
+const BUS_SLOTS: [&str; 4] =
+    ["emq:{orders}:meta", "emq:{orders}:job:ORD0NgWEfAEJfs", "{fills}", "emq:{payments}:pending"];
+
+/// Marks a case as one of the bus's own (`"source": "bus"`; adapters ignore it).
+fn from_bus(mut case: Value) -> Value {
+    case.as_object_mut().expect("a case is an object").insert("source".into(), json!("bus"));
+    case
 }
 
 // ---------------------------------------------------------------- rejects
@@ -221,7 +253,9 @@ fn rejects(rng: &mut Rng) -> Vec<Value> {
         }
         picks.push(v);
     }
-    picks.iter().map(|b| reject_case(b)).collect()
+    let mut cases: Vec<Value> = picks.iter().map(|b| reject_case(b)).collect();
+    cases.extend(BUS_REJECTS.iter().map(|text| from_bus(reject_case(text.as_bytes()))));
+    cases
 }
 
 fn encode_rejects() -> Vec<Value> {
@@ -421,7 +455,9 @@ fn slots(rng: &mut Rng) -> Vec<Value> {
         let len = rng.below(100) as usize;
         picks.push(rng.bytes(len, b"ab{}:\x00\x7f\x80\xff"));
     }
-    picks.iter().map(|k| slot_case(k)).collect()
+    let mut cases: Vec<Value> = picks.iter().map(|k| slot_case(k)).collect();
+    cases.extend(BUS_SLOTS.iter().map(|key| from_bus(slot_case(key.as_bytes()))));
+    cases
 }
 
 // ---------------------------------------------------------------- keys

@@ -44,7 +44,8 @@ pub fn tools() -> Result<(), String> {
     setup::apt(&["binaryen"], "wasm-opt, which shrinks the .wasm")
 }
 
-/// Builds the package's `web/` and `node/` outputs and `api.cjs`; returns the
+/// Builds the package's `web/` and `node/` outputs and its copy of the shared
+/// JavaScript layer (`cargo xtask js`); returns the
 /// optimised `.wasm` size (raw, gzipped).
 pub fn build() -> Result<(u64, u64), String> {
     tools()?;
@@ -74,48 +75,11 @@ pub fn build() -> Result<(u64, u64), String> {
         let wasm = pkg.join(dir).join("emq_id_wasm_bg.wasm");
         sh(Command::new("wasm-opt").args(["-Oz", "--converge"]).args(WASM_FEATURES).arg(&wasm).arg("-o").arg(&wasm))?;
     }
-    // The CommonJS twin of api.mjs, so `require` works in Node 18 and 20.
-    let api = std::fs::read_to_string(pkg.join("api.mjs")).map_err(|e| e.to_string())?;
-    let cjs = format!(
-        "// Generated from api.mjs by `cargo xtask wasm-build`; do not edit.\n'use strict';\n{}\nmodule.exports = {{ makeApi }};\n",
-        api.replace("export function makeApi", "function makeApi")
-    );
-    std::fs::write(pkg.join("api.cjs"), cjs).map_err(|e| e.to_string())?;
-    std::fs::write(pkg.join("index.d.ts"), types()?).map_err(|e| e.to_string())?;
+    crate::js::sync(false)?;
     let wasm = std::fs::read(pkg.join("web/emq_id_wasm_bg.wasm")).map_err(|e| e.to_string())?;
     let gz = gzip_len(&pkg.join("web/emq_id_wasm_bg.wasm"))?;
     eprintln!("xtask: emq_id_wasm_bg.wasm is {} bytes raw, {} bytes gzipped (-9)", wasm.len(), gz);
     Ok((wasm.len() as u64, gz))
-}
-
-/// The WASM package's types: the Node package's `index.d.ts` (one description
-/// of one API), with the module-wide node of the browser in place of the
-/// process-wide `EMQ_NODE` minter.
-fn types() -> Result<String, String> {
-    let node = std::fs::read_to_string(root().join("bindings/node/index.d.ts")).map_err(|e| e.to_string())?;
-    // From the doc comment of mint() to the end of processNode()'s declaration.
-    let mint = node.find("export function mint(").ok_or("index.d.ts: no mint() declaration")?;
-    let start = node[..mint].rfind("/**").ok_or("index.d.ts: mint() has no doc comment")?;
-    let end = node.find("export function processNode").and_then(|i| node[i..].find('\n').map(|j| i + j + 1));
-    let end = end.ok_or("index.d.ts: no processNode() declaration")?;
-    let wasm_mint = "/**
- * The node (0..=1023) of the module-wide minter behind mint(); its state carries over, so ids never
- * repeat when the node changes. Required in a browser (no EMQ_NODE there) and in a Node worker thread
- * (EMQ_NODE is the main thread's): give each tab, worker and thread a node of its own. Throws `range`.
- */
-export function setNode(node: number): void;
-/** Mints an id with the module-wide minter and Date.now(); throws `node` when no node is set. */
-export function mint(ns: string): string;
-/** n ids in one call. */
-export function mintMany(ns: string, n: number): string[];
-/** The contract's pure mint step: [state', snowflake]. */
-export function mintStep(state: bigint, node: number, nowMs: number | bigint): [bigint, bigint];
-";
-    Ok(format!(
-        "// Generated from bindings/node/index.d.ts by `cargo xtask wasm-build`; do not edit.\n{}{wasm_mint}{}",
-        &node[..start],
-        &node[end..]
-    ))
 }
 
 fn gzip_len(path: &Path) -> Result<u64, String> {

@@ -51,6 +51,44 @@ fn contains_the_contracts_own_vectors() {
     }
 }
 
+#[test]
+fn carries_the_buss_own_cases_marked_as_such() {
+    let f = file();
+    let bus =
+        |name: &str| -> Vec<Value> { section(&f, name).iter().filter(|c| c["source"] == "bus").cloned().collect() };
+    let texts: Vec<&str> = ["USRAzL8n0Y58m7", "USR00000000000", "CRS0KHTOWnGLuC", "EVT000xY9Wvvcd"]
+        .into_iter()
+        .chain(["ORD000xY9Wvvcd", "JOB0Nb1VTbfnu4", "ORD0NgWEfAEJfs", "ORD0NsVQMCRgHI"])
+        .collect();
+    let ids = bus("ids");
+    assert_eq!(ids.iter().map(|c| c["text"].as_str().unwrap()).collect::<Vec<_>>(), texts);
+    // The bus's own answers for its ids, written down independently of the core.
+    assert_eq!(ids[0]["snowflake"], "9223372036854775807");
+    assert_eq!(ids[1]["snowflake"], "0");
+    assert_eq!(ids[2]["snowflake"], "274557032793636864");
+    assert_eq!(ids[6]["snowflake"], "320636799581945856");
+    let rejects: Vec<(String, String)> = bus("rejects")
+        .iter()
+        .map(|c| (c["text"].as_str().unwrap().into(), c["gate"].as_str().unwrap().into()))
+        .collect();
+    let want = [
+        ("USR0KHTOWnGLu*", "charset"),
+        ("USR0KHTOWnGLuCx", "length"),
+        ("USR0KHTOWnGLu!", "charset"),
+        ("CRS0KHTOWnGL!C", "charset"),
+        ("not-a-branded-id", "length"),
+        ("not-branded", "length"),
+    ];
+    assert_eq!(rejects, want.map(|(t, g)| (t.to_string(), g.to_string())));
+    let slots = bus("slots");
+    let slot = |key: &str| slots.iter().find(|c| c["key"] == key).unwrap_or_else(|| panic!("{key}"))["slot"].clone();
+    // The two slots the bus publishes; the other two share {orders}'s.
+    assert_eq!(slot("{fills}"), 4165);
+    assert_eq!(slot("emq:{payments}:pending"), 8507);
+    assert_eq!(slot("emq:{orders}:meta"), slot("emq:{orders}:job:ORD0NgWEfAEJfs"));
+    assert_eq!(slots.len(), 4);
+}
+
 /// CRC16-XMODEM one bit at a time, independent of the core's tables.
 fn bitwise_crc16(data: &[u8]) -> u16 {
     let mut crc: u16 = 0;

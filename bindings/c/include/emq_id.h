@@ -19,25 +19,18 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The contract's constants, written from the emq-id core by `cargo xtask header`. */
-/** Length of a branded id's text, in bytes (the bus's macro). */
+/* The contract's numbers, written from the emq-id core by `cargo xtask header`. */
 #define BRANDED_LEN 14
-/** Length of its namespace (the bus's macro). */
 #define BRANDED_NS_LEN 3
-/** Base62 digits after the namespace (the bus's macro). */
 #define BRANDED_PAYLOAD_LEN 11
-/** The snowflake's epoch, unix ms (the bus's macro). */
 #define BRANDED_EPOCH_MS 1704067200000ULL
-/** The greatest node a minter stamps. */
 #define EMQ_MAX_NODE 1023
-/** The greatest sequence within one millisecond. */
 #define EMQ_MAX_SEQ 4095
-/** The greatest snowflake: 2^63 - 1. */
+#define EMQ_MAX_TS 2199023255551ULL
 #define EMQ_MAX_SNOWFLAKE 9223372036854775807ULL
-/** Hash slots of a Valkey Cluster. */
 #define EMQ_SLOTS 16384
-/** The longest queue name, in bytes. */
 #define EMQ_MAX_QUEUE_LEN 128
+#define EMQ_MAX_NAME_LEN 128
 
 
 /**
@@ -173,9 +166,10 @@ extern "C" {
 #endif // __cplusplus
 
 /**
- * Checks this build against the contract's own vectors. `BRANDED_OK`, or
- * `EMQ_ERR_SELF_CHECK` when the library disagrees with the contract (a host
- * should then refuse to start).
+ * Checks this build against the contract's own vectors, each line of
+ * `emq_self_check_vectors()` run through this ABI's functions. `BRANDED_OK`,
+ * or `EMQ_ERR_SELF_CHECK` when the library disagrees with the contract (a
+ * host should then refuse to start; the Go binding names the line).
  *
  * # Safety
  * None needed: no arguments.
@@ -293,7 +287,7 @@ branded_status emq_gate_status(size_t index);
 
 /**
  * The contract's self-check vectors (text, one check per line, described in
- * SPEC.md §9): a host runs each line through its own API at load and refuses
+ * SPEC.md §8): a host runs each line through its own API at load and refuses
  * to start on a mismatch. Answers the static text (no terminator) and writes
  * its length to `len_out` when that is non-NULL.
  *

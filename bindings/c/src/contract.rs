@@ -6,7 +6,6 @@
 
 use std::ffi::{c_char, c_int};
 
-
 use crate::status::{branded_status, bytes, guard, non_null};
 
 /// How many gates the contract has: `emq_gate_name` and `emq_gate_status`

@@ -1,6 +1,7 @@
 defmodule EmqIdTest do
-  # What the vector file cannot say: return shapes, error atoms, bang variants,
-  # host types, panics, the load-time self-check, minting from many processes.
+  # What the vector file cannot say: return shapes, bang variants, host types,
+  # panics, minting from many processes, the node. Gates: gates_test.exs; the
+  # load-time self-check: self_check_test.exs.
   use ExUnit.Case, async: false
   doctest EmqId
   doctest EmqId.Keyspace
@@ -9,35 +10,6 @@ defmodule EmqIdTest do
   alias EmqId.{Keyspace, Minter, Native}
 
   @max_u64 0xFFFF_FFFF_FFFF_FFFF
-
-  test "every gate of the core reaches Elixir as its atom, and raises as EmqId.Error" do
-    assert Native.gates() == [:length, :namespace, :charset, :range, :queue, :kind, :node]
-
-    reached = %{
-      length: EmqId.parse("USR0KHTOWnGLu"),
-      namespace: EmqId.parse("usr0KHTOWnGLuC"),
-      charset: EmqId.parse("USR0KHTOWnGL!C"),
-      range: EmqId.parse("USRzzzzzzzzzzz"),
-      queue: Keyspace.key("a{b}", "pending"),
-      kind: Keyspace.key("orders", "done"),
-      node: node_refusal()
-    }
-
-    for gate <- Native.gates() do
-      assert reached[gate] == {:error, gate}, "gate #{gate}"
-      assert_raise EmqId.Error, ~r/#{gate}/, fn -> EmqId.Error.unwrap!(reached[gate]) end
-    end
-  end
-
-  # This VM's node is taken once (drawn here); asking for another is `node`.
-  defp node_refusal do
-    {:ok, {node, _}} = EmqId.Node.process_node()
-
-    case Native.set_process_node(rem(node + 1, 1024)) do
-      {:error, gate, _message} -> {:error, gate}
-      other -> other
-    end
-  end
 
   test "shapes: tuples, maps, bang variants" do
     assert {:ok, %{ns: "USR", snowflake: 274_557_032_793_636_864, node: 0, seq: 0}} = EmqId.decode("USR0KHTOWnGLuC")
@@ -49,6 +21,11 @@ defmodule EmqIdTest do
     assert Keyspace.version_key() == "{emq}:version"
     assert Keyspace.from_xadd_id!("1704117200000-1620567") == "EVT000xY9Wvvcd"
     assert Keyspace.prefix_bytes!("orders", "job:") == 17
+    assert EmqId.compare!("USR0NgWEfAEJfs", "USR0KHTOWnGLuC") == :gt
+    assert EmqId.compare("USR0KHTOWnGLuC", "USR0KHTOWnGL!C") == {:error, :charset}
+    assert %EmqId.Error{gate: :length} = catch_error(EmqId.compare!("USR", "USR0KHTOWnGLuC"))
+    assert EmqId.namespace!("EVT000xY9Wvvcd") == "EVT"
+    assert_raise ArgumentError, fn -> EmqId.compare("USR0KHTOWnGLuC", :id) end
   end
 
   test "integers outside u64 are :range, never wrapped; other types raise ArgumentError" do
@@ -61,7 +38,7 @@ defmodule EmqIdTest do
 
     assert {:ok, h} = EmqId.hash32(@max_u64)
     assert h in 0..0xFFFF_FFFF
-    assert Minter.new(1024) == {:error, :range}
+    assert Minter.new(EmqId.max_node() + 1) == {:error, :range}
     assert Minter.next_at(elem(Minter.new(1), 1), 0x8000_0000_0000_0000) == {:error, :range}
     assert_raise ArgumentError, fn -> Minter.next_many(elem(Minter.new(1), 1), 1_000_001) end
     assert EmqId.min_for(0x8000_0000_0000_0000) == {:error, :range}
@@ -78,7 +55,7 @@ defmodule EmqIdTest do
     assert Minter.next_state(268_122_102_337_536, 5, 1_769_526_697_000) ==
              {:ok, {268_122_102_337_537, 274_557_032_793_657_345}}
 
-    assert Minter.next_state(0, 1024, 1_769_526_697_641) == {:error, :range}
+    assert Minter.next_state(0, EmqId.max_node() + 1, 1_769_526_697_641) == {:error, :range}
     assert_raise ArgumentError, fn -> Minter.next_state(0, 5, 1.0) end
   end
 
@@ -106,11 +83,7 @@ defmodule EmqIdTest do
     assert length(Minter.next_many(minter, 10_000) |> elem(1) |> Enum.uniq()) == 10_000
   end
 
-  # A fresh VM (the process-wide node is taken once per VM), this build's code.
-  defp fresh_vm(code, env) do
-    ebin = Path.join(Mix.Project.app_path(), "ebin")
-    System.cmd("elixir", ["-pa", ebin, "-e", code], env: env, stderr_to_stdout: true)
-  end
+  defp fresh_vm(code, env), do: EmqId.TestVM.run(code, env)
 
   test "the node: application config, else EMQ_NODE, else a drawn node with a warning" do
     # A claim directory of this test's own: this VM holds a drawn node in the suite's.
@@ -131,6 +104,10 @@ defmodule EmqIdTest do
     assert out =~ "ids may still collide" and out =~ "{:ok, \"JOB"
     assert {out, 0} = fresh_vm("IO.inspect(EmqId.mint(\"JOB\"))", [{"EMQ_NODE", "abc"} | env])
     assert out =~ "{:error, :range}"
+    # A configured node past the core's highest is the core's :range too.
+    too_high = "Application.put_env(:emq_id, :node, EmqId.max_node() + 1); IO.inspect(EmqId.mint(\"JOB\"))"
+    assert {out, 0} = fresh_vm(too_high, env)
+    assert out =~ "{:error, :range}"
     File.rm_rf!(dir)
   end
 
@@ -150,8 +127,13 @@ defmodule EmqIdTest do
 
     assert_receive {^holder, {:data, {:eol, "held"}}}, 30_000
     shell_env = Enum.map(env, fn {k, v} -> {List.to_string(k), List.to_string(v)} end)
-    {second, 0} = fresh_vm("IO.inspect(EmqId.mint(\"JOB\")); IO.inspect(EmqId.Native.process_node())", shell_env)
-    assert second =~ "{:error, :node}" and second =~ "node 43 (held by pid"
+
+    second_code =
+      "IO.inspect(EmqId.mint(\"JOB\")); IO.inspect(EmqId.Native.process_node()); " <>
+        "IO.inspect(try do EmqId.mint!(\"JOB\") rescue e -> e.gate end, label: \"mint!\")"
+
+    {second, 0} = fresh_vm(second_code, shell_env)
+    assert second =~ "{:error, :node}" and second =~ "node 43 (held by pid" and second =~ "mint!: :node"
     Port.close(holder)
     # The holder's VM ends when its stdin closes, and its claim with it: ask until then (10 s at most).
     third =
@@ -166,18 +148,5 @@ defmodule EmqIdTest do
 
     assert third =~ "{:ok, \"JOB"
     File.rm_rf!(dir)
-  end
-
-  test "a NIF that disagrees with the contract: the module refuses to load, saying why" do
-    fake = """
-    defmodule EmqId.Native do
-      def encode(_ns, _s), do: {:ok, "USR0000000WRONG"}
-    end
-    IO.inspect(Code.ensure_loaded(EmqId))
-    """
-
-    {out, 0} = fresh_vm(fake, [])
-    assert out =~ "{:error, :on_load_failure}"
-    assert out =~ "refuses to load"
   end
 end

@@ -7,6 +7,12 @@ use napi_derive::napi;
 use crate::convert::{Arg, Ascii, BigU64};
 use crate::error::{gate, range, Code, JsError};
 
+/// A whole number that fits a node's type; the core decides whether it is a node (`MAX_NODE`).
+pub fn node_arg(node: Arg) -> Result<u16, JsError> {
+    let node = node.small_int(u32::MAX, "a node is a whole number")?;
+    u16::try_from(node).map_err(|_| range("the node is outside 0..=MAX_NODE"))
+}
+
 /// `minFor(unixMs: number | bigint): bigint`
 #[napi]
 pub fn min_for(unix_ms: Arg) -> Result<BigU64, JsError> {
@@ -86,9 +92,7 @@ pub fn process_node() -> Result<ProcessNode, JsError> {
 /// process holds it or this process already mints with another node.
 #[napi]
 pub fn set_node(node: Arg) -> Result<ProcessNode, JsError> {
-    let node = node.small_int(u32::MAX, "the node is outside 0..=1023")?;
-    let node = u16::try_from(node).map_err(|_| range("the node is outside 0..=1023"))?;
-    Ok(report(emq_id::set_process_node(node).map_err(gate)?))
+    Ok(report(emq_id::set_process_node(node_arg(node)?).map_err(gate)?))
 }
 
 /// `selfCheck(): void` — throws (code `self_check`) when this build disagrees with the contract.
@@ -101,8 +105,7 @@ pub fn self_check() -> Result<(), JsError> {
 #[napi]
 pub fn mint_step(state: Arg, node: Arg, now_ms: Arg) -> Result<Vec<BigU64>, JsError> {
     let state = state.u64()?;
-    let node = node.small_int(u32::MAX, "a node is a whole number")?;
-    let node = u16::try_from(node).map_err(|_| range("the node is outside 0..=1023"))?;
+    let node = node_arg(node)?;
     let (next, s) = emq_id::step(state, node, now_ms.millis()?).map_err(gate)?;
     Ok(vec![BigU64(next), BigU64(s)])
 }

@@ -9,6 +9,7 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod api;
+mod contract;
 mod convert;
 mod error;
 mod minter;

@@ -3,7 +3,7 @@
 use napi_derive::napi;
 
 use crate::convert::{Arg, BigU64};
-use crate::error::{gate, range, JsError};
+use crate::error::{gate, JsError};
 
 /// A minter for one node; ids from one Minter never repeat and never decrease.
 #[napi]
@@ -13,12 +13,10 @@ pub struct Minter {
 
 #[napi]
 impl Minter {
-    /// `new Minter(node: number)` — node in 0..=1023, else `range`.
+    /// `new Minter(node: number)` — a node of the core's range, else `range`.
     #[napi(constructor)]
     pub fn new(node: Arg) -> Result<Minter, JsError> {
-        let node = node.small_int(u32::MAX, "the node is outside 0..=1023")?;
-        let node = u16::try_from(node).map_err(|_| range("the node is outside 0..=1023"))?;
-        Ok(Minter { inner: emq_id::Minter::new(node).map_err(gate)? })
+        Ok(Minter { inner: emq_id::Minter::new(crate::api::node_arg(node)?).map_err(gate)? })
     }
 
     /// The node this minter stamps.

@@ -244,7 +244,7 @@ unsafe extern "C" fn mint_many(env: sys::napi_env, info: sys::napi_callback_info
         run(env, || {
             let ns = convert::bytes(env, ns, "the namespace is a string")?;
             let count = convert::small_int(env, count, u32::MAX, "a count is a whole number from 0")?;
-            emq_id::encode(ns.as_slice(), 0).map_err(gate)?;
+            emq_id::check_namespace(ns.as_slice()).map_err(gate)?;
             let minter = emq_id::process_minter().map_err(gate)?;
             let now = emq_id::now_ms();
             let mut array = ptr::null_mut();

@@ -62,6 +62,51 @@ test('a native build that disagrees with the contract refuses to load', () => {
   assert.match(r.stdout, /refuses to load: self_check: hash32/);
 });
 
+test('a drift in the addon\'s answers, seen through the JS API, refuses to load, naming the vector', () => {
+  const code = `
+    const Module = require('module');
+    const load = Module._load;
+    Module._load = function (request) {
+      const real = load.apply(this, arguments);
+      if (!request.endsWith('.node')) return real;
+      return { ...real, slot: (k) => real.slot(k) + (k === '{fills}' ? 1 : 0) };
+    };
+    try { require('.'); console.log('loaded') } catch (e) { console.log(e.message) }`;
+  const r = run(code);
+  assert.match(r.stdout, /refuses to load: self_check: at "slot \{fills\} 4165": got "4166"/);
+});
+
+test('the backend: the addon by default, WebAssembly when asked, and never an unknown one', () => {
+  const which = (env) => run("console.log(require('.').backend())", env);
+  assert.equal(which({}).stdout.trim(), 'native');
+  assert.equal(which({ EMQ_ID_BACKEND: 'native' }).stdout.trim(), 'native');
+  assert.equal(which({ EMQ_ID_BACKEND: 'wasm' }).stdout.trim(), 'wasm');
+  const bad = which({ EMQ_ID_BACKEND: 'gpu' });
+  assert.notEqual(bad.status, 0);
+  assert.match(bad.stderr, /EMQ_ID_BACKEND is 'native' or 'wasm', not "gpu"/);
+});
+
+test('where no addon fits the platform, the package runs on WebAssembly with the same API', () => {
+  // The package without its addon, as npm installs it on a platform it ships no binary for.
+  const bare = fs.mkdtempSync(path.join(os.tmpdir(), 'emq-id-no-addon-'));
+  try {
+    for (const f of fs.readdirSync(pkg)) {
+      if (!f.endsWith('.node') && !['test', 'src', 'bench', 'node_modules', 'target'].includes(f)) {
+        fs.cpSync(path.join(pkg, f), path.join(bare, f), { recursive: true });
+      }
+    }
+    const code = "const e = require('.'); e.setNode(4); const id = e.mint('JOB'); console.log(e.backend(), e.decode(id).node, e.slot('{fills}'))";
+    const r = spawnSync(process.execPath, ['-e', code], { cwd: bare, env: { ...process.env, EMQ_NODE_DIR: claims }, encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    assert.equal(r.stdout.trim(), 'wasm 4 4165');
+    const asked = spawnSync(process.execPath, ['-e', "require('.')"], { cwd: bare, env: { ...process.env, EMQ_ID_BACKEND: 'native' }, encoding: 'utf8' });
+    assert.notEqual(asked.status, 0, 'EMQ_ID_BACKEND=native without an addon is an error, not a fallback');
+    assert.match(asked.stderr, /the native addon for .* did not load/);
+  } finally {
+    fs.rmSync(bare, { recursive: true, force: true });
+  }
+});
+
 test('ESM import gives the same API', () => {
   const out = execFileSync(process.execPath, ['--input-type=module', '-e', "import { encode, Minter, EmqIdError } from '@echomq/emq-id'; console.log(encode('USR', 274557032793636864n), typeof Minter, typeof EmqIdError)"], {
     cwd: pkg,

@@ -9,9 +9,8 @@ use std::ffi::{c_char, CStr};
 
 use pgrx::fcinfo::{pg_getarg, pg_getarg_datum_raw};
 use pgrx::prelude::*;
-use pgrx::PgSqlErrorCode;
 
-use crate::error::{bad_text, refuse, snowflake};
+use crate::error::{bad_binary, bad_text, refuse, snowflake};
 
 /// The stored form: the namespace (3 bytes and a zero), then the snowflake as
 /// two native `u32`s, so the type needs only 4-byte alignment: 12 bytes.
@@ -103,36 +102,38 @@ unsafe fn emq_branded_id_out_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum
 }
 v1!(pg_finfo_emq_branded_id_out, emq_branded_id_out, emq_branded_id_out_body);
 
+/// The binary form's length: the namespace bytes, then the snowflake as 8 bytes big-endian.
+const BINARY_LEN: usize = emq::NS_LEN + 8;
+
 /// Binary form (COPY BINARY, binary protocol): 3 namespace bytes, then the
-/// snowflake as 8 bytes big-endian. Validated like text input.
+/// snowflake as 8 bytes big-endian. Validated like text input; refusals are
+/// `invalid_binary_representation`.
 unsafe fn emq_branded_id_recv_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: the receive function's argument is a StringInfo.
     let buf = unsafe { &mut *pg_getarg_datum_raw(fc, 0).cast_mut_ptr::<pg_sys::StringInfoData>() };
     let rest = (buf.len - buf.cursor) as usize;
-    if rest < 11 {
-        ereport!(
-            ERROR,
-            PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
-            "length: a binary branded_id is 11 bytes".to_string(),
-            "emq_id gate: length".to_string()
-        );
+    if rest < BINARY_LEN {
+        bad_binary(emq::Error::from_gate(
+            emq::Gate::Length,
+            "a binary branded_id is 3 namespace bytes and an 8-byte snowflake",
+        ));
     }
-    // SAFETY: at least 11 bytes remain after the cursor.
-    let b = unsafe { std::slice::from_raw_parts(buf.data.add(buf.cursor as usize).cast::<u8>(), 11) };
-    let ns = [b[0], b[1], b[2]];
-    let s = u64::from_be_bytes(b[3..11].try_into().unwrap());
-    buf.cursor += 11;
-    let id = emq::Id::new(&ns, s).unwrap_or_else(|e| refuse(e));
+    // SAFETY: at least BINARY_LEN bytes remain after the cursor.
+    let b = unsafe { std::slice::from_raw_parts(buf.data.add(buf.cursor as usize).cast::<u8>(), BINARY_LEN) };
+    let (ns, s) = b.split_at(emq::NS_LEN);
+    let s = u64::from_be_bytes(s.try_into().unwrap());
+    buf.cursor += BINARY_LEN as i32;
+    let id = emq::Id::new(ns, s).unwrap_or_else(|e| bad_binary(e));
     Stored::new(id.ns(), id.snowflake()).into_datum()
 }
 v1!(pg_finfo_emq_branded_id_recv, emq_branded_id_recv, emq_branded_id_recv_body);
 
 unsafe fn emq_branded_id_send_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     let id = unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) };
-    let mut body = [0u8; 11];
-    body[..3].copy_from_slice(&id.ns());
-    body[3..].copy_from_slice(&id.snowflake().to_be_bytes());
-    // SAFETY: a 4-byte varlena header and 11 bytes of body.
+    let mut body = [0u8; BINARY_LEN];
+    body[..emq::NS_LEN].copy_from_slice(&id.ns());
+    body[emq::NS_LEN..].copy_from_slice(&id.snowflake().to_be_bytes());
+    // SAFETY: a 4-byte varlena header and BINARY_LEN bytes of body.
     unsafe {
         let p = pg_sys::palloc(4 + body.len()).cast::<u8>();
         pgrx::set_varsize_4b(p.cast(), (4 + body.len()) as i32);
@@ -227,7 +228,7 @@ CREATE TYPE branded_id (
     RECEIVE = branded_id_recv, SEND = branded_id_send,
     INTERNALLENGTH = 12, ALIGNMENT = int4, STORAGE = plain
 );
-COMMENT ON TYPE branded_id IS 'An EchoMQ branded id (namespace + snowflake): 12 bytes, ordered as its 14-byte text';
+COMMENT ON TYPE branded_id IS 'An EchoMQ branded id (namespace + snowflake): 12 bytes, ordered as its text';
 
 CREATE FUNCTION branded_id_cmp(branded_id, branded_id) RETURNS int4
     AS 'MODULE_PATHNAME', 'emq_branded_id_cmp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -287,7 +288,7 @@ CREATE CAST (text AS branded_id) WITH FUNCTION branded_id_from_text(text);
     name = "branded_id_type",
 );
 
-// Accessors written in SQL over the scalar functions, so they run last.
+// Accessors written in SQL over the scalar functions, so they follow them.
 extension_sql!(
     r#"
 CREATE FUNCTION emq_time(branded_id) RETURNS timestamptz
@@ -303,5 +304,6 @@ CREATE FUNCTION emq_mint_id(ns text) RETURNS branded_id
     LANGUAGE sql VOLATILE STRICT PARALLEL RESTRICTED AS $$ SELECT branded_id_from_text(emq_mint($1)) $$;
 "#,
     name = "branded_id_accessors",
-    finalize,
+    requires =
+        ["branded_id_type", scalar::emq_time, scalar::emq_node, scalar::emq_seq, scalar::emq_hash32, mint::emq_mint,],
 );

@@ -1,35 +1,100 @@
 //! The one error helper: a refusal of the contract as a PostgreSQL `ERROR`.
-//! The message starts with the gate (`charset: …`), the detail names it again.
+//! The message starts with the gate (`charset: …`), the detail names it again,
+//! and the SQLSTATE comes from [`sqlstate`], the one map from gates to codes
+//! (SPEC.md §9), which `emq_gates()` shows to SQL so a test can walk every gate.
 
 use pgrx::prelude::*;
 use pgrx::PgSqlErrorCode;
 
-/// Text that is not a branded id (decode's gates): `invalid_text_representation`.
-pub fn bad_text(e: emq::Error) -> ! {
-    report(PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION, e)
+use emq::Gate;
+
+/// What the refused value was: the SQLSTATE depends on it (SPEC.md §9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Input {
+    /// Text (or bytes) read as an id: whatever the gate, it is not an id.
+    Text,
+    /// A `branded_id` in its binary form (COPY BINARY, the binary protocol).
+    Binary,
+    /// Any other value: a snowflake, a namespace given to encode, a queue
+    /// name, a type, an id inside a key, a clock reading.
+    Value,
 }
 
-/// Any other value the contract refuses: `invalid_parameter_value`.
-pub fn bad_value(e: emq::Error) -> ! {
-    report(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, e)
-}
-
-/// Decode's gates are text errors; everything else is a parameter error.
-pub fn refuse(e: emq::Error) -> ! {
-    match e.gate() {
-        emq::Gate::Length | emq::Gate::Namespace | emq::Gate::Charset => bad_text(e),
-        _ => bad_value(e),
+/// The SQLSTATE of a refusal by `gate`, or `None` for a gate no SQL function
+/// raises (`node`: the server's mint state takes its node from `emq_id.node`,
+/// not from a claim, SPEC.md §5.1). A gate added to the core is `None` too
+/// until it is mapped here: [`report`] then raises it as an internal error,
+/// and the live test's walk of `emq_gates()` fails on it.
+pub fn sqlstate(gate: Gate, input: Input) -> Option<PgSqlErrorCode> {
+    use PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION as BINARY;
+    use PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE as VALUE;
+    use PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION as TEXT;
+    let decodes = matches!(gate, Gate::Length | Gate::Namespace | Gate::Charset | Gate::Range);
+    match (gate, input) {
+        (_, Input::Text) if decodes => Some(TEXT),
+        (_, Input::Binary) if decodes => Some(BINARY),
+        // An id inside a key is text too, but its range is a value's (§9).
+        (Gate::Length | Gate::Namespace | Gate::Charset, _) => Some(TEXT),
+        (Gate::Range | Gate::Queue | Gate::Kind, _) => Some(VALUE),
+        (Gate::Node, _) => None,
+        _ => None,
     }
 }
 
-fn report(code: PgSqlErrorCode, e: emq::Error) -> ! {
+/// Raises `e`, refused as `input`: the one way a refusal leaves the extension.
+pub fn report(e: emq::Error, input: Input) -> ! {
+    let code = sqlstate(e.gate(), input).unwrap_or(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR);
     ereport!(ERROR, code, format!("{}: {}", e.code(), e.message()), format!("emq_id gate: {}", e.code()));
+}
+
+/// Text that is not a branded id (decode's gates): `invalid_text_representation`.
+pub fn bad_text(e: emq::Error) -> ! {
+    report(e, Input::Text)
+}
+
+/// A binary `branded_id` that is not one: `invalid_binary_representation`.
+pub fn bad_binary(e: emq::Error) -> ! {
+    report(e, Input::Binary)
+}
+
+/// Any other value the contract refuses: `invalid_parameter_value`, except an
+/// id's `length`, `namespace` and `charset` inside a key (`invalid_text_representation`).
+pub fn refuse(e: emq::Error) -> ! {
+    report(e, Input::Value)
 }
 
 /// A `bigint` that must be a snowflake: negative is the range gate.
 pub fn snowflake(s: i64) -> u64 {
     if s < 0 {
-        bad_value(emq::Error::from_gate(emq::Gate::Range, "a snowflake is a bigint in [0, 2^63)"));
+        refuse(emq::Error::from_gate(Gate::Range, "a snowflake is a bigint in [0, 2^63)"));
     }
     s as u64
+}
+
+/// PostgreSQL's own five-character spelling of a SQLSTATE.
+fn spelled(code: PgSqlErrorCode) -> String {
+    // SAFETY: unpack_sql_state only decodes the integer into a static buffer,
+    // NUL-terminated, valid until its next call; it is copied out at once.
+    unsafe { std::ffi::CStr::from_ptr(pg_sys::unpack_sql_state(code as i32)) }.to_string_lossy().into_owned()
+}
+
+/// Every gate of the contract, in the core's order, with the SQLSTATE its
+/// refusal raises for a value, for text read as an id and for a binary
+/// `branded_id`; NULL where no SQL function raises it. Read from the same map
+/// every error goes through. `SELECT * FROM emq_gates()`.
+#[pg_extern(immutable, parallel_safe)]
+#[allow(clippy::type_complexity)] // pgrx reads the column names from this signature: no alias
+fn emq_gates() -> TableIterator<
+    'static,
+    (
+        name!(gate, String),
+        name!(value_sqlstate, Option<String>),
+        name!(text_sqlstate, Option<String>),
+        name!(binary_sqlstate, Option<String>),
+    ),
+> {
+    let state = |g, input| sqlstate(g, input).map(spelled);
+    let row =
+        move |g: Gate| (g.name().to_string(), state(g, Input::Value), state(g, Input::Text), state(g, Input::Binary));
+    TableIterator::new(Gate::ALL.into_iter().map(row))
 }

@@ -1,11 +1,13 @@
 //! `CREATE EXTENSION emq_id`: the emq-id contract in PostgreSQL, through pgrx.
 //!
 //! - [`error`]: the one place an `emq_id::Error` becomes an `ERROR` (SQLSTATE
-//!   22P02 for text that is not an id, 22023 for other values; the gate opens the message).
+//!   22P02 for text that is not an id, 22P03 for such binary input, 22023 for
+//!   other values; the gate opens the message), shown to SQL by `emq_gates()`.
 //! - [`scalar`]: functions over `bigint` snowflakes, `text` ids, `bytea` keys.
 //! - [`keyspace`]: keys read back, the reserve, prefixes, stream entry ids.
 //! - [`mint`]: minting from a state in shared memory, one per server.
 //! - [`branded`]: the `branded_id` type (12 bytes, fixed size) with btree and hash opclasses.
+//! - [`check`]: the self-check at `CREATE EXTENSION`: the core's vectors through the SQL functions.
 //!
 //! Every function only translates between SQL values and the core.
 
@@ -14,6 +16,7 @@ use pgrx::prelude::*;
 ::pgrx::pg_module_magic!(name, version);
 
 mod branded;
+mod check;
 mod error;
 pub mod keyspace;
 pub mod mint;

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use pgrx::prelude::*;
 use pgrx::{pg_shmem_init, GucContext, GucFlags, GucRegistry, GucSetting, PgAtomic, PgSqlErrorCode};
 
-use crate::error::{bad_value, snowflake};
+use crate::error::{refuse, snowflake};
 
 static STATE: PgAtomic<AtomicU64> = unsafe { PgAtomic::new(c"emq_id_mint_state") };
 static NODE: GucSetting<i32> = GucSetting::<i32>::new(-1);
@@ -17,11 +17,12 @@ static SHARED: AtomicBool = AtomicBool::new(false);
 pub fn init() {
     GucRegistry::define_int_guc(
         c"emq_id.node",
-        c"The node number (0-1023) this server stamps into the ids it mints.",
+        // The bounds (pg_settings' min_val and max_val) come from the core.
+        c"The node number this server stamps into the ids it mints.",
         c"Every server (and every other minter) that mints ids must have its own node. -1: not set (minting refused).",
         &NODE,
         -1,
-        1023,
+        i32::from(emq::MAX_NODE),
         GucContext::Sighup,
         GucFlags::default(),
     );
@@ -32,38 +33,39 @@ pub fn init() {
     }
 }
 
-fn config_error(message: &str, hint: &str) -> ! {
-    ereport!(ERROR, PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, message.to_string(), hint.to_string());
+fn config_error(message: String, hint: &str) -> ! {
+    ereport!(ERROR, PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE, message, hint.to_string());
 }
 
 /// The shared state and this server's node, or an ERROR that says what to configure.
 fn minter() -> (&'static AtomicU64, u16) {
     if !SHARED.load(Ordering::Acquire) {
         config_error(
-            "emq_id: minting needs the shared mint state: add emq_id to shared_preload_libraries",
+            "emq_id: minting needs the shared mint state: add emq_id to shared_preload_libraries".to_string(),
             "Without it, backends could mint duplicate ids, so minting is refused. Set shared_preload_libraries = 'emq_id' and restart.",
         );
     }
-    let node = NODE.get();
-    if !(0..=1023).contains(&node) {
+    let Ok(node) = u16::try_from(NODE.get()) else {
         config_error(
-            "emq_id: minting needs emq_id.node (0-1023) in postgresql.conf",
+            format!("emq_id: minting needs emq_id.node (0-{}) in postgresql.conf", emq::MAX_NODE),
             "Give every server that mints its own node, e.g. emq_id.node = 1, then reload.",
         );
-    }
-    (STATE.get(), node as u16)
+    };
+    // The setting's bounds keep it at most emq::MAX_NODE; the core's step checks it again.
+    (STATE.get(), node)
 }
 
 fn mint_snowflake() -> u64 {
     let (state, node) = minter();
-    emq::step_shared(state, node, emq::now_ms()).unwrap_or_else(|e| bad_value(e))
+    emq::step_shared(state, node, emq::now_ms()).unwrap_or_else(|e| refuse(e))
 }
 
 /// A new id of namespace `ns` (the text form).
 #[pg_extern(volatile, parallel_restricted, strict)]
 pub fn emq_mint(ns: &str) -> String {
-    emq::encode(ns.as_bytes(), 0).unwrap_or_else(|e| bad_value(e));
-    let text = emq::encode(ns.as_bytes(), mint_snowflake()).unwrap_or_else(|e| bad_value(e));
+    // Refused before a snowflake is spent, as encode would refuse it afterwards.
+    emq::check_namespace(ns.as_bytes()).unwrap_or_else(|e| refuse(e));
+    let text = emq::encode(ns.as_bytes(), mint_snowflake()).unwrap_or_else(|e| refuse(e));
     String::from_utf8_lossy(&text).into_owned()
 }
 
@@ -80,8 +82,8 @@ fn emq_mint_step(
     node: i32,
     now_ms: i64,
 ) -> TableIterator<'static, (name!(state, i64), name!(snowflake, i64))> {
-    let node = u16::try_from(node)
-        .unwrap_or_else(|_| bad_value(emq::Error::from_gate(emq::Gate::Range, "the node is outside 0..=1023")));
-    let (next, s) = emq::step(snowflake(state), node, now_ms).unwrap_or_else(|e| bad_value(e));
+    // A node no u16 holds is past emq::MAX_NODE too: the core's step refuses it with its own words.
+    let node = u16::try_from(node).unwrap_or(u16::MAX);
+    let (next, s) = emq::step(snowflake(state), node, now_ms).unwrap_or_else(|e| refuse(e));
     TableIterator::once((next as i64, s as i64))
 }

@@ -2,7 +2,7 @@
 
 use pgrx::prelude::*;
 
-use crate::error::{bad_text, bad_value, refuse};
+use crate::error::{bad_text, refuse};
 
 /// Microseconds between the Unix epoch and PostgreSQL's (2000-01-01).
 const PG_EPOCH_US: i64 = 946_684_800_000_000;
@@ -11,11 +11,11 @@ fn ascii(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-/// The 14-byte id of `(ns, snowflake)`.
+/// The text id of `(ns, snowflake)`.
 #[pg_extern(immutable, parallel_safe, strict)]
 fn emq_encode(ns: &str, snowflake: i64) -> String {
     let s = crate::error::snowflake(snowflake);
-    ascii(&emq::encode(ns.as_bytes(), s).unwrap_or_else(|e| bad_value(e)))
+    ascii(&emq::encode(ns.as_bytes(), s).unwrap_or_else(|e| refuse(e)))
 }
 
 /// `emq_encode` for snowflakes a `bigint` cannot hold (unsigned 64-bit values
@@ -25,7 +25,7 @@ fn emq_encode(ns: &str, snowflake: i64) -> String {
 #[pg_extern(immutable, parallel_safe, strict)]
 fn emq_encode_numeric(ns: &str, snowflake: AnyNumeric) -> String {
     let s = i64::try_from(snowflake).unwrap_or_else(|_| {
-        bad_value(emq::Error::from_gate(emq::Gate::Range, "a snowflake is a whole number in [0, 2^63)"))
+        refuse(emq::Error::from_gate(emq::Gate::Range, "a snowflake is a whole number in [0, 2^63)"))
     });
     emq_encode(ns, s)
 }
@@ -39,11 +39,11 @@ fn emq_decode(id: &str) -> i64 {
 /// The snowflake of a text id that must be of namespace `ns` (else the namespace gate).
 #[pg_extern(immutable, parallel_safe, strict, name = "emq_decode")]
 fn emq_decode_ns(id: &str, ns: &str) -> i64 {
-    let s = decode(id.as_bytes());
-    if id.as_bytes()[..3] != *ns.as_bytes() {
+    let (got, s) = emq::decode(id.as_bytes()).unwrap_or_else(|e| bad_text(e));
+    if got != ns.as_bytes() {
         bad_text(emq::Error::from_gate(emq::Gate::Namespace, "the id is not of the expected namespace"));
     }
-    s
+    s as i64
 }
 
 /// The snowflake of raw bytes (for input that is not valid text).
@@ -54,6 +54,26 @@ fn emq_decode_bytea(id: &[u8]) -> i64 {
 
 fn decode(bytes: &[u8]) -> i64 {
     emq::decode(bytes).unwrap_or_else(|e| bad_text(e)).1 as i64
+}
+
+/// Whether a text is a branded id (decode would accept it); never an error.
+#[pg_extern(immutable, parallel_safe, strict)]
+fn emq_is_valid(id: &str) -> bool {
+    emq::is_valid(id.as_bytes())
+}
+
+/// Whether raw bytes are a branded id.
+#[pg_extern(immutable, parallel_safe, strict, name = "emq_is_valid")]
+fn emq_is_valid_bytea(id: &[u8]) -> bool {
+    emq::is_valid(id)
+}
+
+/// -1, 0 or 1 as id `a` sorts before, with or after id `b`: by namespace, then
+/// snowflake, which is their byte order (`COLLATE "C"`); either one not an id
+/// is refused with its gate, `a` first. (`branded_id` values order the same way.)
+#[pg_extern(immutable, parallel_safe, strict)]
+fn emq_compare(a: &str, b: &str) -> i32 {
+    emq::compare(a.as_bytes(), b.as_bytes()).unwrap_or_else(|e| bad_text(e)) as i32
 }
 
 /// The namespace of a text id.
@@ -73,17 +93,17 @@ fn emq_unix_ms(snowflake: i64) -> i64 {
 pub fn emq_time(snowflake: i64) -> TimestampWithTimeZone {
     let ms = emq::unix_ms(crate::error::snowflake(snowflake)) as i64;
     TimestampWithTimeZone::try_from(ms * 1000 - PG_EPOCH_US).unwrap_or_else(|_| {
-        bad_value(emq::Error::from_gate(emq::Gate::Range, "the instant is outside PostgreSQL's timestamps"))
+        refuse(emq::Error::from_gate(emq::Gate::Range, "the instant is outside PostgreSQL's timestamps"))
     })
 }
 
-/// The minting node (0-1023).
+/// The minting node (0 to `emq::MAX_NODE`).
 #[pg_extern(immutable, parallel_safe, strict)]
 pub fn emq_node(snowflake: i64) -> i32 {
     emq::node(crate::error::snowflake(snowflake)) as i32
 }
 
-/// The sequence within the millisecond (0-4095).
+/// The sequence within the millisecond (0 to `emq::MAX_SEQ`).
 #[pg_extern(immutable, parallel_safe, strict)]
 pub fn emq_seq(snowflake: i64) -> i32 {
     emq::seq(crate::error::snowflake(snowflake)) as i32
@@ -93,7 +113,7 @@ pub fn emq_seq(snowflake: i64) -> i32 {
 #[pg_extern(immutable, parallel_safe, strict)]
 fn emq_min_for(t: TimestampWithTimeZone) -> i64 {
     if t.is_infinity() || t.is_neg_infinity() {
-        bad_value(emq::Error::from_gate(emq::Gate::Range, "an infinite time has no snowflake"));
+        refuse(emq::Error::from_gate(emq::Gate::Range, "an infinite time has no snowflake"));
     }
     let us: i64 = t.into_inner();
     min_for(us.div_euclid(1000) + PG_EPOCH_US / 1000)
@@ -106,7 +126,7 @@ fn emq_min_for_ms(unix_ms: i64) -> i64 {
 }
 
 fn min_for(unix_ms: i64) -> i64 {
-    emq::min_for(unix_ms).unwrap_or_else(|e| bad_value(e)) as i64
+    emq::min_for(unix_ms).unwrap_or_else(|e| refuse(e)) as i64
 }
 
 /// The contract's placement hash, as a bigint in [0, 2^32).
@@ -169,13 +189,4 @@ fn emq_key_bytea(queue: Option<&[u8]>, kind: Option<&str>, id: default!(Option<&
 fn key(queue: &str, kind: &str, id: Option<&str>) -> String {
     let built = emq::key(queue.as_bytes(), kind.as_bytes(), id.map(str::as_bytes));
     built.unwrap_or_else(|e| refuse(e)).as_str().to_owned()
-}
-
-/// Checks this build against the contract's own vectors: true, or an ERROR naming the mismatch.
-#[pg_extern(immutable, parallel_safe)]
-fn emq_self_check() -> bool {
-    match emq::self_check() {
-        Ok(()) => true,
-        Err(m) => pgrx::error!("self_check: {m}"),
-    }
 }

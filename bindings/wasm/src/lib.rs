@@ -82,10 +82,12 @@ fn millis(v: JsValue) -> Js<i64> {
     i64::try_from(v).map_err(|_| range("a time in unix ms is a number or a bigint that fits 64 bits"))
 }
 
+/// A whole number that fits a node's type; the core decides whether it is a
+/// node (`MAX_NODE`). The package's JS has checked that it is a whole number.
 fn node_arg(v: JsValue) -> Js<u16> {
     match v.as_f64() {
-        Some(f) if (0.0..=1023.0).contains(&f) && (f as u16) as f64 == f => Ok(f as u16),
-        _ => Err(range("the node is a whole number in 0..=1023")),
+        Some(f) if (0.0..=65535.0).contains(&f) && (f as u16) as f64 == f => Ok(f as u16),
+        _ => Err(range("the node is outside 0..=MAX_NODE")),
     }
 }
 
@@ -109,6 +111,12 @@ fn scratch(len: usize) -> Js<&'static mut [u8]> {
     }
     // SAFETY: see `Scratch`; one call at a time.
     Ok(unsafe { &mut (&mut *SCRATCH.0.get())[..len] })
+}
+
+/// How long the scratch buffer is.
+#[wasm_bindgen(js_name = scratchLen)]
+pub fn scratch_len() -> usize {
+    SCRATCH_LEN
 }
 
 /// Where the scratch buffer is, in the module's memory.
@@ -160,15 +168,9 @@ pub fn encode_scratch(ns_len: usize, snowflake: u64) -> i32 {
 }
 
 #[wasm_bindgen]
-pub fn encode(ns: &str, snowflake: JsValue) -> Js<String> {
-    let text = emq_id::encode(ns.as_bytes(), u64_arg(snowflake)?).map_err(gate)?;
+pub fn encode(ns: &[u8], snowflake: JsValue) -> Js<String> {
+    let text = emq_id::encode(ns, u64_arg(snowflake)?).map_err(gate)?;
     Ok(ascii(&text))
-}
-
-/// decode's gates over a string's UTF-8; answers the snowflake.
-#[wasm_bindgen(js_name = decodeStr)]
-pub fn decode_str(text: &str) -> Js<u64> {
-    Ok(emq_id::decode(text.as_bytes()).map_err(gate)?.1)
 }
 
 /// decode's gates over raw bytes; answers the snowflake.
@@ -207,11 +209,6 @@ pub fn min_for(unix_ms: JsValue) -> Js<u64> {
     emq_id::min_for(millis(unix_ms)?).map_err(gate)
 }
 
-#[wasm_bindgen(js_name = slotStr)]
-pub fn slot_str(key: &str) -> u16 {
-    emq_id::slot(key.as_bytes())
-}
-
 #[wasm_bindgen(js_name = slotBytes)]
 pub fn slot_bytes(key: &[u8]) -> u16 {
     emq_id::slot(key)
@@ -247,22 +244,22 @@ pub fn hashtag_bytes(key: &[u8]) -> Vec<u8> {
 
 /// The general key builder; `id` of `undefined` means none.
 #[wasm_bindgen]
-pub fn key(queue: &str, kind: &str, id: Option<String>) -> Js<String> {
-    let key = emq_id::key(queue.as_bytes(), kind.as_bytes(), id.as_deref().map(str::as_bytes)).map_err(gate)?;
+pub fn key(queue: &[u8], kind: &[u8], id: Option<Vec<u8>>) -> Js<String> {
+    let key = emq_id::key(queue, kind, id.as_deref()).map_err(gate)?;
     Ok(key.as_str().to_owned())
 }
 
 #[wasm_bindgen(js_name = jobKey)]
-pub fn job_key(queue: &str, id: &str) -> Js<String> {
-    Ok(emq_id::job_key(queue.as_bytes(), id.as_bytes()).map_err(gate)?.as_str().to_owned())
+pub fn job_key(queue: &[u8], id: &[u8]) -> Js<String> {
+    Ok(emq_id::job_key(queue, id).map_err(gate)?.as_str().to_owned())
 }
 
 /// `queue \n family pattern [\n param]` (one string: an array of strings costs
 /// kilobytes of glue in the .wasm); the JS side makes the object. None of the
 /// parts can hold a newline.
 #[wasm_bindgen(js_name = parseKey)]
-pub fn parse_key(key: &str) -> Js<String> {
-    let p = emq_id::parse_key(key.as_bytes()).map_err(gate)?;
+pub fn parse_key(key: &[u8]) -> Js<String> {
+    let p = emq_id::parse_key(key).map_err(gate)?;
     let mut out = ascii(p.queue);
     out.push('\n');
     for part in p.family.pattern_parts() {
@@ -276,28 +273,29 @@ pub fn parse_key(key: &str) -> Js<String> {
 }
 
 #[wasm_bindgen]
-pub fn reserve(name: &str) -> Js<String> {
-    Ok(emq_id::reserve(name.as_bytes()).map_err(gate)?.as_str().to_owned())
+pub fn reserve(name: &[u8]) -> Js<String> {
+    Ok(emq_id::reserve(name).map_err(gate)?.as_str().to_owned())
 }
 
 #[wasm_bindgen(js_name = jobPrefix)]
-pub fn job_prefix(queue: &str) -> Js<String> {
-    Ok(emq_id::job_prefix(queue.as_bytes()).map_err(gate)?.as_str().to_owned())
+pub fn job_prefix(queue: &[u8]) -> Js<String> {
+    Ok(emq_id::job_prefix(queue).map_err(gate)?.as_str().to_owned())
 }
 
 #[wasm_bindgen(js_name = prefixBytes)]
-pub fn prefix_bytes(queue: &str, ty: &str) -> Js<u32> {
-    Ok(emq_id::prefix_bytes(queue.as_bytes(), ty.as_bytes()).map_err(gate)? as u32)
+pub fn prefix_bytes(queue: &[u8], ty: &[u8]) -> Js<u32> {
+    Ok(emq_id::prefix_bytes(queue, ty).map_err(gate)? as u32)
 }
 
 #[wasm_bindgen(js_name = xaddId)]
-pub fn xadd_id(id: &str) -> Js<String> {
-    Ok(emq_id::xadd_id(id.as_bytes()).map_err(gate)?.as_str().to_owned())
+pub fn xadd_id(id: &[u8]) -> Js<String> {
+    Ok(emq_id::xadd_id(id).map_err(gate)?.as_str().to_owned())
 }
 
+/// The id behind a stream entry id; `ns` of `undefined` is the core's `EVENT_NS`.
 #[wasm_bindgen(js_name = fromXaddId)]
-pub fn from_xadd_id(entry: &str, ns: &str) -> Js<String> {
-    let id = emq_id::from_xadd_id(entry.as_bytes(), ns.as_bytes()).map_err(gate)?;
+pub fn from_xadd_id(entry: &[u8], ns: Option<Vec<u8>>) -> Js<String> {
+    let id = emq_id::from_xadd_id(entry, ns.as_deref().unwrap_or(emq_id::EVENT_NS)).map_err(gate)?;
     // encode, not Id::to_bytes: its `expect` would pull the formatting machinery into the .wasm.
     Ok(ascii(&emq_id::encode(&id.ns(), id.snowflake()).map_err(gate)?))
 }
@@ -309,9 +307,79 @@ pub fn mint_step(state: JsValue, node: JsValue, now_ms: JsValue) -> Js<Vec<u64>>
     Ok(vec![next, s])
 }
 
-#[wasm_bindgen(js_name = selfCheck)]
-pub fn self_check() -> Js<()> {
-    emq_id::self_check().map_err(|m| refusal("self_check", m.check))
+// No export of the core's own `self_check`: it parses the vectors' integers
+// with core's `str::parse`, kilobytes in the `.wasm`, and the package runs
+// every one of those lines through this module at load anyway (api.mjs).
+
+/// The contract's self-check vectors, which the package runs through its own API at load.
+#[wasm_bindgen(js_name = selfCheckVectors)]
+pub fn self_check_vectors() -> String {
+    emq_id::SELF_CHECK_VECTORS.to_owned()
+}
+
+/// The core's gates, numbers and names as `gate <name>`, `number <NAME>
+/// <value>` and `text <NAME> <value>` lines: the package's constants and its
+/// gate list, so none is typed in JS.
+#[wasm_bindgen]
+pub fn facts() -> String {
+    let mut out = String::new();
+    let mut line = |kind: &str, name: &str, value: &str| {
+        for part in [kind, " ", name, if value.is_empty() { "" } else { " " }, value, "\n"] {
+            out.push_str(part);
+        }
+    };
+    for gate in emq_id::Gate::ALL {
+        line("gate", gate.name(), "");
+    }
+    for &(name, value) in emq_id::NUMBERS {
+        line("number", name, decimal(value, &mut [0; 20]));
+    }
+    for &(name, value) in emq_id::TEXTS {
+        line("text", name, value);
+    }
+    out
+}
+
+/// `value` in decimal, written into `buf` (no `format!`: it would grow the `.wasm`).
+fn decimal(mut value: u64, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    core::str::from_utf8(&buf[at..]).unwrap_or_default()
+}
+
+/// Throws the refusal of gate `name` through the one error helper: the
+/// package's test walks every gate of the core through it.
+#[wasm_bindgen(js_name = gateError)]
+pub fn gate_error(name: &str) -> Js<()> {
+    match emq_id::Gate::from_name(name) {
+        Some(g) => Err(gate(emq_id::Error::from_gate(g, "a probe of the error mapping"))),
+        None => Err(refusal("ERR_INVALID_ARG_TYPE", "no gate has this name")),
+    }
+}
+
+/// Whether the bytes are a branded id.
+#[wasm_bindgen(js_name = isValid)]
+pub fn is_valid(text: &[u8]) -> bool {
+    emq_id::is_valid(text)
+}
+
+/// -1, 0 or 1: the order of two ids; an invalid one is refused with its gate.
+#[wasm_bindgen]
+pub fn compare(a: &[u8], b: &[u8]) -> Js<i32> {
+    Ok(emq_id::compare(a, b).map_err(gate)? as i32)
+}
+
+/// The namespace gate of `mint` (`range`), before any id is minted.
+#[wasm_bindgen(js_name = checkNamespace)]
+pub fn check_namespace(ns: &[u8]) -> Js<()> {
+    emq_id::check_namespace(ns).map_err(gate)
 }
 
 /// A minter for one node. The clock reading comes from the caller
@@ -344,9 +412,10 @@ impl Minter {
 /// setting the same one again) never restarts it, and ids never repeat.
 static MODULE_STATE: AtomicU64 = AtomicU64::new(0);
 
-/// `NODE_SET | node` once a node is given; 0 before.
+/// `NODE_SET | node` once a node is given (`| FROM_ENV` when from `EMQ_NODE`); 0 before.
 static MODULE_NODE: AtomicU32 = AtomicU32::new(0);
-const NODE_SET: u32 = 1 << 16;
+const NODE_SET: u32 = 1 << 17;
+const FROM_ENV: u32 = 1 << 16;
 
 #[wasm_bindgen(js_name = setNode)]
 pub fn set_node(node: JsValue) -> Js<()> {
@@ -360,23 +429,38 @@ pub fn set_node(node: JsValue) -> Js<()> {
 #[wasm_bindgen(js_name = setNodeText)]
 pub fn set_node_text(text: &str) -> Js<()> {
     let node = emq_id::parse_node(text).map_err(gate)?;
-    MODULE_NODE.store(NODE_SET | node as u32, Ordering::Release);
+    MODULE_NODE.store(NODE_SET | FROM_ENV | node as u32, Ordering::Release);
     Ok(())
+}
+
+/// The module-wide minter's node and where it came from: `node | 1 << 16`
+/// from `EMQ_NODE`, `node` from `setNode`; the `node` gate before either.
+#[wasm_bindgen(js_name = processNode)]
+pub fn process_node() -> Js<u32> {
+    let node = MODULE_NODE.load(Ordering::Acquire);
+    if node & NODE_SET == 0 {
+        return Err(no_node());
+    }
+    Ok(node & !NODE_SET)
+}
+
+fn no_node() -> JsValue {
+    gate(emq_id::Error::from_gate(
+        emq_id::Gate::Node,
+        "no node given: call setNode(node) first. Each instance of this module is a mint state of its own, \
+         so each browser tab, web worker and Node worker thread needs a node of its own \
+         (in Node, EMQ_NODE is the main thread's alone)",
+    ))
 }
 
 /// `mint(ns, nowMs)`: an id from the module-wide state (`setNode` first).
 #[wasm_bindgen]
-pub fn mint(ns: &str, now_ms: JsValue) -> Js<String> {
-    emq_id::encode(ns.as_bytes(), 0).map_err(gate)?;
+pub fn mint(ns: &[u8], now_ms: JsValue) -> Js<String> {
+    emq_id::check_namespace(ns).map_err(gate)?;
     let node = MODULE_NODE.load(Ordering::Acquire);
     if node & NODE_SET == 0 {
-        return Err(gate(emq_id::Error::from_gate(
-            emq_id::Gate::Node,
-            "no node given: call setNode(node) first. Each instance of this module is a mint state of its own, \
-             so each browser tab, web worker and Node worker thread needs a node of its own \
-             (in Node, EMQ_NODE is the main thread's alone)",
-        )));
+        return Err(no_node());
     }
     let s = emq_id::step_shared(&MODULE_STATE, node as u16, millis(now_ms)?).map_err(gate)?;
-    Ok(ascii(&emq_id::encode(ns.as_bytes(), s).map_err(gate)?))
+    Ok(ascii(&emq_id::encode(ns, s).map_err(gate)?))
 }

@@ -82,7 +82,7 @@ test('a worker given its own node mints; the count of ids is whole and unique', 
 });
 
 test('negative control: EMQ_NODE in every worker (the old entries) gives duplicates the count finds', async () => {
-  const blind = "(dir) => require(dir + 'api.cjs').makeApi(require(dir + 'node/emq_id_wasm.js'), { envNode: '1' })";
+  const blind = "(dir) => require(dir + 'api.cjs').makeApi(require(dir + 'backend.cjs').wasmBackend(require(dir + 'node/emq_id_wasm.js'), { envNode: '1' }), { name: 'blind' })";
   const r = await run(blind, []);
   console.log(`wasm negative control, EMQ_NODE=1 in ${WORKERS} workers x ${PER_WORKER}: ${r.minted} minted, ${r.duplicates} duplicates`);
   assert.ok(r.duplicates > 0, 'the count found no duplicates: it cannot tell');

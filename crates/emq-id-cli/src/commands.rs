@@ -235,7 +235,7 @@ fn mint(args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
     let [ns] = args.positional.as_slice() else {
         return Err(Failure::Usage("mint takes one NS".into()));
     };
-    emq_id::encode(ns, 0).map_err(|e| Failure::gate(e, ns))?;
+    emq_id::check_namespace(ns).map_err(|e| Failure::gate(e, ns))?;
     let node = match args.one("--node") {
         Some(n) => Some(emq_id::parse_node(n).map_err(|e| Failure::gate(e, n.as_bytes()))?),
         None => None,

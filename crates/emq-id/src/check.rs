@@ -111,7 +111,9 @@ fn holds(line: &str) -> bool {
             }
             Err(_) => false,
         },
-        "encode" => int(w[1]).and_then(|s| codec::encode(w[0].as_bytes(), s).ok()).is_some_and(|t| t == w[2].as_bytes()),
+        "encode" => {
+            int(w[1]).and_then(|s| codec::encode(w[0].as_bytes(), s).ok()).is_some_and(|t| t == w[2].as_bytes())
+        }
         "reject" => refused_as_written(codec::decode(w[0].as_bytes()).map(drop)),
         "encode_reject" => int(w[1]).is_some_and(|s| refused_as_written(codec::encode(w[0].as_bytes(), s).map(drop))),
         "min_for" => {

@@ -57,6 +57,23 @@ pub const fn is_namespace(ns: &[u8]) -> bool {
     ns.len() == NS_LEN && ns[0].is_ascii_uppercase() && ns[1].is_ascii_uppercase() && ns[2].is_ascii_uppercase()
 }
 
+/// The refusal `encode` gives a namespace that is not three bytes `A`–`Z`
+/// (gate `range`: SPEC.md §3), for hosts that take a namespace before they
+/// have a snowflake to encode (`mint`, `mintMany`).
+///
+/// ```
+/// assert!(emq_id::check_namespace(b"JOB").is_ok());
+/// assert_eq!(emq_id::check_namespace(b"job").unwrap_err().gate(), emq_id::Gate::Range);
+/// ```
+#[inline]
+pub fn check_namespace(ns: &[u8]) -> Result<()> {
+    if is_namespace(ns) {
+        Ok(())
+    } else {
+        Err(Error::new(Gate::Range, "a namespace is three bytes A-Z"))
+    }
+}
+
 /// Writes `value < 62⁴` as four base62 digits: two independent pair lookups.
 #[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
 #[inline(always)]
@@ -95,9 +112,7 @@ pub fn encode(ns: &[u8], snowflake: u64) -> Result<[u8; ID_LEN]> {
 /// ```
 #[inline]
 pub fn encode_into(ns: &[u8], snowflake: u64, out: &mut [u8; ID_LEN]) -> Result<()> {
-    if !is_namespace(ns) {
-        return Err(Error::new(Gate::Range, "a namespace is three bytes A-Z"));
-    }
+    check_namespace(ns)?;
     if snowflake > MAX_SNOWFLAKE {
         return Err(Error::new(Gate::Range, "a snowflake is below 2^63"));
     }

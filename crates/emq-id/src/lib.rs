@@ -34,6 +34,7 @@ mod check;
 mod claim;
 mod codec;
 mod error;
+mod facts;
 mod family;
 mod hash;
 mod id;
@@ -48,8 +49,12 @@ mod stream;
 pub use check::{self_check, Mismatch, SELF_CHECK_VECTORS};
 #[cfg(feature = "std")]
 pub use claim::{claim_dir, NodeClaim, NODE_DIR_ENV};
-pub use codec::{compare, decode, encode, encode_into, is_namespace, is_valid, ALPHABET, ID_LEN, MAX_PAYLOAD, NS_LEN, PAYLOAD_LEN};
+pub use codec::{
+    check_namespace, compare, decode, encode, encode_into, is_namespace, is_valid, ALPHABET, ID_LEN, MAX_PAYLOAD,
+    NS_LEN, PAYLOAD_LEN,
+};
 pub use error::{Error, Gate, Message, Result};
+pub use facts::{NUMBERS, TEXTS};
 pub use family::{check_name, Family, Param, Pattern, MAX_NAME_LEN};
 pub use hash::hash32;
 pub use id::Id;

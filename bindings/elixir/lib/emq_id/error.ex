@@ -1,8 +1,11 @@
 defmodule EmqId.Error do
   @moduledoc """
   Raised by the bang functions: `gate` is the contract's name for the rule an
-  input broke (`:length`, `:namespace`, `:charset`, `:range`, `:queue`,
-  `:kind`, `:node`), the same word every emq-id runtime uses.
+  input broke (one of `EmqId.gates/0`), the same word every emq-id runtime
+  uses; `:self_check` from `EmqId.self_check!/0`.
+
+      iex> EmqId.parse!("USR0KHTOWnGL!C")
+      ** (EmqId.Error) emq_id: charset
   """
   defexception [:gate, :message]
 

@@ -12,6 +12,9 @@ defmodule EmqId.Host do
   def integer!(n, _what) when is_integer(n), do: n
   def integer!(other, what), do: raise(ArgumentError, "#{what} must be an integer, got: #{inspect(other)}")
 
+  @doc "The answer for an integer outside the core's type: the contract's `range`."
+  def range(_integer), do: {:error, :range}
+
   def binary!(b, _what) when is_binary(b), do: b
   def binary!(other, what), do: raise(ArgumentError, "#{what} must be a binary, got: #{inspect(other)}")
 end

@@ -1,7 +1,7 @@
 defmodule EmqId.Minter do
   @moduledoc """
-  A minter for one node (0..1023): a NIF resource over the core's lock-free
-  minter, safe to share between Erlang processes. Ids from one minter never
+  A minter for one node (0..`EmqId.max_node/0`): a NIF resource over the
+  core's lock-free minter, safe to share between Erlang processes. Ids from one minter never
   repeat and never decrease. Two minters of one node mint the same ids: give
   each its own node (`EmqId.mint/1` holds the VM's node on the host for you).
 
@@ -15,10 +15,10 @@ defmodule EmqId.Minter do
 
   @opaque t :: reference()
 
-  @doc "A fresh minter for `node`; `{:error, :range}` outside 0..1023."
+  @doc "A fresh minter for `node`; `{:error, :range}` above `EmqId.max_node/0` (the core decides)."
   @spec new(integer) :: {:ok, t} | {:error, :range}
   def new(node) when u64?(node), do: Native.minter_new(node)
-  def new(node), do: EmqId.range(integer!(node, "a node"))
+  def new(node), do: range(integer!(node, "a node"))
 
   @doc "The node a minter stamps."
   def node(minter), do: Native.minter_node(minter)
@@ -28,7 +28,7 @@ defmodule EmqId.Minter do
 
   @doc "The next snowflake with a clock reading (Unix ms): the contract's pure step, applied atomically."
   def next_at(minter, now_ms) when i64?(now_ms), do: Native.minter_next_at(minter, now_ms)
-  def next_at(_minter, now_ms), do: EmqId.range(integer!(now_ms, "an instant"))
+  def next_at(_minter, now_ms), do: range(integer!(now_ms, "an instant"))
 
   @max_many 1_000_000
 

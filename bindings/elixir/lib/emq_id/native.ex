@@ -10,10 +10,15 @@ defmodule EmqId.Native do
 
   defp nif, do: :erlang.nif_error(:emq_id_nif_not_loaded)
 
+  def contract, do: nif()
   def gates, do: nif()
+  def gate_refusal(_index), do: nif()
+  def max_node, do: nif()
+  def self_check_vectors, do: nif()
   def encode(_ns, _snowflake), do: nif()
   def parse(_id), do: nif()
   def valid(_id), do: nif()
+  def compare(_a, _b), do: nif()
   def hash32(_snowflake), do: nif()
   def fields(_snowflake), do: nif()
   def min_for(_unix_ms), do: nif()

@@ -6,15 +6,16 @@ defmodule EmqId.Node do
   process, so one node, one mint state, however many Erlang processes mint.
   """
   require Logger
+  import EmqId.Host, only: [u64?: 1]
   alias EmqId.Native
 
   @doc """
   The node and where it came from (`:set` by the application's config,
   `:env`, or `:fallback`), taking it on first use; `{:error, gate}` when it
-  cannot be taken (`:range` for a bad `EMQ_NODE`, `:node` when another live
-  process of this host holds it).
+  cannot be taken (`:range` for a bad `EMQ_NODE` or configured node, `:node`
+  when another live process of this host holds it).
   """
-  @spec process_node() :: {:ok, {0..1023, :set | :env | :fallback}} | {:error, EmqId.gate()}
+  @spec process_node() :: {:ok, {non_neg_integer, :set | :env | :fallback}} | {:error, EmqId.gate()}
   def process_node do
     with :ok <- ensure(), do: strip(Native.process_node())
   end
@@ -31,8 +32,10 @@ defmodule EmqId.Node do
     result =
       case Application.get_env(:emq_id, :node) do
         nil -> Native.process_node()
-        node when is_integer(node) and node in 0..1023 -> Native.set_process_node(node)
-        other -> raise ArgumentError, "config :emq_id, node: must be an integer in 0..1023, got: #{inspect(other)}"
+        # The core decides the node's range (above EmqId.max_node/0 is `:range`).
+        node when u64?(node) -> Native.set_process_node(node)
+        node when is_integer(node) -> {:error, :range, "config :emq_id, node: #{node}"}
+        other -> raise ArgumentError, "config :emq_id, node: must be an integer, got: #{inspect(other)}"
       end
 
     case result do

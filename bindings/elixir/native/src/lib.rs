@@ -1,28 +1,27 @@
 //! The Elixir NIF over emq-id: each function converts terms to the core's
 //! types and back, and every refusal becomes `{:error, gate}` through one
-//! helper ([`refused`]). Calls of bounded work are regular NIFs; a batch
-//! (`minter_next_many`), a key past 64 KiB (`slot_dirty`, `hashtag_dirty`) and
-//! taking the process's node (file I/O on its claim) run on dirty schedulers. rustler catches a panic and raises it in the calling Erlang
-//! process, which is all a panic can do here: it never takes the VM down.
+//! helper ([`refused`], in `error.rs`); `contract.rs` hands Elixir the
+//! contract's facts (gates, highest node, self-check vectors) so it copies none.
+//! Calls of bounded work are regular NIFs; a batch (`minter_next_many`), a key
+//! past 64 KiB (`slot_dirty`, `hashtag_dirty`) and taking the process's node
+//! (file I/O on its claim) run on dirty schedulers. rustler catches a panic and
+//! raises it in the calling Erlang process, which is all a panic can do here:
+//! it never takes the VM down.
 
-use rustler::{Atom, Binary, Encoder, Env, NifResult, ResourceArc, Term};
+use rustler::{Binary, Encoder, Env, NifResult, ResourceArc, Term};
+
+mod contract;
+mod error;
+
+use error::{refused, refused_saying};
 
 mod atoms {
-    rustler::atoms! { ok, error, env, set, fallback }
+    rustler::atoms! { ok, error, env, set, fallback, lt, eq, gt }
 }
 
 /// `{:ok, value}`.
 fn ok<'a>(env: Env<'a>, value: impl Encoder) -> Term<'a> {
     (atoms::ok(), value).encode(env)
-}
-
-/// The one error helper: `{:error, gate}`, the gate the core names, as an atom.
-fn refused(env: Env<'_>, e: emq_id::Error) -> Term<'_> {
-    (atoms::error(), gate(env, e.gate())).encode(env)
-}
-
-fn gate(env: Env<'_>, gate: emq_id::Gate) -> Atom {
-    Atom::from_str(env, gate.name()).expect("gate names are valid atoms")
 }
 
 fn answer<'a, T: Encoder>(env: Env<'a>, result: emq_id::Result<T>) -> Term<'a> {
@@ -37,12 +36,6 @@ fn text<'a>(env: Env<'a>, bytes: &[u8]) -> Term<'a> {
     core::str::from_utf8(bytes).unwrap_or_default().encode(env)
 }
 
-/// Every gate of the core, in the contract's order: for the binding's gate-coverage test.
-#[rustler::nif]
-fn gates(env: Env<'_>) -> Vec<Atom> {
-    emq_id::Gate::ALL.iter().map(|g| gate(env, *g)).collect()
-}
-
 #[rustler::nif]
 fn encode<'a>(env: Env<'a>, ns: Binary<'a>, snowflake: u64) -> Term<'a> {
     match emq_id::encode(ns.as_slice(), snowflake) {
@@ -55,14 +48,25 @@ fn encode<'a>(env: Env<'a>, ns: Binary<'a>, snowflake: u64) -> Term<'a> {
 #[rustler::nif]
 fn parse<'a>(env: Env<'a>, id: Binary<'a>) -> NifResult<Term<'a>> {
     Ok(match emq_id::decode(id.as_slice()) {
-        Ok((_, s)) => ok(env, (id.make_subbinary(0, 3)?, s)),
+        Ok((_, s)) => ok(env, (id.make_subbinary(0, emq_id::NS_LEN)?, s)),
         Err(e) => refused(env, e),
     })
 }
 
 #[rustler::nif]
 fn valid(id: Binary<'_>) -> bool {
-    emq_id::decode(id.as_slice()).is_ok()
+    emq_id::is_valid(id.as_slice())
+}
+
+/// `{:ok, :lt | :eq | :gt}`: two ids by namespace, then snowflake (`a` refused first).
+#[rustler::nif]
+fn compare<'a>(env: Env<'a>, a: Binary<'a>, b: Binary<'a>) -> Term<'a> {
+    match emq_id::compare(a.as_slice(), b.as_slice()) {
+        Ok(core::cmp::Ordering::Less) => ok(env, atoms::lt()),
+        Ok(core::cmp::Ordering::Equal) => ok(env, atoms::eq()),
+        Ok(core::cmp::Ordering::Greater) => ok(env, atoms::gt()),
+        Err(e) => refused(env, e),
+    }
 }
 
 #[rustler::nif]
@@ -181,7 +185,7 @@ fn from_xadd_id<'a>(env: Env<'a>, entry: Binary<'a>, ns: Binary<'a>) -> Term<'a>
 /// The contract's pure step: `{:ok, {state', snowflake}}`.
 #[rustler::nif]
 fn mint_step(env: Env<'_>, state: u64, node: u64, now_ms: i64) -> Term<'_> {
-    let node = u16::try_from(node).unwrap_or(u16::MAX); // above 1023 either way: the core's range gate
+    let node = u16::try_from(node).unwrap_or(u16::MAX); // above MAX_NODE either way: the core's range gate
     answer(env, emq_id::step(state, node, now_ms))
 }
 
@@ -242,10 +246,7 @@ fn process_node_term<'a>(env: Env<'a>, p: emq_id::Result<&emq_id::ProcessMinter>
             };
             ok(env, (p.node(), source))
         }
-        Err(e) => {
-            let detail = e.message().to_string();
-            (atoms::error(), gate(env, e.gate()), detail).encode(env)
-        }
+        Err(e) => refused_saying(env, e),
     }
 }
 

@@ -1,0 +1,32 @@
+package emqid
+
+/*
+#include "emq_id.h"
+*/
+import "C"
+
+import "unsafe"
+
+// coreGate is one gate of the core's list as the ABI reports it: its name,
+// and the error this package makes of the status the ABI answers for it.
+type coreGate struct {
+	name string
+	err  error
+}
+
+// coreGates is the core's gate list in contract order, read through the ABI
+// (emq_gate_*), each status mapped by check, the path every call takes. The
+// gate coverage test walks it, so a gate added to the core fails that test
+// until this package has a sentinel for it.
+func coreGates() []coreGate {
+	gates := make([]coreGate, int(C.emq_gate_count()))
+	for i := range gates {
+		var n C.size_t
+		name := C.emq_gate_name(C.size_t(i), &n)
+		gates[i] = coreGate{
+			name: C.GoStringN((*C.char)(unsafe.Pointer(name)), C.int(n)),
+			err:  check(C.emq_gate_status(C.size_t(i))),
+		}
+	}
+	return gates
+}

@@ -1,0 +1,157 @@
+/**
+ * EchoMQ branded ids (14-byte base62 snowflakes) and Valkey Cluster key placement,
+ * with exactly the answers of the emq-id Rust core. One description for both npm
+ * packages (@echomq/emq-id and @echomq/emq-id-wasm): `cargo xtask js` copies it
+ * from bindings/js/api.d.ts.
+ *
+ * Host types, the same in both packages: bytes in are a `string` (its UTF-8; a lone
+ * surrogate becomes U+FFFD, as Buffer.from does) or a `Uint8Array`; 64-bit values are
+ * `bigint` (a `number` loses ids past 2^53 and is refused with code `range`); clock
+ * readings are a `number` (floored) or a `bigint`; nodes and counts are whole
+ * `number`s. A value of the wrong JS type throws a `TypeError` (code
+ * `ERR_INVALID_ARG_TYPE`); a value outside the contract throws an `EmqIdError`.
+ */
+
+/** The contract's gate names, the `code` of every EmqIdError (`self_check` only at load). */
+export type Gate = 'length' | 'namespace' | 'charset' | 'range' | 'queue' | 'kind' | 'node' | 'self_check';
+
+/** The core's gates in the contract's order (the list every runtime maps). */
+export const GATES: readonly Gate[];
+
+/** Every refusal of the contract. */
+export class EmqIdError extends Error {
+  readonly name: 'EmqIdError';
+  readonly code: Gate;
+}
+
+/** Bytes in: a string is its UTF-8 (a lone surrogate becomes U+FFFD, as Buffer.from does). */
+export type Bytes = string | Uint8Array;
+
+export interface Decoded {
+  ns: string;
+  snowflake: bigint;
+  /** Unix ms of minting (always below 2^53, so a number: `new Date(unixMs)`). */
+  unixMs: number;
+  node: number;
+  seq: number;
+}
+
+/** The 14-byte id of a namespace (three letters A-Z) and a snowflake below 2^63. Throws `range`. */
+export function encode(ns: Bytes, snowflake: bigint): string;
+/** Reads an id; throws `length`, `namespace`, `charset` or `range`, checked in that order. */
+export function decode(text: Bytes): Decoded;
+/** decode's gates, answering only the snowflake (no object to build). */
+export function decodeSnowflake(text: Bytes): bigint;
+/** Whether decode would accept the value; any other JS value is simply not an id (never throws). */
+export function isValid(text: unknown): boolean;
+/** The order of two ids (namespace, then snowflake: their byte order): -1, 0 or 1. Throws an invalid id's gate. */
+export function compare(a: Bytes, b: Bytes): -1 | 0 | 1;
+/** The contract's 32-bit placement hash. */
+export function hash32(snowflake: bigint): number;
+export function unixMs(snowflake: bigint): number;
+export function node(snowflake: bigint): number;
+export function seq(snowflake: bigint): number;
+/** The smallest snowflake minted at or after unixMs; 0 before 2024; throws `range` past 2093. */
+export function minFor(unixMs: number | bigint): bigint;
+/** The Valkey Cluster hash slot (0-16383) of a key's bytes. */
+export function slot(key: Bytes): number;
+/** Slots of many keys in one native call: use it on hot paths. */
+export function slotMany(keys: Bytes[]): Uint16Array;
+/** The part of the key the cluster hashes: a string for a string key, bytes for bytes. */
+export function hashtag(key: string): string;
+export function hashtag(key: Uint8Array): Uint8Array;
+/** emq:{queue}:<type> for a type without an id (`pending`, `g:vip:pending`, …). Throws `queue`, then `kind`. */
+export function queueKey(queue: Bytes, type: 'pending' | 'active' | string): string;
+/** emq:{queue}:job:<id>; the id must be a valid JOB id (else its gate, or `kind` for another namespace). */
+export function jobKey(queue: Bytes, id: Bytes): string;
+/**
+ * A key of queue from its type as the bus writes it (`pending`, `g:vip:pending`, `job:<id>:lock`);
+ * the emq-keyspace/1 form key(queue, 'job', id) is kept. Errors: `queue`, then `kind` or the id's gate.
+ */
+export function key(queue: Bytes, type: Bytes, id?: Bytes): string;
+/** A queue key read back: its queue, its family as a pattern (`g:<name>:pending`), its parameter. */
+export interface ParsedKey {
+  queue: string;
+  family: string;
+  param?: string;
+}
+/** Reads a queue key back (the exact inverse of key): `queue` when it is not emq:{Q}:<type>, else the type's error. */
+export function parseKey(key: Bytes): ParsedKey;
+/** The reserve's cross-queue key {emq}:<name> (reserve('version') is the bus's version fence); `kind` for a bad name. */
+export function reserve(name: Bytes): string;
+/** emq:{queue}:job:, the prefix the bus's scripts append job ids to. */
+export function jobPrefix(queue: Bytes): string;
+/** The bytes a family's keys spend before their parameter (type `job:`, `g:`, … or a fixed type). */
+export function prefixBytes(queue: Bytes, type: Bytes): number;
+/** The stream entry id `<unix_ms>-<tail22>` of an EVT id; `kind` for another namespace. */
+export function xaddId(id: Bytes): string;
+/** The id (namespace ns, default EVT) behind a stream entry id: `charset` or `range` when no id has it. */
+export function fromXaddId(entry: Bytes, ns?: Bytes): string;
+/**
+ * Mints an id with the process-wide minter (native backend: one mint state for the whole process,
+ * worker threads included, on a node the process holds on this host) or the module-wide one (wasm
+ * backend: one per module instance, so each browser tab, web worker and Node worker thread needs
+ * setNode; EMQ_NODE is the Node main thread's). Throws `node` when no node may be used (held by
+ * another live process of this host, or none given to a wasm module), `range` when EMQ_NODE is invalid.
+ */
+export function mint(ns: Bytes): string;
+/** n ids (0 ≤ n < 2^32 − 1) with one clock reading, in one call. */
+export function mintMany(ns: Bytes, n: number): string[];
+/** The contract's pure mint step: [state', snowflake]. */
+export function mintStep(state: bigint, node: number, nowMs: number | bigint): [bigint, bigint];
+/**
+ * Gives mint() its node in place of EMQ_NODE. Native backend: the process's node for its lifetime,
+ * taking its host-local claim; throws `node` when another live process of this host holds it or this
+ * process already mints with another node. Wasm backend: the module's node (required in a browser and
+ * in a Node worker thread); it may change, and the module's one mint state carries over so no id
+ * repeats. Throws `range` outside 0..=MAX_NODE.
+ */
+export function setNode(node: number): { node: number; source: 'env' | 'set' | 'fallback' };
+/**
+ * The node of mint(), taken on first use: setNode's, else EMQ_NODE, else (native backend only) a
+ * drawn node (`source` "fallback": no other live process of this host holds it, but another host may
+ * draw it, so set EMQ_NODE or use a lease in production; the wasm backend throws `node` instead). Taking it takes the node's host-local claim (a lock
+ * file in EMQ_NODE_DIR, released when the process dies). Throws `range` when EMQ_NODE is invalid,
+ * `node` when another live process of this host holds the node.
+ */
+export function processNode(): { node: number; source: 'env' | 'set' | 'fallback' };
+/**
+ * Runs the contract's self-check vectors through this API (the package already did at load, and
+ * refused to load on a mismatch); throws EmqIdError `self_check` naming the line.
+ */
+export function selfCheck(): void;
+/** Which build answers: the native addon, or WebAssembly (the wasm package; the fallback of the Node one). */
+export function backend(): 'native' | 'wasm';
+
+export class Minter {
+  /** A fresh minter for node 0..=MAX_NODE (else `range`). */
+  constructor(node: number);
+  readonly node: number;
+  /** Mints with the system clock. */
+  next(): bigint;
+  /** Mints with a clock reading (unix ms): the contract's pure step. */
+  nextAt(nowMs: number | bigint): bigint;
+}
+
+// The contract's facts, from the core (emq_id::NUMBERS and emq_id::TEXTS).
+export const CONTRACT: 'branded-snowflake/1.0.0';
+export const KEYSPACE: 'emq-keyspace/2';
+/** The reserve's version fence key, and what the bus stores there. */
+export const VERSION_KEY: '{emq}:version';
+export const BUS_VERSION: string;
+export const ID_LEN: number;
+export const NS_LEN: number;
+export const PAYLOAD_LEN: number;
+/** The snowflake's epoch, unix ms. */
+export const EPOCH_MS: number;
+export const MAX_NODE: number;
+export const MAX_SEQ: number;
+/** The greatest timestamp field (41 bits), ms after EPOCH_MS. */
+export const MAX_TS: number;
+/** 2^63 − 1. */
+export const MAX_SNOWFLAKE: bigint;
+export const SLOTS: number;
+export const MAX_QUEUE_LEN: number;
+export const MAX_NAME_LEN: number;
+export const MAX_KEY_LEN: number;
+export const MAX_ENTRY_ID_LEN: number;

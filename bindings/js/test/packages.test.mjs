@@ -1,0 +1,144 @@
+// Both npm packages are one API: the same exports, the same answers and the
+// same errors for the same inputs — host-type errors included — whichever
+// build answers (the Node package's addon, its WebAssembly fallback, the
+// WebAssembly package). Also: every gate of the core maps to its JS code,
+// and a build whose answers drift from the self-check vectors refuses to load.
+// Run by `cargo xtask test` after both packages are built.
+import test from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const nodePkg = new URL('../../node/', import.meta.url).pathname;
+const wasmPkg = new URL('../../wasm/', import.meta.url).pathname;
+
+// The Node package twice: its addon, then (a fresh instance) its WebAssembly fallback.
+function loadNodePackage(backend) {
+  const saved = process.env.EMQ_ID_BACKEND;
+  process.env.EMQ_ID_BACKEND = backend;
+  delete require.cache[require.resolve(nodePkg)];
+  try {
+    return require(nodePkg);
+  } finally {
+    if (saved === undefined) delete process.env.EMQ_ID_BACKEND;
+    else process.env.EMQ_ID_BACKEND = saved;
+  }
+}
+const apis = {
+  native: loadNodePackage('native'),
+  'node package on wasm': loadNodePackage('wasm'),
+  'wasm package': require(wasmPkg + 'node.cjs'),
+};
+
+test('each API says which build answers', () => {
+  assert.deepEqual(Object.values(apis).map((a) => a.backend()), ['native', 'wasm', 'wasm']);
+});
+
+test('the same exports in every package and entry (CommonJS, ESM)', async () => {
+  const keys = (m) => Object.keys(m).filter((k) => k !== 'default').sort();
+  const want = keys(apis.native);
+  for (const [name, api] of Object.entries(apis)) assert.deepEqual(keys(api), want, name);
+  assert.deepEqual(keys(await import(nodePkg + 'index.mjs')), want, 'index.mjs');
+  assert.deepEqual(keys(await import(wasmPkg + 'node.mjs')), want, 'node.mjs');
+});
+
+const ascii = (s) => new TextEncoder().encode(s);
+const ID = 'USR0KHTOWnGLuC';
+const JOB = 'JOB0KHTOWnGLuC';
+
+// [call, arguments]: answers, gates and host-type errors alike.
+const CASES = [
+  ['decode', [ID]], ['decode', [ascii(ID)]], ['decode', [5]], ['decode', [undefined]], ['decode', ['USR0KHTOWnGLé']],
+  ['decodeSnowflake', [ascii('usr0KHTOWnGLuC')]], ['decodeSnowflake', [{}]],
+  ['encode', ['USR', 1n]], ['encode', [ascii('USR'), 1n]], ['encode', ['USR', 5]], ['encode', ['USR', '5']],
+  ['encode', ['USR', -1n]], ['encode', ['USR', 2n ** 64n]], ['encode', [5, 1n]], ['encode', ['usr', 1n]],
+  ['isValid', [ID]], ['isValid', [ascii(ID)]], ['isValid', [5]], ['isValid', [null]], ['isValid', ['x']],
+  ['compare', [ID, 'USR0NgWEfAEJfs']], ['compare', [ID, ID]], ['compare', ['a', ID]], ['compare', [ID, 5]],
+  ['hash32', [1n]], ['hash32', [-1n]], ['hash32', [1]], ['unixMs', [2n ** 64n - 1n]], ['node', ['1']], ['seq', [4095n]],
+  ['minFor', [1769526697641]], ['minFor', [1769526697641n]], ['minFor', ['5']], ['minFor', [NaN]], ['minFor', [-1e300]],
+  ['slot', ['emq:{orders}:pending']], ['slot', [ascii('\xff')]], ['slot', ['\uD800']], ['slot', [5]], ['slot', [new Uint16Array(2)]],
+  ['slotMany', [['a', ascii('b'), '']]], ['slotMany', ['a']], ['slotMany', [[1]]], ['slotMany', [[]]],
+  ['hashtag', ['foo{{bar}}zap']], ['hashtag', [ascii('{a}')]], ['hashtag', [5]],
+  ['queueKey', ['orders', 'pending']], ['queueKey', [ascii('orders'), ascii('active')]], ['queueKey', ['a{b}', 'pending']],
+  ['queueKey', ['orders', 'done']], ['queueKey', ['orders', 5]],
+  ['jobKey', ['orders', JOB]], ['jobKey', ['orders', ascii(JOB)]], ['jobKey', ['orders', ID]], ['jobKey', ['orders', 5]],
+  ['key', ['orders', 'job', ascii(JOB)]], ['key', ['orders', 'g:vip:pending']], ['key', ['orders', 'g:a:b:pending']],
+  ['key', ['orders', 'job', null]],
+  ['parseKey', ['emq:{orders}:job:JOB0KHTOWnGLuC:lock']], ['parseKey', [ascii('emq:{orders}:pending')]], ['parseKey', ['{emq}:version']],
+  ['reserve', ['version']], ['reserve', [ascii('version')]], ['reserve', ['a b']], ['reserve', [5]],
+  ['jobPrefix', ['orders']], ['jobPrefix', ['']], ['prefixBytes', ['orders', 'job:']], ['prefixBytes', ['orders', 'job']],
+  ['xaddId', ['EVT000xY9Wvvcd']], ['xaddId', [ascii('EVT000xY9Wvvcd')]], ['xaddId', ['ORD000xY9Wvvcd']], ['xaddId', [5]],
+  ['fromXaddId', ['1704117200000-1620567']], ['fromXaddId', ['1704117200000-1620567', ascii('ORD')]],
+  ['fromXaddId', ['5-0']], ['fromXaddId', ['1704117200000-x']], ['fromXaddId', ['1-0', 5]],
+  ['mintMany', ['job', 0]], ['mintMany', ['JOB', '5']], ['mintMany', ['JOB', -1]], ['mintMany', ['JOB', 1.5]],
+  ['mintMany', ['JOB', 2 ** 32]], ['mintMany', [5, 1]],
+  ['mintStep', [0n, 9, 1769526697641]], ['mintStep', [0n, 9, 1769526697641n]], ['mintStep', [-1n, 0, 0]],
+  ['mintStep', [0n, 1024, 0]], ['mintStep', [0n, 1.5, 0]], ['mintStep', [0n, '9', 0]], ['mintStep', [0n, 9, 'now']],
+  ['mintStep', [0n, 9, Infinity]], ['setNode', ['5']], ['setNode', [-1]], ['setNode', [2048]],
+  ['Minter', [1.5]], ['Minter', ['1']], ['Minter', [1024]], ['Minter', [-1]], ['Minter', [undefined]],
+];
+
+function outcome(api, [call, args]) {
+  try {
+    const v = call === 'Minter' ? new api.Minter(...args).nextAt(1769526697641) : api[call](...args);
+    if (v instanceof Uint8Array || v instanceof Uint16Array) return { value: [...v], type: v.constructor.name };
+    return { value: v };
+  } catch (e) {
+    if (e instanceof api.EmqIdError) return { EmqIdError: e.code };
+    if (e instanceof TypeError) return { TypeError: e.code };
+    return { threw: String(e) };
+  }
+}
+
+test('the same answers and the same errors for the same inputs, in every package', () => {
+  for (const c of CASES) {
+    const want = outcome(apis.native, c);
+    assert.ok(!('threw' in want), `${c[0]}: ${want.threw}`);
+    for (const [name, api] of Object.entries(apis)) assert.deepEqual(outcome(api, c), want, `${name}: ${c[0]}(${c[1].map(String)})`);
+  }
+});
+
+// What each gate of the core must be in JS. A gate the core adds fails here
+// until it has a row: walking the core's list, not this table, decides.
+const JS_CODE = { length: 'length', namespace: 'namespace', charset: 'charset', range: 'range', queue: 'queue', kind: 'kind', node: 'node' };
+
+const { makeApi } = require(wasmPkg + 'api.cjs');
+const backends = {
+  native: () => require(nodePkg + 'native.js').nativeBackend(require(nodePkg + 'emq-id.linux-x64-gnu.node')),
+  wasm: () => require(wasmPkg + 'backend.cjs').wasmBackend(require(wasmPkg + 'node/emq_id_wasm.js')),
+};
+
+test('every gate of the core reaches JS through the one error helper, with its code', () => {
+  for (const [name, make] of Object.entries(backends)) {
+    const b = make();
+    // reserve() is not among the self-check's calls: here it throws the probe's error.
+    const api = makeApi({ ...b, reserve: (gate) => b.gateError(new TextDecoder().decode(gate instanceof Uint8Array ? gate : ascii(gate))) }, { name });
+    assert.ok(api.GATES.length >= 7, name);
+    for (const gate of api.GATES) {
+      assert.ok(gate in JS_CODE, `${name}: the core's gate ${gate} has no JS code in this test's table`);
+      assert.throws(() => api.reserve(gate), (e) => e instanceof api.EmqIdError && e.code === JS_CODE[gate] && e.message.startsWith(`${gate}: `), `${name}: ${gate}`);
+    }
+    assert.deepEqual(Object.keys(JS_CODE).sort(), [...api.GATES].sort(), `${name}: the table names a gate the core does not have`);
+  }
+});
+
+test('a build whose answers drift from the self-check vectors refuses to load, naming the line', () => {
+  for (const [name, make] of Object.entries(backends)) {
+    const b = make();
+    const drifts = [
+      ['slot', { slot: (k) => b.slot(k) + (String(k) === '{fills}' ? 1 : 0) }, /at "slot \{fills\} 4165": got "4166"/],
+      ['decode', { decode: (t) => ({ ...b.decode(t), seq: 7 }) }, /at "decode USR0KHTOWnGLuC USR .*": got "USR 274557032793636864 1769526697641 0 7 234878118"/],
+      ['error mapping', { decode: (t) => (String(t) === 'USR0KHTOWnGLu' ? b.decode('USR0KHTOWnGL!C') : b.decode(t)) }, /at "reject USR0KHTOWnGLu length": got "error charset"/],
+      ['vectors', { selfCheckVectors: () => b.selfCheckVectors().replace('hashtag foo{{bar}}zap {bar', 'hashtag foo{{bar}}zap bar') }, /got "\{bar"/],
+      ['unknown check', { selfCheckVectors: () => b.selfCheckVectors() + 'ulid 01H 5\n' }, /at "ulid 01H 5"/],
+    ];
+    for (const [what, patch, message] of drifts) {
+      assert.throws(() => makeApi({ ...b, ...patch }, { name: 'the test package' }), (e) => {
+        assert.match(e.message, /^the test package refuses to load: self_check: /, `${name}, ${what}`);
+        assert.match(e.message, message, `${name}, ${what}`);
+        return true;
+      });
+    }
+    assert.equal(makeApi(b, { name }).backend(), name, 'the unpatched backend loads');
+  }
+});
