@@ -228,7 +228,7 @@ uint32_t branded_hash32(uint64_t key);
 uint64_t branded_unix_ms(uint64_t snowflake);
 
 /**
- * The node (0-1023) that minted `snowflake`. Total; cannot fail.
+ * The node (0..=`EMQ_MAX_NODE`) that minted `snowflake`. Total; cannot fail.
  *
  * # Safety
  * None needed: integers in, an integer out.
@@ -407,7 +407,7 @@ branded_status emq_prefix_bytes(const uint8_t *queue,
 /**
  * The contract's pure mint step: from `state` and a clock reading (Unix ms),
  * writes the next state and the snowflake for `node`. `BRANDED_ERR_RANGE`
- * for a node above 1023 or a time field past 41 bits; then nothing is written.
+ * for a node above `EMQ_MAX_NODE` or a time field past 41 bits; then nothing is written.
  *
  * # Safety
  * `state_out` and `snowflake_out` must be writable.
@@ -419,7 +419,7 @@ branded_status emq_mint_step(uint64_t state,
                              uint64_t *snowflake_out);
 
 /**
- * Creates a minter for `node` (0-1023, else `BRANDED_ERR_RANGE`) and writes
+ * Creates a minter for `node` (0..=`EMQ_MAX_NODE`, else `BRANDED_ERR_RANGE`) and writes
  * it to `minter_out`. Free it with `emq_minter_free`.
  *
  * # Safety
@@ -526,7 +526,7 @@ branded_status emq_hashtag(const uint8_t *key, size_t len, size_t *offset_out, s
  * Takes this process's node now if it has none (else nothing changes) and
  * writes it, with where it came from, to the outputs.
  *
- * Returns `BRANDED_ERR_RANGE` when `EMQ_NODE` is not a decimal in 0..=1023,
+ * Returns `BRANDED_ERR_RANGE` when `EMQ_NODE` is not a decimal in 0..=`EMQ_MAX_NODE`,
  * and `EMQ_ERR_NODE` when no node could be taken: another live process of
  * this host holds it, every node is held, or the claim directory
  * (`EMQ_NODE_DIR`, default `/tmp/emq-id`) cannot be used. Then, unlike
@@ -547,7 +547,7 @@ branded_status emq_process_node(uint16_t *node_out,
  * host-local claim: for hosts that get their node elsewhere, and for a forked
  * child, which must take a node of its own before it mints.
  *
- * Returns `BRANDED_ERR_RANGE` for a node above 1023 and `EMQ_ERR_NODE` when
+ * Returns `BRANDED_ERR_RANGE` for a node above `EMQ_MAX_NODE` and `EMQ_ERR_NODE` when
  * another live process of this host holds it, or when this process already
  * mints with another node (a process keeps its node for its lifetime).
  */

@@ -90,7 +90,7 @@ pub extern "C" fn branded_unix_ms(snowflake: u64) -> u64 {
     emq_id::unix_ms(snowflake)
 }
 
-/// The node (0-1023) that minted `snowflake`. Total; cannot fail.
+/// The node (0..=`EMQ_MAX_NODE`) that minted `snowflake`. Total; cannot fail.
 ///
 /// # Safety
 /// None needed: integers in, an integer out.

@@ -8,7 +8,7 @@ pub struct Minter(emq_id::Minter);
 
 /// The contract's pure mint step: from `state` and a clock reading (Unix ms),
 /// writes the next state and the snowflake for `node`. `BRANDED_ERR_RANGE`
-/// for a node above 1023 or a time field past 41 bits; then nothing is written.
+/// for a node above `EMQ_MAX_NODE` or a time field past 41 bits; then nothing is written.
 ///
 /// # Safety
 /// `state_out` and `snowflake_out` must be writable.
@@ -33,7 +33,7 @@ pub unsafe extern "C" fn emq_mint_step(
     })
 }
 
-/// Creates a minter for `node` (0-1023, else `BRANDED_ERR_RANGE`) and writes
+/// Creates a minter for `node` (0..=`EMQ_MAX_NODE`, else `BRANDED_ERR_RANGE`) and writes
 /// it to `minter_out`. Free it with `emq_minter_free`.
 ///
 /// # Safety

@@ -24,7 +24,7 @@ pub enum emq_node_source {
 /// Takes this process's node now if it has none (else nothing changes) and
 /// writes it, with where it came from, to the outputs.
 ///
-/// Returns `BRANDED_ERR_RANGE` when `EMQ_NODE` is not a decimal in 0..=1023,
+/// Returns `BRANDED_ERR_RANGE` when `EMQ_NODE` is not a decimal in 0..=`EMQ_MAX_NODE`,
 /// and `EMQ_ERR_NODE` when no node could be taken: another live process of
 /// this host holds it, every node is held, or the claim directory
 /// (`EMQ_NODE_DIR`, default `/tmp/emq-id`) cannot be used. Then, unlike
@@ -73,7 +73,7 @@ pub unsafe extern "C" fn emq_process_node(
 /// host-local claim: for hosts that get their node elsewhere, and for a forked
 /// child, which must take a node of its own before it mints.
 ///
-/// Returns `BRANDED_ERR_RANGE` for a node above 1023 and `EMQ_ERR_NODE` when
+/// Returns `BRANDED_ERR_RANGE` for a node above `EMQ_MAX_NODE` and `EMQ_ERR_NODE` when
 /// another live process of this host holds it, or when this process already
 /// mints with another node (a process keeps its node for its lifetime).
 #[no_mangle]
