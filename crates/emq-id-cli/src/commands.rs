@@ -55,7 +55,8 @@ fn dispatch(command: &str, argv: &[OsString], out: Out) -> Result<Vec<Failure>, 
             line(out, &String::from_utf8_lossy(&text))?;
             Ok(vec![])
         }
-        "mint" => mint(&Args::parse(argv, &["--json"], &["--node", "-n", "--at"])?, out),
+        "mint" => mint(&Args::parse(argv, &["--json"], &["--node", "-n", "--at", "--lease", "--ttl", "--margin"])?, out),
+        "lease" => crate::lease::hold(&Args::parse(argv, &[], &["--cluster", "--ttl", "--margin"])?),
         "hash32" => {
             let args = Args::parse(argv, &[], &[])?;
             each(&args, out, |value, out| {
@@ -249,6 +250,12 @@ fn mint(args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
         Some(n) => n.parse().map_err(|_| Failure::Usage(format!("-n takes a count, not {n:?}")))?,
         None => 1,
     };
+    if let Some(addr) = args.one("--lease") {
+        if node.is_some() {
+            return Err(Failure::Usage("--lease takes a node from Valkey: give it or --node, not both".into()));
+        }
+        return mint_leased(ns, count, addr, args, out);
+    }
     // The CLI process is one mint state: --node, like EMQ_NODE, takes the
     // node's host-local claim, so two live invocations never share a node.
     let minter = match node {
@@ -276,6 +283,20 @@ fn mint(args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
             Failure::gate(e, input)
         })?;
         let id = emq_id::Id::new(ns, s).map_err(|e| Failure::gate(e, ns))?;
+        if args.has("--json") {
+            line(out, &describe(&id).to_string())?;
+        } else {
+            line(out, &id.to_string())?;
+        }
+    }
+    Ok(vec![])
+}
+
+/// `mint --lease HOST:PORT`: a node leased from Valkey for the run, released after it.
+fn mint_leased(ns: &[u8], count: u64, addr: &str, args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
+    let lease = crate::lease::acquire(addr, crate::lease::terms(args)?)?;
+    for _ in 0..count {
+        let id = lease.mint(ns).map_err(|e| Failure::gate(e, addr.as_bytes()))?;
         if args.has("--json") {
             line(out, &describe(&id).to_string())?;
         } else {

@@ -8,8 +8,11 @@ Usage: emq-id <COMMAND> [ARGS...]
 Commands:
   decode ID...               read ids: ns, snowflake, unix_ms, time, node, seq, hash32 (JSON)
   encode NS SNOWFLAKE        write the 14-byte id of a namespace and snowflake
-  mint NS [--node N] [-n COUNT]
-                             mint ids (the node comes from --node, else EMQ_NODE)
+  mint NS [--node N | --lease HOST:PORT] [-n COUNT]
+                             mint ids (the node comes from --node, a lease on Valkey,
+                             else EMQ_NODE)
+  lease --cluster HOST:PORT  take a node lease on Valkey, print the node, hold it
+                             until interrupted, then release it (emq-lease/1)
   hash32 ID|SNOWFLAKE...     the placement hash of a snowflake
   min-for TIME...            the smallest snowflake at or after TIME (ISO-8601 or unix ms)
   slot KEY... [--hex]        the cluster hash slot and hashtag of keys (JSON)
@@ -50,6 +53,7 @@ Gate: range (for the snowflake and for the namespace, as the contract's table sa
         "mint" => {
             "\
 Usage: emq-id mint NS [--node N] [-n COUNT] [--json]
+       emq-id mint NS --lease HOST:PORT [--ttl MS] [--margin MS] [-n COUNT] [--json]
        emq-id mint NS --node N --at MS [--at MS]...
 
 Mints COUNT (default 1) ids, one per line (--json: the decode object).
@@ -58,12 +62,28 @@ process takes the node's host-local claim (a lock file in EMQ_NODE_DIR, default
 /tmp/emq-id), so a second live process on this host asking for the same node
 is refused (gate node, naming the holder's pid). With neither, a node no live
 process of this host holds is drawn and a warning says so: ids may still collide
-with another host's, so configure a node (or a lease) in production.
+with another host's, so use a lease or set EMQ_NODE in production.
+With --lease, the node is leased from the Valkey server or cluster at HOST:PORT
+for the run (emq-id lease --help) and released after it.
 With --at, replays the contract's pure mint step from a fresh minter at the
 given clock readings (unix ms), printing one JSON line per step:
 {\"now_ms\", \"id\", \"snowflake\"} or {\"now_ms\", \"error\"} for a refused step.
 Gates: range (node outside 0..=1023, clock past the 41-bit limit, bad namespace),
 node (the node is held by another live process of this host)."
+        }
+        "lease" => {
+            "\
+Usage: emq-id lease --cluster HOST:PORT [--ttl MS] [--margin MS]
+
+Takes a free node from the Valkey server or cluster at HOST:PORT (the keys
+{emq}:node:<n> and {emq}:node:<n>:mark, one slot), prints
+{\"node\", \"previous_mark\"}, renews the lease every third of its TTL (default
+30000 ms), and on SIGINT, SIGTERM or SIGHUP releases it and prints
+{\"node\", \"released\"}. A process killed outright frees its node when the TTL
+runs out, and not before. Minting on a lease stops MARGIN ms (default 5000) before
+the TTL would run out since the last renewal sent, so an owner cut off from Valkey
+never mints on a node another may hold.
+Gates: node (every node is leased), range (a bad --ttl/--margin)."
         }
         "hash32" => {
             "\

@@ -9,6 +9,7 @@ mod args;
 mod civil;
 mod commands;
 mod help;
+mod lease;
 
 use std::process::ExitCode;
 

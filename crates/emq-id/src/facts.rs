@@ -2,7 +2,7 @@
 //! binding exposes these tables (or reads its constants from them), so no
 //! binding ever types a limit, a length or a gate list of its own.
 
-use crate::{codec, family, keyspace, slot, snowflake, stream, CONTRACT};
+use crate::{codec, family, keyspace, lease, slot, snowflake, stream, CONTRACT};
 
 /// The contract's numbers a host needs, by their name in this crate.
 ///
@@ -24,6 +24,9 @@ pub const NUMBERS: &[(&str, u64)] = &[
     ("MAX_NAME_LEN", family::MAX_NAME_LEN as u64),
     ("MAX_KEY_LEN", keyspace::MAX_KEY_LEN as u64),
     ("MAX_ENTRY_ID_LEN", stream::MAX_ENTRY_ID_LEN as u64),
+    ("LEASE_NODES", lease::LEASE_NODES as u64),
+    ("LEASE_TTL_MS", lease::LeaseTerms::DEFAULT.ttl_ms),
+    ("LEASE_MARGIN_MS", lease::LeaseTerms::DEFAULT.margin_ms),
 ];
 
 /// The contract's names a host needs, by their name in this crate.
@@ -36,6 +39,7 @@ pub const TEXTS: &[(&str, &str)] = &[
     ("KEYSPACE", keyspace::KEYSPACE),
     ("VERSION_KEY", keyspace::VERSION_KEY),
     ("BUS_VERSION", keyspace::BUS_VERSION),
+    ("LEASE_PROTOCOL", lease::LEASE_PROTOCOL),
 ];
 
 #[cfg(all(test, feature = "std"))]

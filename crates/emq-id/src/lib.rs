@@ -39,6 +39,7 @@ mod family;
 mod hash;
 mod id;
 mod keyspace;
+mod lease;
 mod mint;
 #[cfg(feature = "std")]
 mod process;
@@ -62,12 +63,16 @@ pub use keyspace::{
     check_queue, job_key, job_prefix, key, parse_key, prefix_bytes, queue_key, reserve, Key, Kind, ParsedKey,
     BUS_VERSION, JOB_NS, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN, VERSION_KEY,
 };
+pub use lease::{
+    lease_key, lease_prefix, mark_key, parse_acquire, parse_acquire_error, parse_renewal, Acquired, LeaseTerms,
+    LeasedMinter, Script, ACQUIRE, EVERY_NODE_LEASED, LEASE_NODES, LEASE_PROTOCOL, RELEASE, RENEW, SCRIPTS,
+};
 pub use mint::{parse_node, step, step_shared, Minter};
 #[cfg(all(feature = "std", unix))]
 pub use process::process_claim_fd;
 #[cfg(feature = "std")]
 pub use process::{
-    mint, now_ms, process_forked, process_minter, set_process_node, NodeSource, ProcessMinter, NODE_ENV,
+    mint, monotonic_ms, now_ms, process_forked, process_minter, set_process_node, NodeSource, ProcessMinter, NODE_ENV,
 };
 pub use slot::{crc16, hashtag, slot, SLOTS};
 pub use snowflake::{compose, min_for, node, seq, unix_ms, EPOCH_MS, MAX_NODE, MAX_SEQ, MAX_SNOWFLAKE, MAX_TS};

@@ -185,6 +185,14 @@ pub fn mint(ns: &[u8]) -> Result<Id> {
     Id::new(ns, process_minter()?.next()?)
 }
 
+/// Milliseconds on this process's monotonic clock (`Instant`, from the first
+/// call): never stepped by NTP or an operator, so a lease's fence measured on
+/// it cannot be stretched by a wall clock set back.
+pub fn monotonic_ms() -> u64 {
+    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    ORIGIN.get_or_init(std::time::Instant::now).elapsed().as_millis() as u64
+}
+
 /// The system clock in Unix milliseconds (negative before 1970).
 pub fn now_ms() -> i64 {
     match SystemTime::now().duration_since(UNIX_EPOCH) {

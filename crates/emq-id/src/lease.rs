@@ -1,0 +1,420 @@
+//! Node leases on Valkey (`emq-lease/1`, SPEC.md §5.2): the scripts, their
+//! keys and arguments, the parsing of their replies, and the arithmetic of a
+//! hand-over and of the fence. Data and pure functions only: nothing here
+//! opens a socket, so every runtime runs the same script bytes through the
+//! Valkey client its users already have.
+//!
+//! A lease is `{emq}:node:<n>` holding its owner's token, with a TTL. Beside
+//! it, `{emq}:node:<n>:mark` (no TTL) holds the node's **mark**: a unix ms no
+//! id of any owner of the node has reached. Each owner keeps the mark ahead of
+//! every id it may mint before its fence closes, so the next owner — whatever
+//! its clock says — starts after the mark and its first id sorts after every
+//! id of every owner before it.
+
+use core::sync::atomic::{AtomicU64, Ordering};
+
+use crate::error::{Error, Gate, Result};
+use crate::keyspace::{reserve, Key};
+use crate::mint::step;
+use crate::snowflake::{ts_since_epoch, EPOCH_MS, MAX_NODE, MAX_TS};
+
+/// The version of the lease protocol these scripts implement.
+pub const LEASE_PROTOCOL: &str = "emq-lease/1";
+
+/// The reserve name every lease key starts with: `{emq}:node:`.
+const PREFIX: &[u8] = b"node:";
+
+/// How many nodes a lease can be taken on: `0..=MAX_NODE`.
+pub const LEASE_NODES: u16 = MAX_NODE + 1;
+
+/// One of the protocol's scripts, run with `EVAL`/`EVALSHA` (`SCRIPT LOAD`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Script {
+    /// `acquire`, `renew` or `release`.
+    pub name: &'static str,
+    /// The Lua source, byte for byte what every runtime sends.
+    pub text: &'static str,
+    /// What `KEYS` holds, in order.
+    pub keys: &'static [&'static str],
+    /// What `ARGV` holds, in order.
+    pub args: &'static [&'static str],
+}
+
+/// Takes the first free node from `start` on, with a TTL, and raises the
+/// node's mark to `max(now, mark + 1) + ttl`. Answers `{node, previous mark}`
+/// (`-1` when the node never had one), or the error `EMQLEASE every node is
+/// leased`.
+pub const ACQUIRE: Script = Script {
+    name: "acquire",
+    text: "\
+local prefix, token, ttl = KEYS[1], ARGV[1], tonumber(ARGV[2])
+local start, nodes, now = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+for i = 0, nodes - 1 do
+  local n = (start + i) % nodes
+  if redis.call('SET', prefix .. n, token, 'NX', 'PX', ttl) then
+    local previous = tonumber(redis.call('GET', prefix .. n .. ':mark') or '-1')
+    local floor = math.max(now, previous + 1)
+    redis.call('SET', prefix .. n .. ':mark', string.format('%d', floor + ttl))
+    return {n, previous}
+  end
+end
+return redis.error_reply('EMQLEASE every node is leased')
+",
+    keys: &["the lease prefix {emq}:node:"],
+    args: &["token", "ttl ms", "first node to try", "nodes (1024)", "now, unix ms"],
+};
+
+/// Extends the lease's TTL and raises the mark to `mark`, only while the
+/// lease holds `token`. Answers `1`, or `0` when the lease is gone or another's.
+pub const RENEW: Script = Script {
+    name: "renew",
+    text: "\
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+local mark = tonumber(ARGV[3])
+if mark > tonumber(redis.call('GET', KEYS[2]) or '-1') then
+  redis.call('SET', KEYS[2], string.format('%d', mark))
+end
+return 1
+",
+    keys: &["the lease {emq}:node:<n>", "the mark {emq}:node:<n>:mark"],
+    args: &["token", "ttl ms", "mark, unix ms"],
+};
+
+/// Deletes the lease, only while it holds `token`, and sets the mark to the
+/// owner's last minted millisecond (lower than the mark it kept ahead: the
+/// owner stopped minting first). Answers `1`, or `0` when it was not the owner's.
+pub const RELEASE: Script = Script {
+    name: "release",
+    text: "\
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[2], ARGV[2])
+redis.call('DEL', KEYS[1])
+return 1
+",
+    keys: &["the lease {emq}:node:<n>", "the mark {emq}:node:<n>:mark"],
+    args: &["token", "the owner's high water, unix ms"],
+};
+
+/// The three scripts, in the order above.
+pub const SCRIPTS: [Script; 3] = [ACQUIRE, RENEW, RELEASE];
+
+/// The error reply of [`ACQUIRE`] when every node is leased (after Valkey's `ERR ` prefix, if any).
+pub const EVERY_NODE_LEASED: &str = "EMQLEASE every node is leased";
+
+/// `KEYS[1]` of [`ACQUIRE`]: `{emq}:node:`.
+pub fn lease_prefix() -> Key {
+    reserve(PREFIX).expect("a valid reserve name")
+}
+
+fn node_name(node: u16, suffix: &[u8], buf: &mut [u8; 16]) -> Result<usize> {
+    if node > MAX_NODE {
+        return Err(Error::new(Gate::Range, "the node is outside 0..=1023"));
+    }
+    buf[..PREFIX.len()].copy_from_slice(PREFIX);
+    let mut at = PREFIX.len();
+    let digits = if node >= 1000 { 4 } else if node >= 100 { 3 } else if node >= 10 { 2 } else { 1 };
+    let mut n = node;
+    for i in (0..digits).rev() {
+        buf[at + i] = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
+    at += digits;
+    buf[at..at + suffix.len()].copy_from_slice(suffix);
+    Ok(at + suffix.len())
+}
+
+/// The lease of `node`: `{emq}:node:<n>` (`KEYS[1]` of [`RENEW`] and [`RELEASE`]).
+///
+/// ```
+/// assert_eq!(emq_id::lease_key(7).unwrap().as_str(), "{emq}:node:7");
+/// assert_eq!(emq_id::lease_key(1024).unwrap_err().gate(), emq_id::Gate::Range);
+/// ```
+pub fn lease_key(node: u16) -> Result<Key> {
+    let mut buf = [0; 16];
+    let len = node_name(node, b"", &mut buf)?;
+    reserve(&buf[..len])
+}
+
+/// The mark of `node`: `{emq}:node:<n>:mark` (`KEYS[2]` of [`RENEW`] and [`RELEASE`]).
+pub fn mark_key(node: u16) -> Result<Key> {
+    let mut buf = [0; 16];
+    let len = node_name(node, b":mark", &mut buf)?;
+    reserve(&buf[..len])
+}
+
+/// The reply of [`ACQUIRE`], read: the node taken, and the mark the node's
+/// previous owners left (`None` for a node never leased before).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Acquired {
+    /// The node now leased.
+    pub node: u16,
+    /// The node's mark before this acquire, unix ms.
+    pub previous_mark: Option<u64>,
+}
+
+/// Reads [`ACQUIRE`]'s reply `{node, previous}` (two integers, as every
+/// client gives them). Anything the script cannot answer is `range`.
+///
+/// ```
+/// let a = emq_id::parse_acquire(7, -1).unwrap();
+/// assert_eq!((a.node, a.previous_mark), (7, None));
+/// assert_eq!(emq_id::parse_acquire(1024, -1).unwrap_err().gate(), emq_id::Gate::Range);
+/// ```
+pub fn parse_acquire(node: i64, previous: i64) -> Result<Acquired> {
+    if !(0..=MAX_NODE as i64).contains(&node) {
+        return Err(Error::new(Gate::Range, "a lease reply's node is outside 0..=1023"));
+    }
+    let previous_mark = match previous {
+        -1 => None,
+        p if p >= 0 && ts_since_epoch(p) <= MAX_TS => Some(p as u64),
+        _ => return Err(Error::new(Gate::Range, "a lease reply's mark is not a time of the contract")),
+    };
+    Ok(Acquired { node: node as u16, previous_mark })
+}
+
+/// Reads an error reply of [`ACQUIRE`]: every node leased is `node` (the
+/// remedy is capacity, or fewer minters); any other error is not the
+/// script's and is `None` (a connection or server problem for the caller).
+pub fn parse_acquire_error(text: &str) -> Option<Error> {
+    let text = text.strip_prefix("ERR ").unwrap_or(text);
+    (text == EVERY_NODE_LEASED).then(|| {
+        Error::from_gate(Gate::Node, "every node 0..=1023 is leased: no node for another minter until one is released")
+    })
+}
+
+/// Reads the reply of [`RENEW`] or [`RELEASE`]: `1` is done; `0` is the
+/// `node` gate (the lease is gone or another's: stop minting on it).
+pub fn parse_renewal(reply: i64) -> Result<()> {
+    match reply {
+        1 => Ok(()),
+        0 => Err(Error::from_gate(Gate::Node, "the lease is gone or held by another owner: minting on it stopped")),
+        _ => Err(Error::new(Gate::Range, "a lease reply is 0 or 1")),
+    }
+}
+
+/// How long a lease lives and how early its owner stops minting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeaseTerms {
+    /// The lease's TTL, ms; renew well within it (every third is the default runner's).
+    pub ttl_ms: u64,
+    /// The fence: minting stops this long before the TTL would run out since
+    /// the last renewal was sent. It must exceed the worst difference between
+    /// the owner's and the server's clock rates over one TTL, plus the time a
+    /// renewal takes to reach the server.
+    pub margin_ms: u64,
+}
+
+impl LeaseTerms {
+    /// 30 s leases, fenced 5 s early: renewals every 10 s leave two tries.
+    pub const DEFAULT: LeaseTerms = LeaseTerms { ttl_ms: 30_000, margin_ms: 5_000 };
+
+    /// Terms whose margin is below the TTL and whose TTL fits a mark.
+    pub const fn new(ttl_ms: u64, margin_ms: u64) -> Result<LeaseTerms> {
+        if ttl_ms == 0 || margin_ms >= ttl_ms || ttl_ms > 86_400_000 {
+            return Err(Error::new(Gate::Range, "a lease's TTL is 1 ms to a day, and its margin below the TTL"));
+        }
+        Ok(LeaseTerms { ttl_ms, margin_ms })
+    }
+}
+
+/// A minter on a leased node: it starts after the node's previous mark (the
+/// hand-over rule), never mints an id past its own mark (which it keeps in
+/// Valkey ahead of its ids), and refuses once its fence closes — when the
+/// lease was not renewed in time — with the `node` gate. Thread-safe: the
+/// renewer updates it while minters mint.
+///
+/// Two clocks: ids carry the wall clock (`now_ms`, unix ms), while the fence
+/// is kept on a monotonic clock (`mono_ms`, any origin, never stepped), so a
+/// wall clock stepped back cannot keep an owner minting past its lease.
+#[derive(Debug)]
+pub struct LeasedMinter {
+    node: u16,
+    terms: LeaseTerms,
+    state: AtomicU64,
+    /// The unix ms no id may pass: the mark this owner last stored.
+    mark: AtomicU64,
+    /// The monotonic ms from which minting is refused.
+    fence: AtomicU64,
+}
+
+impl LeasedMinter {
+    /// The minter of a lease acquired with `now_ms` as the script's `now`,
+    /// the acquire sent at monotonic `sent_mono_ms`: it starts at
+    /// `max(now, previous mark + 1 ms)` and may mint until `sent + ttl −
+    /// margin` (monotonic) unless renewed. Its mark is what [`ACQUIRE`]
+    /// stored: `start + ttl`.
+    pub fn start(acquired: Acquired, now_ms: i64, sent_mono_ms: u64, terms: LeaseTerms) -> Result<LeasedMinter> {
+        let now = now_ms.max(EPOCH_MS as i64) as u64;
+        let floor = match acquired.previous_mark {
+            Some(mark) => now.max(mark + 1),
+            None => now,
+        };
+        if ts_since_epoch(floor as i64 + terms.ttl_ms as i64) > MAX_TS {
+            return Err(Error::new(Gate::Range, "the lease's mark is past the 41-bit time limit"));
+        }
+        let first_state: u64 = (floor - EPOCH_MS) << 12;
+        Ok(LeasedMinter {
+            node: acquired.node,
+            terms,
+            // One below the first state: the first step answers exactly `floor`'s first id.
+            state: AtomicU64::new(first_state.saturating_sub(1)),
+            mark: AtomicU64::new(floor + terms.ttl_ms),
+            fence: AtomicU64::new(sent_mono_ms + terms.ttl_ms - terms.margin_ms),
+        })
+    }
+
+    /// The leased node.
+    pub fn node(&self) -> u16 {
+        self.node
+    }
+
+    /// The lease's terms.
+    pub fn terms(&self) -> LeaseTerms {
+        self.terms
+    }
+
+    /// The mark to send with [`RENEW`] at `now_ms`: the latest of the clock
+    /// and the last minted millisecond, plus the TTL. Never below the mark
+    /// already stored.
+    pub fn next_mark(&self, now_ms: i64) -> u64 {
+        let now = now_ms.max(EPOCH_MS as i64) as u64;
+        (now.max(self.high_water()) + self.terms.ttl_ms).max(self.mark.load(Ordering::Acquire))
+    }
+
+    /// Records a renewal that Valkey accepted: `sent_mono_ms` is when it was
+    /// sent, on the monotonic clock (the server's TTL restarted no earlier),
+    /// `mark` what it carried.
+    pub fn renewed(&self, sent_mono_ms: u64, mark: u64) {
+        self.mark.fetch_max(mark, Ordering::AcqRel);
+        self.fence.fetch_max(sent_mono_ms + self.terms.ttl_ms - self.terms.margin_ms, Ordering::AcqRel);
+    }
+
+    /// Closes the fence now: a renewal answered "lost", or the owner releases.
+    pub fn stop(&self) {
+        self.fence.store(0, Ordering::Release);
+    }
+
+    /// The monotonic ms from which minting is refused.
+    pub fn fence_ms(&self) -> u64 {
+        self.fence.load(Ordering::Acquire)
+    }
+
+    /// The last millisecond this minter minted in (before its first id: one
+    /// before its start): what [`RELEASE`] stores as the node's mark.
+    pub fn high_water(&self) -> u64 {
+        (self.state.load(Ordering::Acquire) >> 12) + EPOCH_MS
+    }
+
+    /// Mints with a wall-clock reading `now_ms` (unix ms) at monotonic
+    /// `mono_ms`: the contract's step on this minter's state, refused with
+    /// `node` once the fence has closed, or when the next id would pass the
+    /// stored mark (a burst far ahead of the clock: the next renewal raises it).
+    pub fn next_at(&self, now_ms: i64, mono_ms: u64) -> Result<u64> {
+        if mono_ms >= self.fence.load(Ordering::Acquire) {
+            return Err(Error::from_gate(
+                Gate::Node,
+                "the node's lease was not renewed in time: minting stopped, since another process may hold the node now",
+            ));
+        }
+        let mark = self.mark.load(Ordering::Acquire);
+        let mut current = self.state.load(Ordering::Relaxed);
+        loop {
+            let (next, snowflake) = step(current, self.node, now_ms)?;
+            if (next >> 12) + EPOCH_MS > mark {
+                return Err(Error::from_gate(
+                    Gate::Node,
+                    "the lease's mark is reached: ids wait for the next renewal to raise it",
+                ));
+            }
+            match self.state.compare_exchange_weak(current, next, Ordering::AcqRel, Ordering::Relaxed) {
+                Ok(_) => return Ok(snowflake),
+                Err(seen) => current = seen,
+            }
+        }
+    }
+
+    /// Mints with the system clock and the process's monotonic clock
+    /// ([`monotonic_ms`](crate::monotonic_ms)).
+    #[cfg(feature = "std")]
+    pub fn next(&self) -> Result<u64> {
+        self.next_at(crate::process::now_ms(), crate::process::monotonic_ms())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const T: i64 = 1_769_526_697_641;
+
+    #[test]
+    fn keys_share_the_reserves_slot() {
+        for n in [0, 9, 10, 99, 100, 999, 1000, 1023] {
+            let lease = lease_key(n).unwrap();
+            assert_eq!(lease.as_str(), std::format!("{{emq}}:node:{n}"));
+            assert_eq!(mark_key(n).unwrap().as_str(), std::format!("{{emq}}:node:{n}:mark"));
+            assert_eq!(crate::slot(lease.as_bytes()), crate::slot(lease_prefix().as_bytes()));
+        }
+        assert_eq!(lease_prefix().as_str(), "{emq}:node:");
+    }
+
+    #[test]
+    fn a_new_owner_starts_after_the_previous_mark_whatever_its_clock() {
+        let terms = LeaseTerms::new(30_000, 5_000).unwrap();
+        // The previous owner's clock was 5 s ahead: its mark is in the future for us.
+        let previous = (T + 5_000 + 30_000) as u64;
+        let m = LeasedMinter::start(Acquired { node: 3, previous_mark: Some(previous) }, T, 0, terms).unwrap();
+        let first = m.next_at(T, 0).unwrap();
+        assert_eq!(crate::unix_ms(first), previous + 1);
+        assert_eq!(crate::node(first), 3);
+        assert_eq!(crate::seq(first), 0);
+        // A node never leased starts now.
+        let fresh = LeasedMinter::start(Acquired { node: 4, previous_mark: None }, T, 0, terms).unwrap();
+        assert_eq!(crate::unix_ms(fresh.next_at(T, 0).unwrap()), T as u64);
+        assert_eq!(fresh.high_water(), T as u64);
+    }
+
+    #[test]
+    fn the_fence_closes_margin_before_the_ttl_and_renewals_move_it() {
+        let terms = LeaseTerms::new(30_000, 5_000).unwrap();
+        let m = LeasedMinter::start(Acquired { node: 1, previous_mark: None }, T, 0, terms).unwrap();
+        // The monotonic clock decides, whatever the wall clock says.
+        assert!(m.next_at(T, 24_999).is_ok());
+        assert_eq!(m.next_at(T, 25_000).unwrap_err().gate(), Gate::Node);
+        assert_eq!(m.next_at(T - 60_000, 25_000).unwrap_err().gate(), Gate::Node);
+        m.renewed(20_000, m.next_mark(T + 20_000));
+        assert!(m.next_at(T + 20_000, 44_999).is_ok());
+        assert_eq!(m.next_at(T + 20_000, 45_000).unwrap_err().gate(), Gate::Node);
+        m.stop();
+        assert_eq!(m.next_at(T + 21_000, 21_000).unwrap_err().gate(), Gate::Node);
+    }
+
+    #[test]
+    fn no_id_passes_the_mark_and_release_stores_the_high_water() {
+        let terms = LeaseTerms::new(2, 1).unwrap();
+        let m = LeasedMinter::start(Acquired { node: 1, previous_mark: None }, T, 0, terms).unwrap();
+        // A burst at one clock reading: 4,096 ids per ms, mark = T + 2.
+        let mut n = 0;
+        while m.next_at(T, 0).is_ok() {
+            n += 1;
+        }
+        assert_eq!(n, 3 * 4096, "ids of T, T+1 and T+2, none past the mark");
+        assert_eq!(m.high_water(), T as u64 + 2);
+        assert_eq!(m.next_mark(T), T as u64 + 4);
+    }
+
+    #[test]
+    fn replies_are_read_or_refused() {
+        assert_eq!(parse_acquire(1023, T).unwrap().previous_mark, Some(T as u64));
+        assert_eq!(parse_acquire(-1, -1).unwrap_err().gate(), Gate::Range);
+        assert_eq!(parse_acquire(0, -2).unwrap_err().gate(), Gate::Range);
+        assert_eq!(parse_renewal(1), Ok(()));
+        assert_eq!(parse_renewal(0).unwrap_err().gate(), Gate::Node);
+        assert_eq!(parse_renewal(2).unwrap_err().gate(), Gate::Range);
+        assert_eq!(parse_acquire_error("EMQLEASE every node is leased").unwrap().gate(), Gate::Node);
+        assert_eq!(parse_acquire_error("ERR EMQLEASE every node is leased").unwrap().gate(), Gate::Node);
+        assert!(parse_acquire_error("NOSCRIPT No matching script").is_none());
+        assert!(LeaseTerms::new(10, 10).is_err());
+    }
+}
