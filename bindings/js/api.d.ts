@@ -155,3 +155,58 @@ export const MAX_QUEUE_LEN: number;
 export const MAX_NAME_LEN: number;
 export const MAX_KEY_LEN: number;
 export const MAX_ENTRY_ID_LEN: number;
+
+// ---- Node leases on Valkey (emq-lease/1, SPEC.md §5.2): run these scripts with your own client.
+/**
+ * The protocol's Lua scripts, byte for byte the core's:
+ * - `acquire`: KEYS `[leasePrefix()]`, ARGV `[token, ttlMs, firstNode, LEASE_NODES, nowMs]` → `[node, previousMark | -1]`
+ *   or the error `EMQLEASE every node is leased`;
+ * - `renew`: KEYS `[leaseKey(n), markKey(n)]`, ARGV `[token, ttlMs, minter.nextMark(now)]` → `1`, or `0` (lost);
+ * - `release`: KEYS `[leaseKey(n), markKey(n)]`, ARGV `[token, minter.highWater]` → `1` or `0`.
+ */
+export const LEASE_SCRIPTS: Readonly<{ acquire: string; renew: string; release: string }>;
+export const LEASE_PROTOCOL: 'emq-lease/1';
+/** Nodes a lease can be taken on (MAX_NODE + 1), the default TTL and the fence's default margin, ms. */
+export const LEASE_NODES: number;
+export const LEASE_TTL_MS: number;
+export const LEASE_MARGIN_MS: number;
+/** `{emq}:node:` — KEYS[1] of the acquire script. */
+export function leasePrefix(): string;
+/** `{emq}:node:<n>` — the lease. */
+export function leaseKey(node: number): string;
+/** `{emq}:node:<n>:mark` — the node's mark. */
+export function markKey(node: number): string;
+export interface Acquired {
+  node: number;
+  /** The node's mark before this acquire (unix ms), or null for a node never leased. */
+  previousMark: number | null;
+}
+/** Reads the acquire script's reply `[node, previous]`; `range` for a reply the script cannot give. */
+export function parseAcquire(node: number, previous: number): Acquired;
+/** Reads the renew or release script's reply: returns on 1, throws `node` on 0 (the lease is lost). */
+export function parseRenewal(reply: number): void;
+/** The `node` refusal when an acquire's error message is "every node is leased"; null for any other error. */
+export function parseAcquireError(message: unknown): EmqIdError | null;
+/** Milliseconds on a monotonic clock (performance.now()): the fence's clock. */
+export function monotonicMs(): number;
+/**
+ * A minter on a leased node: starts after the node's previous mark (the hand-over rule), never mints
+ * past the mark it stored, and throws `node` once its fence closes (the lease not renewed in time).
+ */
+export class LeasedMinter {
+  constructor(acquired: Acquired, nowMs: number, sentMonoMs: number, terms?: { ttlMs?: number; marginMs?: number });
+  readonly node: number;
+  nextAt(nowMs: number, monoMs: number): bigint;
+  /** Mints with Date.now() and monotonicMs(). */
+  next(): bigint;
+  /** The mark to send with the renew script at nowMs. */
+  nextMark(nowMs: number): number;
+  /** Records a renewal the server accepted (sent at monotonic sentMonoMs, carrying mark). */
+  renewed(sentMonoMs: number, mark: number): void;
+  /** Closes the fence now. */
+  stop(): void;
+  /** The last millisecond minted in: the release script's mark. */
+  readonly highWater: number;
+  /** The monotonic ms from which minting is refused. */
+  readonly fenceMs: number;
+}

@@ -103,9 +103,76 @@ export function makeApi(backend, { name }) {
     }
   }
 
+  // Node leases on Valkey (emq-lease/1, SPEC.md §5.2): the scripts, keys
+  // and reply parsing of the core, for the Valkey client the user has.
+  const LEASE_SCRIPTS = Object.freeze(
+    Object.fromEntries(
+      backend
+        .leaseScripts()
+        .split('\0')
+        .map((s) => [s.slice(0, s.indexOf('\n')), s.slice(s.indexOf('\n') + 1)]),
+    ),
+  );
+  function ms(x, what) {
+    if (typeof x !== 'number') throw typeError(`${what} is a number`);
+    if (!Number.isInteger(x)) throw new EmqIdError('range', `${what} is whole milliseconds`);
+    return x;
+  }
+  const monotonicMs = () => Math.floor(performance.now());
+
+  class LeasedMinter {
+    #inner;
+    /**
+     * The minter of a lease just acquired: `acquired` is parseAcquire's answer, `nowMs` the
+     * `now` given to the acquire script, `sentMonoMs` when the acquire was sent (monotonicMs()).
+     */
+    constructor(acquired, nowMs, sentMonoMs, terms = {}) {
+      if (typeof acquired !== 'object' || acquired === null) throw typeError('acquired is parseAcquire\'s answer');
+      // No margin given: the core's default for the TTL (-1 asks for it).
+      const { ttlMs = facts.numbers.LEASE_TTL_MS, marginMs } = terms;
+      const margin = marginMs === undefined ? -1 : ms(marginMs, 'a margin');
+      const previous = acquired.previousMark ?? -1;
+      const args = [nodeArg(acquired.node), ms(previous, 'a mark'), ms(nowMs, 'a time'), ms(sentMonoMs, 'a monotonic time'), ms(ttlMs, 'a TTL'), margin];
+      this.#inner = call(() => new backend.LeasedMinter(...args));
+    }
+    /** The leased node. */
+    get node() {
+      return this.#inner.node;
+    }
+    /** Mints with a wall-clock reading and a monotonic one; `node` once the fence has closed. */
+    nextAt(nowMs, monoMs) {
+      return call((t, m) => this.#inner.nextAt(t, m), ms(nowMs, 'a time'), ms(monoMs, 'a monotonic time'));
+    }
+    /** Mints with Date.now() and monotonicMs(). */
+    next() {
+      return this.nextAt(Date.now(), monotonicMs());
+    }
+    /** The mark to send with the renew script now. */
+    nextMark(nowMs) {
+      return call((t) => this.#inner.nextMark(t), ms(nowMs, 'a time'));
+    }
+    /** Records a renewal the server accepted: sent at monotonic `sentMonoMs`, carrying `mark`. */
+    renewed(sentMonoMs, mark) {
+      call((a, b) => this.#inner.renewed(a, b), ms(sentMonoMs, 'a monotonic time'), ms(mark, 'a mark'));
+    }
+    /** Closes the fence now (a renewal answered lost, or before release). */
+    stop() {
+      this.#inner.stop();
+    }
+    /** The last millisecond minted in: what the release script stores. */
+    get highWater() {
+      return this.#inner.highWater();
+    }
+    /** The monotonic ms from which minting is refused. */
+    get fenceMs() {
+      return this.#inner.fenceMs();
+    }
+  }
+
   const api = {
     EmqIdError,
     Minter,
+    LeasedMinter,
     encode: (ns, snowflake) => call(backend.encode, bytes(ns, 'a namespace'), u64(snowflake)),
     decode: (text) => call(backend.decode, bytes(text, 'an id')),
     decodeSnowflake: (text) => call(backend.decodeSnowflake, bytes(text, 'an id')),
@@ -144,6 +211,20 @@ export function makeApi(backend, { name }) {
       const failed = checkHost(api, backend.selfCheckVectors());
       if (failed) throw new EmqIdError('self_check', failed);
     },
+    LEASE_SCRIPTS,
+    leasePrefix: () => backend.leasePrefix(),
+    leaseKey: (node) => call(backend.leaseKey, nodeArg(node)),
+    markKey: (node) => call(backend.markKey, nodeArg(node)),
+    parseAcquire(node, previous) {
+      const [n, p] = call(backend.parseAcquire, ms(node, 'a node'), ms(previous, 'a mark'));
+      return { node: n, previousMark: p < 0 ? null : p };
+    },
+    parseRenewal: (reply) => call(backend.parseRenewal, ms(reply, 'a reply')),
+    parseAcquireError(message) {
+      const detail = backend.parseAcquireError(String(message ?? ''));
+      return detail == null ? null : new EmqIdError('node', detail);
+    },
+    monotonicMs,
     /** Which build answers: 'native' (the addon) or 'wasm'. */
     backend: () => backend.name,
     GATES,

@@ -162,6 +162,14 @@ export function wasmBackend(raw, { envNode } = {}) {
       return processNode();
     },
     processNode,
+    leaseScripts: raw.leaseScripts,
+    leasePrefix: raw.leasePrefix,
+    leaseKey: raw.leaseKey,
+    markKey: raw.markKey,
+    parseAcquire: (node, previous) => [raw.parseAcquireNode(node, previous), raw.parseAcquirePrevious(node, previous)],
+    parseRenewal: raw.parseRenewal,
+    parseAcquireError: (message) => raw.parseAcquireError(message) || null,
+    LeasedMinter: raw.LeasedMinter,
   };
 
   function processNode() {

@@ -51,6 +51,14 @@ function nativeBackend(addon) {
     mintStep: addon.mintStep,
     setNode: addon.setNode,
     processNode: addon.processNode,
+    leaseScripts: addon.leaseScripts,
+    leasePrefix: addon.leasePrefix,
+    leaseKey: addon.leaseKey,
+    markKey: addon.markKey,
+    parseAcquire: (node, previous) => [...addon.parseAcquire(node, previous)],
+    parseRenewal: addon.parseRenewal,
+    parseAcquireError: addon.parseAcquireError,
+    LeasedMinter: addon.LeasedMinter,
   };
 }
 

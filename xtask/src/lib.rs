@@ -1,31 +1,24 @@
 //! The workspace's tasks: vector generation, the conformance runner and its
 //! targets, benchmarks and the test suite. `main.rs` only parses arguments.
+//!
+//! Where things are: [`conformance`] judges, [`runtimes`] holds one room per
+//! runtime (its build, setup, adapter, live checks and benchmark), [`vectors`]
+//! generates the vector file, [`tree`] generates and checks other files of the
+//! tree, [`suite`] and [`mod@bench`] run the steps. This file holds the few
+//! helpers every task uses.
 
 pub mod bench;
 pub mod conformance;
-pub mod elixir;
-pub mod header;
-pub mod hex;
-pub mod js;
-pub mod keyspace_vectors;
-pub mod mutate;
-pub mod native;
-pub mod node;
-pub mod parity;
-pub mod pg_checks;
-pub mod postgres;
-pub mod readme;
-pub mod rng;
+pub mod runtimes;
 pub mod setup;
-pub mod streams;
 pub mod suite;
-pub mod targets;
-pub mod valkey;
+pub mod tree;
 pub mod vectors;
-pub mod wasm;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+use anyhow::{bail, Context, Result};
 
 /// The workspace root (the parent of `xtask/`).
 pub fn root() -> PathBuf {
@@ -33,21 +26,20 @@ pub fn root() -> PathBuf {
 }
 
 /// Runs a command from the workspace root, echoing it; an error says which command failed.
-pub fn sh(cmd: &mut Command) -> Result<(), String> {
+pub fn sh(cmd: &mut Command) -> Result<()> {
     eprintln!("$ {}", shown(cmd));
-    let status = cmd.current_dir_if_unset().status().map_err(|e| format!("{}: {e}", shown(cmd)))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{} failed ({status})", shown(cmd)))
+    let status = cmd.current_dir_if_unset().status().with_context(|| shown(cmd))?;
+    if !status.success() {
+        bail!("{} failed ({status})", shown(cmd));
     }
+    Ok(())
 }
 
 /// Like [`sh`], but returns stdout.
-pub fn sh_out(cmd: &mut Command) -> Result<String, String> {
-    let out = cmd.current_dir_if_unset().output().map_err(|e| format!("{}: {e}", shown(cmd)))?;
+pub fn sh_out(cmd: &mut Command) -> Result<String> {
+    let out = cmd.current_dir_if_unset().output().with_context(|| shown(cmd))?;
     if !out.status.success() {
-        return Err(format!("{} failed ({}): {}", shown(cmd), out.status, String::from_utf8_lossy(&out.stderr)));
+        bail!("{} failed ({}): {}", shown(cmd), out.status, String::from_utf8_lossy(&out.stderr));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
@@ -59,6 +51,29 @@ pub fn have(program: &str) -> bool {
         .output()
         .map(|o| o.status.success())
         .unwrap_or(false)
+}
+
+/// Reads a text file; an error names the file.
+pub fn read(path: impl AsRef<Path>) -> Result<String> {
+    let path = path.as_ref();
+    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
+}
+
+/// Writes a file; an error names the file.
+pub fn write(path: impl AsRef<Path>, contents: impl AsRef<[u8]>) -> Result<()> {
+    let path = path.as_ref();
+    std::fs::write(path, contents).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Creates a directory and its parents; an error names the directory.
+pub fn mkdir(path: impl AsRef<Path>) -> Result<()> {
+    let path = path.as_ref();
+    std::fs::create_dir_all(path).with_context(|| format!("creating {}", path.display()))
+}
+
+/// Reads and parses a vector file.
+pub fn load(path: &Path) -> Result<serde_json::Value> {
+    serde_json::from_str(&read(path)?).with_context(|| format!("{} is not JSON", path.display()))
 }
 
 fn shown(cmd: &Command) -> String {
@@ -81,10 +96,4 @@ impl CurrentDir for Command {
         }
         self
     }
-}
-
-/// Reads and parses a vector file.
-pub fn load(path: &Path) -> Result<serde_json::Value, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }

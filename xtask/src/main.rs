@@ -3,7 +3,9 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use xtask::{conformance, load, root, targets, vectors};
+use anyhow::{bail, Context, Result};
+use xtask::runtimes::{self, c, node, postgres, valkey, wasm};
+use xtask::{bench, conformance, root, suite, tree, vectors};
 
 const HELP: &str = "\
 cargo xtask <task>
@@ -39,22 +41,21 @@ Tasks:
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str| args.iter().any(|a| a == name);
     let result = match args.first().map(String::as_str) {
-        Some("vectors") => vectors_task(args.iter().any(|a| a == "--check")),
+        Some("vectors") => vectors::run(flag("--check")),
         Some("conformance") => conformance_task(&args[1..]),
-        Some("bench") => xtask::bench::run(&args[1..]),
-        Some("colocation") => xtask::valkey::colocation(),
-        Some("pg-tests") => xtask::pg_checks::live_tests(),
-        Some("node-build") => xtask::node::build(),
-        Some("wasm-build") => xtask::wasm::build_task(),
-        Some("parity") => {
-            xtask::parity::run(args.iter().any(|a| a == "--check"), args.iter().any(|a| a == "--surfaces"))
-        }
-        Some("js") => xtask::js::sync(args.iter().any(|a| a == "--check")),
-        Some("header") => xtask::header::run(args.iter().any(|a| a == "--check")),
-        Some("test") => xtask::suite::run(),
+        Some("bench") => bench::run(&args[1..]),
+        Some("colocation") => valkey::colocation::run(),
+        Some("pg-tests") => postgres::tests::run(),
+        Some("node-build") => node::build::package(),
+        Some("wasm-build") => wasm::build::run(),
+        Some("parity") => tree::parity::run(flag("--check"), flag("--surfaces")),
+        Some("js") => tree::js::sync(flag("--check")),
+        Some("header") => c::header::run(flag("--check")),
+        Some("test") => suite::run(),
         Some("targets") => {
-            for t in targets::TARGETS {
+            for t in runtimes::TARGETS {
                 println!("{:10} {}", t.name, t.about);
             }
             Ok(())
@@ -63,93 +64,31 @@ fn main() -> ExitCode {
             print!("{HELP}");
             Ok(())
         }
-        Some(other) => Err(format!("unknown task {other:?}\n\n{HELP}")),
+        Some(other) => Err(anyhow::anyhow!("unknown task {other:?}\n\n{HELP}")),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("xtask: {e}");
+            eprintln!("xtask: {e:#}");
             ExitCode::FAILURE
         }
     }
 }
 
-/// Writes the vector file, or checks that the committed one is what the core generates.
-fn vectors_task(check: bool) -> Result<(), String> {
-    let path = root().join(vectors::PATH);
-    let fresh = vectors::render(&vectors::generate());
-    if check {
-        let committed = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        if committed != fresh {
-            return Err(format!("{} differs from what the core generates: run `cargo xtask vectors`", vectors::PATH));
-        }
-        println!("{} is what the core generates", vectors::PATH);
-    } else {
-        std::fs::write(&path, fresh).map_err(|e| format!("{}: {e}", path.display()))?;
-        println!("wrote {}", vectors::PATH);
-    }
-    Ok(())
-}
-
-/// Runs the selected targets over a vector file and prints the matrix; with
-/// `--negative-control`, also proves each target fails on a file with one wrong value.
-fn conformance_task(args: &[String]) -> Result<(), String> {
+/// `conformance [--target NAME]... [--vectors PATH] [--negative-control]`: the
+/// arguments, then [`conformance::run`] over the targets they name.
+fn conformance_task(args: &[String]) -> Result<()> {
     let mut names = vec![];
     let mut path = root().join(vectors::PATH);
     let mut negative = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--target" => names.push(it.next().ok_or("--target needs a name")?.clone()),
-            "--vectors" => path = PathBuf::from(it.next().ok_or("--vectors needs a path")?),
+            "--target" => names.push(it.next().context("--target needs a name")?.clone()),
+            "--vectors" => path = PathBuf::from(it.next().context("--vectors needs a path")?),
             "--negative-control" => negative = true,
-            other => return Err(format!("unknown argument {other:?}")),
+            other => bail!("unknown argument {other:?}"),
         }
     }
-    let selected: Vec<&targets::Target> = if names.is_empty() {
-        targets::TARGETS.iter().collect()
-    } else {
-        let mut picked = vec![];
-        for n in &names {
-            let expanded = targets::expand(n);
-            if expanded.is_empty() {
-                return Err(format!("unknown target {n:?} (see cargo xtask targets)"));
-            }
-            picked.extend(expanded.into_iter().filter_map(targets::find));
-        }
-        picked
-    };
-    let file = load(&path)?;
-    println!("vector file: {}", path.display());
-    let mut outcomes = vec![];
-    let mut controls = vec![];
-    for target in selected {
-        eprintln!("== {}: {}", target.name, target.about);
-        let outcome = match (target.prepare)() {
-            Ok(mut adapter) => {
-                let outcome = conformance::run_file(target, adapter.as_mut(), &file)?;
-                if negative {
-                    controls.extend(conformance::negative_controls(target, adapter.as_mut(), &file)?);
-                }
-                outcome
-            }
-            Err(e) => conformance::Outcome::broken(target.name, e),
-        };
-        outcomes.push(outcome);
-    }
-    print!("{}", conformance::render(&outcomes));
-    let mut ok = outcomes.iter().all(conformance::Outcome::passed);
-    if negative {
-        println!("\nnegative controls (a file with one wrong value must fail the target):");
-        for (line, failed_as_expected) in &controls {
-            println!("  {line}");
-            ok &= failed_as_expected;
-        }
-    }
-    if ok {
-        println!("conformance: every check of every target passed");
-        Ok(())
-    } else {
-        Err("conformance failed".into())
-    }
+    conformance::run(&runtimes::select(&names)?, &path, negative)
 }

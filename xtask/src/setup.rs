@@ -1,8 +1,12 @@
 //! Installing what a task needs on a fresh Debian machine, and saying so.
-//! Each helper checks first, so a warm machine installs nothing.
+//! Each helper checks first, so a warm machine installs nothing. These are the
+//! helpers every runtime shares; what a runtime installs, and why, is in its
+//! room (`runtimes/<runtime>/setup.rs`).
 
 use std::process::Command;
 use std::sync::Once;
+
+use anyhow::{ensure, Result};
 
 use crate::{have, sh};
 
@@ -15,7 +19,7 @@ fn installed(package: &str) -> bool {
 }
 
 /// Installs the Debian packages that are missing, naming what needs them.
-pub fn apt(packages: &[&str], why: &str) -> Result<(), String> {
+pub fn apt(packages: &[&str], why: &str) -> Result<()> {
     let missing: Vec<&str> = packages.iter().copied().filter(|p| !installed(p)).collect();
     if missing.is_empty() {
         return Ok(());
@@ -32,10 +36,7 @@ pub fn apt(packages: &[&str], why: &str) -> Result<(), String> {
 }
 
 /// Fails with a clear message when a program the task cannot install is missing.
-pub fn require(program: &str, hint: &str) -> Result<(), String> {
-    if have(program) {
-        Ok(())
-    } else {
-        Err(format!("`{program}` is not on PATH: {hint}"))
-    }
+pub fn require(program: &str, hint: &str) -> Result<()> {
+    ensure!(have(program), "`{program}` is not on PATH: {hint}");
+    Ok(())
 }

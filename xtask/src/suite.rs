@@ -5,9 +5,13 @@
 use std::process::Command;
 use std::time::Instant;
 
-use crate::sh;
+use anyhow::{bail, Result};
 
-type Step = (&'static str, fn() -> Result<(), String>);
+use crate::runtimes::{c, elixir, go, node, postgres, valkey, wasm};
+use crate::sh;
+use crate::tree::readme;
+
+type Step = (&'static str, fn() -> Result<()>);
 
 const STEPS: &[Step] = &[
     ("format", || sh(Command::new("cargo").args(["fmt", "--all", "--check"]))),
@@ -30,36 +34,36 @@ const STEPS: &[Step] = &[
     }),
     ("vectors --check", || sh(Command::new("cargo").args(["xtask", "vectors", "--check"]))),
     ("C header --check", || sh(Command::new("cargo").args(["xtask", "header", "--check"]))),
-    ("C ABI tests under valgrind, drop-in host", crate::native::c_tests),
-    ("Go: vet, test -race", crate::native::go_tests),
-    ("README examples in C, Go, Node and Elixir, compiled and run", crate::readme::examples),
-    ("Node: node --test", crate::node::tests),
+    ("C ABI tests under valgrind, drop-in host", c::tests::run),
+    ("Go: vet, test -race", go::tests::run),
+    ("README examples in C, Go, Node and Elixir, compiled and run", readme::examples),
+    ("Node: node --test", node::tests::run),
     ("Node: npm pack, install elsewhere, require and import", || {
-        crate::node::build()?;
-        crate::node::pack_and_install(crate::node::PACKAGE, "@echomq/emq-id")
+        node::build::package()?;
+        node::tests::pack_and_install(node::PACKAGE, "@echomq/emq-id")
     }),
-    ("WASM: node --test", crate::wasm::tests),
+    ("WASM: node --test", wasm::tests::run),
     ("WASM: npm pack, install elsewhere, require and import", || {
-        crate::wasm::build()?;
-        crate::node::pack_and_install(crate::wasm::PACKAGE, "@echomq/emq-id-wasm")
+        wasm::build::package()?;
+        node::tests::pack_and_install(wasm::PACKAGE, "@echomq/emq-id-wasm")
     }),
     ("JS: one layer for both packages (copies --check), one API over every backend", || {
-        crate::node::build()?;
+        node::build::package()?;
         sh(Command::new("cargo").args(["xtask", "js", "--check"]))?;
         sh(Command::new("node").current_dir(crate::root().join("bindings/js")).args(["--test", "test/"]))
     }),
     ("API parity: every operation in every runtime, or reasoned (--check)", || {
         sh(Command::new("cargo").args(["xtask", "parity", "--check"]))
     }),
-    ("Elixir: mix format --check-formatted, mix test (ExUnit and doctests)", crate::elixir::tests),
-    ("PostgreSQL: live server tests", crate::pg_checks::live_tests),
-    ("Valkey Cluster colocation (3 primaries, live)", crate::valkey::colocation),
+    ("Elixir: mix format --check-formatted, mix test (ExUnit and doctests)", elixir::tests::run),
+    ("PostgreSQL: live server tests", postgres::tests::run),
+    ("Valkey Cluster colocation (3 primaries, live)", valkey::colocation::run),
     ("conformance, every target, with negative controls", || {
         sh(Command::new("cargo").args(["xtask", "conformance", "--negative-control"]))
     }),
 ];
 
-pub fn run() -> Result<(), String> {
+pub fn run() -> Result<()> {
     let mut failed = vec![];
     for (name, step) in STEPS {
         eprintln!("\n==== {name}");
@@ -67,15 +71,14 @@ pub fn run() -> Result<(), String> {
         match step() {
             Ok(()) => eprintln!("==== {name}: ok ({:.1}s)", started.elapsed().as_secs_f64()),
             Err(e) => {
-                eprintln!("==== {name}: FAILED: {e}");
+                eprintln!("==== {name}: FAILED: {e:#}");
                 failed.push(*name);
             }
         }
     }
     println!("\nxtask: {} passed, {} failed", STEPS.len() - failed.len(), failed.len());
-    if failed.is_empty() {
-        Ok(())
-    } else {
-        Err(format!("failed steps: {}", failed.join(", ")))
+    if !failed.is_empty() {
+        bail!("failed steps: {}", failed.join(", "));
     }
+    Ok(())
 }

@@ -1,7 +1,7 @@
 //! The parity check can fail: an operation a runtime lacks, an exclusion that
 //! excuses nothing and an exclusion without a reason are each refused.
 
-use xtask::parity::{surfaces, table_of, RUNTIMES};
+use xtask::tree::parity::{surfaces, table_of, RUNTIMES};
 
 fn read(path: &str) -> String {
     std::fs::read_to_string(xtask::root().join(path)).unwrap()

@@ -4,7 +4,9 @@
 //! section makes a conformance run fail.
 
 use serde_json::Value;
-use xtask::{conformance, hex, load, mutate, root, targets, vectors};
+use xtask::conformance::{self, mutate};
+use xtask::vectors::{self, hex};
+use xtask::{load, root, runtimes};
 
 fn file() -> Value {
     load(&root().join(vectors::PATH)).unwrap()
@@ -228,7 +230,7 @@ fn contains_the_keyspace_facts_of_the_bus() {
 
 fn run(target: &str, f: &Value) -> conformance::Outcome {
     let checks = conformance::cases::checks(f).unwrap();
-    let mut adapter = (targets::find(target).unwrap().prepare)().unwrap();
+    let mut adapter = (runtimes::find(target).unwrap().prepare)().unwrap();
     conformance::run_target(target, adapter.as_mut(), &checks)
 }
 

@@ -76,12 +76,27 @@ const CASES = [
   ['mintStep', [0n, 1024, 0]], ['mintStep', [0n, 1.5, 0]], ['mintStep', [0n, '9', 0]], ['mintStep', [0n, 9, 'now']],
   ['mintStep', [0n, 9, Infinity]], ['setNode', ['5']], ['setNode', [-1]], ['setNode', [2048]],
   ['Minter', [1.5]], ['Minter', ['1']], ['Minter', [1024]], ['Minter', [-1]], ['Minter', [undefined]],
+  // Node leases (emq-lease/1).
+  ['leasePrefix', []], ['leaseKey', [7]], ['leaseKey', [1023]], ['leaseKey', [1024]], ['leaseKey', ['7']], ['markKey', [0]],
+  ['parseAcquire', [7, -1]], ['parseAcquire', [7, 1769526697641]], ['parseAcquire', [1024, -1]], ['parseAcquire', [7, -2]],
+  ['parseAcquire', ['7', -1]], ['parseAcquire', [7, 1.5]], ['parseRenewal', [1]], ['parseRenewal', [0]], ['parseRenewal', [2]],
+  ['parseAcquireError', ['ERR EMQLEASE every node is leased']], ['parseAcquireError', ['NOSCRIPT No matching script']],
+  ['parseAcquireError', [undefined]],
+  ['LeasedMinter', [{ node: 3, previousMark: 1769526732641 }, 1769526697641, 0, { ttlMs: 30000, marginMs: 5000 }]],
+  ['LeasedMinter', [{ node: 3, previousMark: null }, 1769526697641, 0]], ['LeasedMinter', [{ node: 1024, previousMark: null }, 1, 0]],
+  ['LeasedMinter', [{ node: 3, previousMark: null }, 1769526697641, 0, { ttlMs: 10, marginMs: 10 }]], ['LeasedMinter', [null, 1, 0]],
 ];
 
 function outcome(api, [call, args]) {
   try {
-    const v = call === 'Minter' ? new api.Minter(...args).nextAt(1769526697641) : api[call](...args);
+    const v =
+      call === 'Minter'
+        ? new api.Minter(...args).nextAt(1769526697641)
+        : call === 'LeasedMinter'
+          ? new api.LeasedMinter(...args).nextAt(1769526697641, 0)
+          : api[call](...args);
     if (v instanceof Uint8Array || v instanceof Uint16Array) return { value: [...v], type: v.constructor.name };
+    if (v instanceof Error) return { value: { error: v.code, message: v.message } };
     return { value: v };
   } catch (e) {
     if (e instanceof api.EmqIdError) return { EmqIdError: e.code };
@@ -119,6 +134,37 @@ test('every gate of the core reaches JS through the one error helper, with its c
       assert.throws(() => api.reserve(gate), (e) => e instanceof api.EmqIdError && e.code === JS_CODE[gate] && e.message.startsWith(`${gate}: `), `${name}: ${gate}`);
     }
     assert.deepEqual(Object.keys(JS_CODE).sort(), [...api.GATES].sort(), `${name}: the table names a gate the core does not have`);
+  }
+});
+
+test('a leased minter: the hand-over, the mark and the fence (on every backend)', () => {
+  const T = 1769526697641;
+  for (const [name, api] of Object.entries(apis)) {
+    assert.deepEqual(Object.keys(api.LEASE_SCRIPTS), ['acquire', 'renew', 'release'], name);
+    // The previous owner's clock ran 5 s ahead: its mark is in our future, and we start after it.
+    const m = new api.LeasedMinter({ node: 3, previousMark: T + 35000 }, T, 0, { ttlMs: 30000, marginMs: 5000 });
+    assert.equal(api.unixMs(m.nextAt(T, 0)), T + 35001, name);
+    assert.equal(m.node, 3);
+    // The fence is on the monotonic clock: 25 s after the acquire was sent, whatever the wall clock says.
+    assert.ok(m.nextAt(T, 24999));
+    assert.throws(() => m.nextAt(T + 60000, 25000), { code: 'node' }, name);
+    const mark = m.nextMark(T + 20000);
+    m.renewed(20000, mark);
+    assert.ok(m.nextAt(T + 20000, 44999));
+    assert.throws(() => m.nextAt(T + 20000, 45000), { code: 'node' }, name);
+    assert.equal(m.fenceMs, 45000);
+    m.stop();
+    assert.throws(() => m.nextAt(T + 20000, 21000), { code: 'node' }, name);
+    // A burst stops at the mark it stored (start + TTL): 3 ms of ids for a 2 ms TTL.
+    const b = new api.LeasedMinter({ node: 4, previousMark: null }, T, 0, { ttlMs: 2, marginMs: 1 });
+    let n = 0;
+    try {
+      for (;;) (b.nextAt(T, 0), n++);
+    } catch (e) {
+      assert.equal(e.code, 'node', name);
+    }
+    assert.equal(n, 3 * 4096, name);
+    assert.equal(b.highWater, T + 2, name);
   }
 });
 

@@ -12,5 +12,6 @@ mod api;
 mod contract;
 mod convert;
 mod error;
+mod lease;
 mod minter;
 mod raw;

@@ -464,3 +464,135 @@ pub fn mint(ns: &[u8], now_ms: JsValue) -> Js<String> {
     let s = emq_id::step_shared(&MODULE_STATE, node as u16, millis(now_ms)?).map_err(gate)?;
     Ok(ascii(&emq_id::encode(ns, s).map_err(gate)?))
 }
+
+// ---------------------------------------------------------------- leases (emq-lease/1)
+// Numbers arrive as `f64` (the package's JS has checked they are whole and
+// finite); each is converted here and the core decides the rest.
+
+fn whole(v: f64) -> Js<i64> {
+    if v.is_finite() && v == (v as i64) as f64 && (-9.0e15..9.0e15).contains(&v) {
+        Ok(v as i64)
+    } else {
+        Err(range("lease numbers are whole milliseconds or nodes"))
+    }
+}
+
+fn lease_node(v: f64) -> Js<u16> {
+    u16::try_from(whole(v)?).map_err(|_| range("the node is outside 0..=MAX_NODE"))
+}
+
+fn lease_ms(v: f64) -> Js<u64> {
+    u64::try_from(whole(v)?).map_err(|_| range("milliseconds are not negative"))
+}
+
+/// `<name>\n<text>` per script, joined by NUL.
+#[wasm_bindgen(js_name = leaseScripts)]
+pub fn lease_scripts() -> String {
+    let mut out = String::new();
+    for (i, s) in emq_id::SCRIPTS.iter().enumerate() {
+        if i > 0 {
+            out.push('\0');
+        }
+        out.push_str(s.name);
+        out.push('\n');
+        out.push_str(s.text);
+    }
+    out
+}
+
+#[wasm_bindgen(js_name = leasePrefix)]
+pub fn lease_prefix() -> String {
+    emq_id::lease_prefix().as_str().to_owned()
+}
+
+#[wasm_bindgen(js_name = leaseKey)]
+pub fn lease_key(node: f64) -> Js<String> {
+    Ok(emq_id::lease_key(lease_node(node)?).map_err(gate)?.as_str().to_owned())
+}
+
+#[wasm_bindgen(js_name = markKey)]
+pub fn mark_key(node: f64) -> Js<String> {
+    Ok(emq_id::mark_key(lease_node(node)?).map_err(gate)?.as_str().to_owned())
+}
+
+/// The node of an acquire reply (the previous mark is read by `parseAcquirePrevious`):
+/// two number answers, where an array would cost kilobytes of glue in the `.wasm`.
+#[wasm_bindgen(js_name = parseAcquireNode)]
+pub fn parse_acquire_node(node: f64, previous: f64) -> Js<u16> {
+    Ok(emq_id::parse_acquire(whole(node)?, whole(previous)?).map_err(gate)?.node)
+}
+
+/// The previous mark of an acquire reply, or -1 for none.
+#[wasm_bindgen(js_name = parseAcquirePrevious)]
+pub fn parse_acquire_previous(node: f64, previous: f64) -> Js<f64> {
+    let a = emq_id::parse_acquire(whole(node)?, whole(previous)?).map_err(gate)?;
+    Ok(a.previous_mark.map_or(-1.0, |m| m as f64))
+}
+
+#[wasm_bindgen(js_name = parseRenewal)]
+pub fn parse_renewal(reply: f64) -> Js<()> {
+    emq_id::parse_renewal(whole(reply)?).map_err(gate)
+}
+
+/// The `node` refusal's detail when `message` is the script's "every node is leased", else "".
+#[wasm_bindgen(js_name = parseAcquireError)]
+pub fn parse_acquire_error(message: &str) -> String {
+    emq_id::parse_acquire_error(message).map_or_else(String::new, |e| e.detail().to_owned())
+}
+
+/// A minter on a leased node (the core's `LeasedMinter`).
+#[wasm_bindgen]
+pub struct LeasedMinter {
+    inner: emq_id::LeasedMinter,
+}
+
+#[wasm_bindgen]
+impl LeasedMinter {
+    #[wasm_bindgen(constructor)]
+    pub fn new(node: f64, previous: f64, now: f64, sent: f64, ttl: f64, margin: f64) -> Js<LeasedMinter> {
+        let acquired = emq_id::parse_acquire(i64::from(lease_node(node)?), whole(previous)?).map_err(gate)?;
+        // A negative margin asks for the core's default for this TTL.
+        let terms = if margin < 0.0 {
+            emq_id::LeaseTerms::for_ttl(lease_ms(ttl)?)
+        } else {
+            emq_id::LeaseTerms::new(lease_ms(ttl)?, lease_ms(margin)?)
+        };
+        let terms = terms.map_err(gate)?;
+        let inner = emq_id::LeasedMinter::start(acquired, whole(now)?, lease_ms(sent)?, terms).map_err(gate)?;
+        Ok(LeasedMinter { inner })
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn node(&self) -> u16 {
+        self.inner.node()
+    }
+
+    #[wasm_bindgen(js_name = nextAt)]
+    pub fn next_at(&self, now: f64, mono: f64) -> Js<u64> {
+        self.inner.next_at(whole(now)?, lease_ms(mono)?).map_err(gate)
+    }
+
+    #[wasm_bindgen(js_name = nextMark)]
+    pub fn next_mark(&self, now: f64) -> Js<f64> {
+        Ok(self.inner.next_mark(whole(now)?) as f64)
+    }
+
+    pub fn renewed(&self, sent: f64, mark: f64) -> Js<()> {
+        self.inner.renewed(lease_ms(sent)?, lease_ms(mark)?);
+        Ok(())
+    }
+
+    pub fn stop(&self) {
+        self.inner.stop();
+    }
+
+    #[wasm_bindgen(js_name = highWater)]
+    pub fn high_water(&self) -> f64 {
+        self.inner.high_water() as f64
+    }
+
+    #[wasm_bindgen(js_name = fenceMs)]
+    pub fn fence_ms(&self) -> f64 {
+        self.inner.fence_ms() as f64
+    }
+}

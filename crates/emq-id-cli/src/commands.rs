@@ -55,7 +55,9 @@ fn dispatch(command: &str, argv: &[OsString], out: Out) -> Result<Vec<Failure>, 
             line(out, &String::from_utf8_lossy(&text))?;
             Ok(vec![])
         }
-        "mint" => mint(&Args::parse(argv, &["--json"], &["--node", "-n", "--at", "--lease", "--ttl", "--margin"])?, out),
+        "mint" => {
+            mint(&Args::parse(argv, &["--json"], &["--node", "-n", "--at", "--lease", "--ttl", "--margin"])?, out)
+        }
         "lease" => crate::lease::hold(&Args::parse(argv, &[], &["--cluster", "--ttl", "--margin"])?),
         "hash32" => {
             let args = Args::parse(argv, &[], &[])?;

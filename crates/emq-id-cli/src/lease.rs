@@ -25,8 +25,11 @@ pub fn terms(args: &Args) -> Result<LeaseTerms, Failure> {
         None => Ok(default),
     };
     let ttl = ms("--ttl", LeaseTerms::DEFAULT.ttl_ms)?;
-    let margin = ms("--margin", LeaseTerms::DEFAULT.margin_ms.min(ttl / 6))?;
-    LeaseTerms::new(ttl, margin).map_err(|e| Failure::gate(e, format!("--ttl {ttl} --margin {margin}").as_bytes()))
+    let terms = match args.one("--margin") {
+        Some(_) => LeaseTerms::new(ttl, ms("--margin", 0)?),
+        None => LeaseTerms::for_ttl(ttl),
+    };
+    terms.map_err(|e| Failure::gate(e, format!("--ttl {ttl}").as_bytes()))
 }
 
 /// Takes a lease on `addr` (a standalone server or any node of a cluster).

@@ -56,7 +56,7 @@ impl Kind {
 pub const JOB_NS: &[u8; 3] = b"JOB";
 
 const PREFIX: &[u8] = b"emq:{";
-const RESERVE: &[u8] = b"{emq}:";
+pub(crate) const RESERVE: &[u8] = b"{emq}:";
 
 /// The reserve's version fence, `{emq}:version`.
 pub const VERSION_KEY: &str = "{emq}:version";
@@ -103,7 +103,7 @@ impl Key {
         core::str::from_utf8(self.as_bytes()).expect("keys are ASCII by construction")
     }
 
-    fn new(parts: &[&[u8]]) -> Key {
+    pub(crate) fn new(parts: &[&[u8]]) -> Key {
         let mut k = Key { buf: [0; MAX_KEY_LEN], len: 0 };
         for part in parts {
             let at = k.len as usize;

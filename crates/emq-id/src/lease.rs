@@ -11,10 +11,10 @@
 //! its clock says — starts after the mark and its first id sorts after every
 //! id of every owner before it.
 
-use core::sync::atomic::{AtomicU64, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::error::{Error, Gate, Result};
-use crate::keyspace::{reserve, Key};
+use crate::keyspace::{Key, RESERVE};
 use crate::mint::step;
 use crate::snowflake::{ts_since_epoch, EPOCH_MS, MAX_NODE, MAX_TS};
 
@@ -104,24 +104,26 @@ pub const EVERY_NODE_LEASED: &str = "EMQLEASE every node is leased";
 
 /// `KEYS[1]` of [`ACQUIRE`]: `{emq}:node:`.
 pub fn lease_prefix() -> Key {
-    reserve(PREFIX).expect("a valid reserve name")
+    // Built directly: `reserve` would answer a `Result` this name cannot fail,
+    // and unwrapping it would bring panic formatting into the `.wasm`.
+    Key::new(&[RESERVE, PREFIX])
 }
 
-fn node_name(node: u16, suffix: &[u8], buf: &mut [u8; 16]) -> Result<usize> {
+/// `{emq}:node:<n><suffix>`, built without indexing (nothing here can panic,
+/// so no panic formatting reaches a `no_std` build).
+fn node_key(node: u16, suffix: &[u8]) -> Result<Key> {
     if node > MAX_NODE {
         return Err(Error::new(Gate::Range, "the node is outside 0..=1023"));
     }
-    buf[..PREFIX.len()].copy_from_slice(PREFIX);
-    let mut at = PREFIX.len();
-    let digits = if node >= 1000 { 4 } else if node >= 100 { 3 } else if node >= 10 { 2 } else { 1 };
-    let mut n = node;
-    for i in (0..digits).rev() {
-        buf[at + i] = b'0' + (n % 10) as u8;
-        n /= 10;
-    }
-    at += digits;
-    buf[at..at + suffix.len()].copy_from_slice(suffix);
-    Ok(at + suffix.len())
+    let digit = |d: u16| b'0' + (d % 10) as u8;
+    let all = [digit(node / 1000), digit(node / 100), digit(node / 10), digit(node)];
+    let skip = match node {
+        1000.. => 0,
+        100.. => 1,
+        10.. => 2,
+        _ => 3,
+    };
+    Ok(Key::new(&[RESERVE, PREFIX, all.get(skip..).unwrap_or(&all), suffix]))
 }
 
 /// The lease of `node`: `{emq}:node:<n>` (`KEYS[1]` of [`RENEW`] and [`RELEASE`]).
@@ -131,16 +133,12 @@ fn node_name(node: u16, suffix: &[u8], buf: &mut [u8; 16]) -> Result<usize> {
 /// assert_eq!(emq_id::lease_key(1024).unwrap_err().gate(), emq_id::Gate::Range);
 /// ```
 pub fn lease_key(node: u16) -> Result<Key> {
-    let mut buf = [0; 16];
-    let len = node_name(node, b"", &mut buf)?;
-    reserve(&buf[..len])
+    node_key(node, b"")
 }
 
 /// The mark of `node`: `{emq}:node:<n>:mark` (`KEYS[2]` of [`RENEW`] and [`RELEASE`]).
 pub fn mark_key(node: u16) -> Result<Key> {
-    let mut buf = [0; 16];
-    let len = node_name(node, b":mark", &mut buf)?;
-    reserve(&buf[..len])
+    node_key(node, b":mark")
 }
 
 /// The reply of [`ACQUIRE`], read: the node taken, and the mark the node's
@@ -209,6 +207,19 @@ impl LeaseTerms {
     /// 30 s leases, fenced 5 s early: renewals every 10 s leave two tries.
     pub const DEFAULT: LeaseTerms = LeaseTerms { ttl_ms: 30_000, margin_ms: 5_000 };
 
+    /// Terms for a TTL of `ttl_ms` with the default margin, kept to a sixth
+    /// of the TTL for short leases (tests, short-lived jobs).
+    ///
+    /// ```
+    /// assert_eq!(emq_id::LeaseTerms::for_ttl(3_000).unwrap().margin_ms, 500);
+    /// assert_eq!(emq_id::LeaseTerms::for_ttl(60_000).unwrap().margin_ms, 5_000);
+    /// ```
+    pub const fn for_ttl(ttl_ms: u64) -> Result<LeaseTerms> {
+        let sixth = ttl_ms / 6;
+        let margin = if sixth < LeaseTerms::DEFAULT.margin_ms { sixth } else { LeaseTerms::DEFAULT.margin_ms };
+        LeaseTerms::new(ttl_ms, margin)
+    }
+
     /// Terms whose margin is below the TTL and whose TTL fits a mark.
     pub const fn new(ttl_ms: u64, margin_ms: u64) -> Result<LeaseTerms> {
         if ttl_ms == 0 || margin_ms >= ttl_ms || ttl_ms > 86_400_000 {
@@ -236,6 +247,8 @@ pub struct LeasedMinter {
     mark: AtomicU64,
     /// The monotonic ms from which minting is refused.
     fence: AtomicU64,
+    /// Set by [`stop`](Self::stop), for good: a renewal that lands after it cannot reopen the fence.
+    stopped: AtomicBool,
 }
 
 impl LeasedMinter {
@@ -257,10 +270,12 @@ impl LeasedMinter {
         Ok(LeasedMinter {
             node: acquired.node,
             terms,
-            // One below the first state: the first step answers exactly `floor`'s first id.
+            // One below the first state: the first step answers `floor`'s first id
+            // (at the epoch's own millisecond, whose state 0 has no "one below", its second).
             state: AtomicU64::new(first_state.saturating_sub(1)),
             mark: AtomicU64::new(floor + terms.ttl_ms),
-            fence: AtomicU64::new(sent_mono_ms + terms.ttl_ms - terms.margin_ms),
+            fence: AtomicU64::new(sent_mono_ms.saturating_add(terms.ttl_ms - terms.margin_ms)),
+            stopped: AtomicBool::new(false),
         })
     }
 
@@ -287,11 +302,13 @@ impl LeasedMinter {
     /// `mark` what it carried.
     pub fn renewed(&self, sent_mono_ms: u64, mark: u64) {
         self.mark.fetch_max(mark, Ordering::AcqRel);
-        self.fence.fetch_max(sent_mono_ms + self.terms.ttl_ms - self.terms.margin_ms, Ordering::AcqRel);
+        self.fence.fetch_max(sent_mono_ms.saturating_add(self.terms.ttl_ms - self.terms.margin_ms), Ordering::AcqRel);
     }
 
-    /// Closes the fence now: a renewal answered "lost", or the owner releases.
+    /// Closes the fence now and for good: a renewal answered "lost", or the
+    /// owner releases. A renewal recorded afterwards does not reopen it.
     pub fn stop(&self) {
+        self.stopped.store(true, Ordering::Release);
         self.fence.store(0, Ordering::Release);
     }
 
@@ -311,7 +328,7 @@ impl LeasedMinter {
     /// `node` once the fence has closed, or when the next id would pass the
     /// stored mark (a burst far ahead of the clock: the next renewal raises it).
     pub fn next_at(&self, now_ms: i64, mono_ms: u64) -> Result<u64> {
-        if mono_ms >= self.fence.load(Ordering::Acquire) {
+        if self.stopped.load(Ordering::Acquire) || mono_ms >= self.fence.load(Ordering::Acquire) {
             return Err(Error::from_gate(
                 Gate::Node,
                 "the node's lease was not renewed in time: minting stopped, since another process may hold the node now",
@@ -388,6 +405,9 @@ mod tests {
         assert_eq!(m.next_at(T + 20_000, 45_000).unwrap_err().gate(), Gate::Node);
         m.stop();
         assert_eq!(m.next_at(T + 21_000, 21_000).unwrap_err().gate(), Gate::Node);
+        // A renewal that lands after the stop does not reopen the fence.
+        m.renewed(30_000, m.next_mark(T + 30_000));
+        assert_eq!(m.next_at(T + 31_000, 31_000).unwrap_err().gate(), Gate::Node);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! From the vector file to checks: each check is one protocol request and the
 //! answer the file expects. Nothing here knows how many cases there are.
 
+use anyhow::{bail, Context, Result};
 use serde_json::{json, Map, Value};
 
 /// What a request must answer.
@@ -38,11 +39,11 @@ pub const SECTIONS: [&str; 12] = [
     "from_xadd",
 ];
 
-fn field<'a>(case: &'a Value, name: &str, at: &str) -> Result<&'a Value, String> {
-    case.get(name).ok_or_else(|| format!("{at}: missing field {name:?}"))
+fn field<'a>(case: &'a Value, name: &str, at: &str) -> Result<&'a Value> {
+    case.get(name).with_context(|| format!("{at}: missing field {name:?}"))
 }
 
-fn pick(case: &Value, names: &[&str], at: &str) -> Result<Value, String> {
+fn pick(case: &Value, names: &[&str], at: &str) -> Result<Value> {
     let mut out = Map::new();
     for name in names {
         out.insert(name.to_string(), field(case, name, at)?.clone());
@@ -51,19 +52,19 @@ fn pick(case: &Value, names: &[&str], at: &str) -> Result<Value, String> {
 }
 
 /// `{"ok": …}` unless the case names a gate (under `gate` or `error`).
-fn outcome(case: &Value, gate_field: &str, ok_fields: &[&str], at: &str) -> Result<Expect, String> {
+fn outcome(case: &Value, gate_field: &str, ok_fields: &[&str], at: &str) -> Result<Expect> {
     match case.get(gate_field) {
-        Some(g) => Ok(Expect::Gate(g.as_str().ok_or_else(|| format!("{at}: {gate_field} is not a string"))?.into())),
+        Some(g) => Ok(Expect::Gate(g.as_str().with_context(|| format!("{at}: {gate_field} is not a string"))?.into())),
         None => Ok(Expect::Ok(pick(case, ok_fields, at)?)),
     }
 }
 
 /// Every check the file implies, in file order.
-pub fn checks(file: &Value) -> Result<Vec<Check>, String> {
-    let obj = file.as_object().ok_or("the vector file is not a JSON object")?;
+pub fn checks(file: &Value) -> Result<Vec<Check>> {
+    let obj = file.as_object().context("the vector file is not a JSON object")?;
     for key in obj.keys() {
         if !SECTIONS.contains(&key.as_str()) && key != "contract" && key != "keyspace" {
-            return Err(format!("unknown section {key:?} in the vector file"));
+            bail!("unknown section {key:?} in the vector file");
         }
     }
     let mut out = Vec::new();
@@ -71,7 +72,7 @@ pub fn checks(file: &Value) -> Result<Vec<Check>, String> {
         let Some(cases) = obj.get(section) else {
             continue;
         };
-        let cases = cases.as_array().ok_or_else(|| format!("section {section} is not an array"))?;
+        let cases = cases.as_array().with_context(|| format!("section {section} is not an array"))?;
         for (i, case) in cases.iter().enumerate() {
             let at = format!("{section}[{i}]");
             let mut add = |what: &str, request: Value, expect: Expect| {
@@ -107,8 +108,9 @@ pub fn checks(file: &Value) -> Result<Vec<Check>, String> {
                     add("min_for", request, outcome(case, "gate", &["snowflake"], &at)?);
                 }
                 "mint" => {
-                    let steps =
-                        field(case, "steps", &at)?.as_array().ok_or_else(|| format!("{at}: steps is not an array"))?;
+                    let steps = field(case, "steps", &at)?
+                        .as_array()
+                        .with_context(|| format!("{at}: steps is not an array"))?;
                     let now: Vec<Value> =
                         steps.iter().map(|s| field(s, "now_ms", &at).cloned()).collect::<Result<_, _>>()?;
                     let answers: Vec<Value> = steps

@@ -2,20 +2,81 @@
 //!
 //! The runner turns the file into checks ([`cases`]), hands each target's
 //! adapter the requests, and compares every answer with the file. Adapters
-//! translate; only this module decides pass or fail.
+//! translate; only this module decides pass or fail. The targets themselves,
+//! and their adapters, are in `crate::runtimes`; [`mutate`] makes the negative
+//! controls.
 
 pub mod adapter;
 pub mod cases;
-pub mod cli;
-pub mod rust;
+pub mod mutate;
 
 use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
 
+use anyhow::{bail, Result};
 use serde_json::Value;
 
-use crate::targets::Target;
 use adapter::Adapter;
 use cases::{mismatch, Check, SECTIONS};
+
+/// A runtime the runner can judge: how to reach it and what it covers. The
+/// list of them is `crate::runtimes::TARGETS`.
+pub struct Target {
+    pub name: &'static str,
+    pub about: &'static str,
+    /// Builds (and installs what is missing), then hands back the adapter.
+    pub prepare: fn() -> Result<Box<dyn Adapter>>,
+    /// The sections this runtime can answer; `None` is all of them. A target
+    /// with a narrower scope shows `-` in the matrix for the others.
+    pub scope: Option<&'static [&'static str]>,
+    /// The answer fields this runtime can know; `None` is all of them (a
+    /// server computes a slot but does not report the hashtag it hashed).
+    pub fields: Option<&'static [&'static str]>,
+}
+
+impl Target {
+    pub fn covers(&self, section: &str) -> bool {
+        self.scope.is_none_or(|s| s.contains(&section))
+    }
+}
+
+/// `cargo xtask conformance`: runs `targets` over the vector file at `path` and
+/// prints the matrix; with `negative`, also proves each target fails on a file
+/// with one wrong value.
+pub fn run(targets: &[&Target], path: &Path, negative: bool) -> Result<()> {
+    let file = crate::load(path)?;
+    println!("vector file: {}", path.display());
+    let mut outcomes = vec![];
+    let mut controls = vec![];
+    for target in targets {
+        eprintln!("== {}: {}", target.name, target.about);
+        let outcome = match (target.prepare)() {
+            Ok(mut adapter) => {
+                let outcome = run_file(target, adapter.as_mut(), &file)?;
+                if negative {
+                    controls.extend(negative_controls(target, adapter.as_mut(), &file)?);
+                }
+                outcome
+            }
+            Err(e) => Outcome::broken(target.name, format!("{e:#}")),
+        };
+        outcomes.push(outcome);
+    }
+    print!("{}", render(&outcomes));
+    let mut ok = outcomes.iter().all(Outcome::passed);
+    if negative {
+        println!("\nnegative controls (a file with one wrong value must fail the target):");
+        for (line, failed_as_expected) in &controls {
+            println!("  {line}");
+            ok &= failed_as_expected;
+        }
+    }
+    if !ok {
+        bail!("conformance failed");
+    }
+    println!("conformance: every check of every target passed");
+    Ok(())
+}
 
 /// One target's results.
 pub struct Outcome {
@@ -62,7 +123,7 @@ pub fn run_target(target: &str, adapter: &mut dyn Adapter, checks: &[Check]) -> 
     let answers = match adapter.answer_all(&requests) {
         Ok(a) => a,
         Err(e) => {
-            outcome.broken = Some(e);
+            outcome.broken = Some(format!("{e:#}"));
             return outcome;
         }
     };
@@ -84,7 +145,7 @@ pub fn run_target(target: &str, adapter: &mut dyn Adapter, checks: &[Check]) -> 
 }
 
 /// The checks of `file` that `target` answers: every section in its scope.
-pub fn checks_for(target: &Target, file: &Value) -> Result<Vec<Check>, String> {
+pub fn checks_for(target: &Target, file: &Value) -> Result<Vec<Check>> {
     let mut checks: Vec<Check> = cases::checks(file)?.into_iter().filter(|c| target.covers(&c.section)).collect();
     if let Some(fields) = target.fields {
         for c in &mut checks {
@@ -97,21 +158,17 @@ pub fn checks_for(target: &Target, file: &Value) -> Result<Vec<Check>, String> {
 }
 
 /// Runs a target over a whole file.
-pub fn run_file(target: &Target, adapter: &mut dyn Adapter, file: &Value) -> Result<Outcome, String> {
+pub fn run_file(target: &Target, adapter: &mut dyn Adapter, file: &Value) -> Result<Outcome> {
     Ok(run_target(target.name, adapter, &checks_for(target, file)?))
 }
 
 /// For each section in the target's scope: a copy of the file with one wrong
 /// value in that section's first case must fail, and only on that case.
 /// Returns one line per section and whether it failed as it must.
-pub fn negative_controls(
-    target: &Target,
-    adapter: &mut dyn Adapter,
-    file: &Value,
-) -> Result<Vec<(String, bool)>, String> {
+pub fn negative_controls(target: &Target, adapter: &mut dyn Adapter, file: &Value) -> Result<Vec<(String, bool)>> {
     let mut lines = vec![];
-    for section in crate::mutate::MUTABLE.iter().filter(|s| target.covers(s)) {
-        let wrong = crate::mutate::one_wrong_value(file, section);
+    for section in mutate::MUTABLE.iter().filter(|s| target.covers(s)) {
+        let wrong = mutate::one_wrong_value(file, section);
         let outcome = run_file(target, adapter, &wrong)?;
         let only_that_case = outcome.mismatches.iter().all(|m| m.starts_with(&format!("{section}[0] ")));
         let as_expected = !outcome.passed() && outcome.broken.is_none() && only_that_case;

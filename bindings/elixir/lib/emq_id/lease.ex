@@ -1,0 +1,212 @@
+defmodule EmqId.Lease do
+  # The module's doc is lease.md, beside this file: a README-style page whose
+  # iex> lines run as doctests, and whose Redix example (a module, hence kept
+  # out of this file's source) test/lease_test.exs compiles.
+  @external_resource Path.join(__DIR__, "lease.md")
+  @moduledoc File.read!(Path.join(__DIR__, "lease.md"))
+  import EmqId.Host
+  alias EmqId.{Error, Native}
+
+  @typedoc "One of the protocol's scripts: its name, its Lua text, and what `KEYS` and `ARGV` hold, in order."
+  @type script :: %{name: String.t(), text: String.t(), keys: [String.t()], args: [String.t()]}
+
+  @typedoc "`acquire`'s reply, read: the node taken and its previous owners' mark (unix ms; `nil`: never leased)."
+  @type acquired :: %{node: non_neg_integer, previous_mark: non_neg_integer | nil}
+
+  @typedoc "How long a lease lives (`ttl_ms`) and how long before that its owner stops minting (`margin_ms`)."
+  @type terms :: %{ttl_ms: pos_integer, margin_ms: non_neg_integer}
+
+  @doc """
+  The protocol the scripts implement.
+
+      iex> EmqId.Lease.protocol()
+      "emq-lease/1"
+  """
+  @spec protocol() :: String.t()
+  def protocol, do: Native.lease_protocol()
+
+  @doc """
+  How many nodes a lease can be taken on (`ARGV[4]` of `acquire`): nodes
+  `0..nodes() - 1`.
+
+      iex> EmqId.Lease.nodes() == EmqId.max_node() + 1
+      true
+  """
+  @spec nodes() :: pos_integer
+  def nodes, do: Native.lease_nodes()
+
+  @doc """
+  The scripts `acquire`, `renew` and `release`, in that order, byte for byte
+  what every runtime sends.
+
+      iex> Enum.map(EmqId.Lease.scripts(), &{&1.name, length(&1.keys), length(&1.args)})
+      [{"acquire", 1, 5}, {"renew", 2, 3}, {"release", 2, 2}]
+  """
+  @spec scripts() :: [script]
+  def scripts do
+    for {name, text, keys, args} <- Native.lease_scripts(), do: %{name: name, text: text, keys: keys, args: args}
+  end
+
+  @doc """
+  One script by name (`:acquire`, `:renew` or `:release`); another name
+  raises `ArgumentError`.
+
+      iex> EmqId.Lease.script(:renew).keys
+      ["the lease {emq}:node:<n>", "the mark {emq}:node:<n>:mark"]
+  """
+  @spec script(atom) :: script
+  def script(name) when is_atom(name) do
+    wanted = Atom.to_string(name)
+    Enum.find(scripts(), &(&1.name == wanted)) || raise(ArgumentError, "no lease script named #{inspect(name)}")
+  end
+
+  def script(other), do: raise(ArgumentError, "a script name must be an atom, got: #{inspect(other)}")
+
+  @doc """
+  The error text of `acquire` when every node is leased
+  (`parse_acquire_error/1` reads it as `{:error, :node}`).
+
+      iex> EmqId.Lease.every_node_leased()
+      "EMQLEASE every node is leased"
+  """
+  @spec every_node_leased() :: String.t()
+  def every_node_leased, do: Native.lease_every_node_leased()
+
+  @doc """
+  `KEYS[1]` of `acquire`: the prefix of every lease key.
+
+      iex> EmqId.Lease.prefix()
+      "{emq}:node:"
+  """
+  @spec prefix() :: String.t()
+  def prefix, do: Native.lease_prefix()
+
+  @doc """
+  The lease of `node` (`KEYS[1]` of `renew` and `release`); `{:error, :range}`
+  outside `0..nodes() - 1`.
+
+      iex> EmqId.Lease.key(1023)
+      {:ok, "{emq}:node:1023"}
+      iex> EmqId.Lease.key(1024)
+      {:error, :range}
+  """
+  @spec key(integer) :: {:ok, String.t()} | {:error, :range}
+  def key(node) when u64?(node), do: Native.lease_key(node)
+  def key(node), do: range(integer!(node, "a node"))
+
+  @doc """
+  The mark of `node` (`KEYS[2]` of `renew` and `release`): a unix ms no id of
+  any owner of the node has passed.
+
+      iex> EmqId.Lease.mark_key(7)
+      {:ok, "{emq}:node:7:mark"}
+  """
+  @spec mark_key(integer) :: {:ok, String.t()} | {:error, :range}
+  def mark_key(node) when u64?(node), do: Native.lease_mark_key(node)
+  def mark_key(node), do: range(integer!(node, "a node"))
+
+  @doc "`key/1`, raising `EmqId.Error`."
+  def key!(node), do: Error.unwrap!(key(node))
+
+  @doc "`mark_key/1`, raising `EmqId.Error`."
+  def mark_key!(node), do: Error.unwrap!(mark_key(node))
+
+  @doc """
+  Reads `acquire`'s reply `[node, previous]` (two integers, as Valkey
+  clients give them): anything the script cannot answer is `{:error, :range}`.
+
+      iex> EmqId.Lease.parse_acquire(1023, 1769526697641)
+      {:ok, %{node: 1023, previous_mark: 1769526697641}}
+      iex> EmqId.Lease.parse_acquire(0, -2)
+      {:error, :range}
+  """
+  @spec parse_acquire(integer, integer) :: {:ok, acquired} | {:error, :range}
+  def parse_acquire(node, previous) when i64?(node) and i64?(previous) do
+    with {:ok, {node, previous_mark}} <- Native.lease_parse_acquire(node, previous) do
+      {:ok, %{node: node, previous_mark: previous_mark}}
+    end
+  end
+
+  def parse_acquire(node, previous),
+    do: integer!(node, "a node") && range(integer!(previous, "a mark"))
+
+  @doc """
+  Reads an error reply of `acquire` (its text, with or without `ERR `):
+  `{:error, :node}` when every node is leased (the remedy is capacity, or
+  fewer minters), `nil` for any other error, which is not the script's but
+  the connection's or the server's.
+
+      iex> EmqId.Lease.parse_acquire_error("EMQLEASE every node is leased")
+      {:error, :node}
+      iex> EmqId.Lease.parse_acquire_error("NOSCRIPT No matching script. Please use EVAL.")
+      nil
+  """
+  @spec parse_acquire_error(binary) :: {:error, :node} | nil
+  def parse_acquire_error(text), do: Native.lease_parse_acquire_error(binary!(text, "an error text"))
+
+  @doc """
+  Reads the reply of `renew` or `release`: `:ok` for `1`; `{:error, :node}`
+  for `0` (the lease is gone or another's: stop minting on it); anything
+  else is `{:error, :range}`.
+
+      iex> EmqId.Lease.parse_renewal(1)
+      :ok
+      iex> EmqId.Lease.parse_renewal(2)
+      {:error, :range}
+  """
+  @spec parse_renewal(integer) :: :ok | {:error, :node | :range}
+  def parse_renewal(reply) when i64?(reply), do: Native.lease_parse_renewal(reply)
+  def parse_renewal(reply), do: range(integer!(reply, "a reply"))
+
+  @doc """
+  The core's default terms: renewals every third of the TTL leave two tries
+  before the fence.
+
+      iex> EmqId.Lease.default_terms()
+      %{ttl_ms: 30000, margin_ms: 5000}
+  """
+  @spec default_terms() :: terms
+  def default_terms do
+    {ttl_ms, margin_ms} = Native.lease_default_terms()
+    %{ttl_ms: ttl_ms, margin_ms: margin_ms}
+  end
+
+  @doc """
+  Terms for a TTL of `ttl_ms` with the default margin, kept to a sixth of
+  the TTL for short leases (tests, short-lived jobs); `{:error, :range}` for a
+  TTL the core refuses.
+
+      iex> EmqId.Lease.terms(3_000)
+      {:ok, %{ttl_ms: 3000, margin_ms: 500}}
+      iex> EmqId.Lease.terms(60_000)
+      {:ok, %{ttl_ms: 60000, margin_ms: 5000}}
+  """
+  @spec terms(integer) :: {:ok, terms} | {:error, :range}
+  def terms(ttl_ms) when u64?(ttl_ms) do
+    with {:ok, {ttl_ms, margin_ms}} <- Native.lease_terms_for_ttl(ttl_ms) do
+      {:ok, %{ttl_ms: ttl_ms, margin_ms: margin_ms}}
+    end
+  end
+
+  def terms(ttl_ms), do: range(integer!(ttl_ms, "a TTL"))
+
+  @doc """
+  Terms of your own: a TTL of 1 ms to a day, a margin below it (else
+  `{:error, :range}`). The margin must exceed how far this host's monotonic
+  clock can run slower than the server's over one TTL, plus the time a
+  renewal takes to arrive.
+
+      iex> EmqId.Lease.terms(10_000, 2_000)
+      {:ok, %{ttl_ms: 10000, margin_ms: 2000}}
+      iex> EmqId.Lease.terms(10_000, 10_000)
+      {:error, :range}
+  """
+  @spec terms(integer, integer) :: {:ok, terms} | {:error, :range}
+  def terms(ttl_ms, margin_ms) when u64?(ttl_ms) and u64?(margin_ms) do
+    with {:ok, {ttl_ms, margin_ms}} <- Native.lease_terms(ttl_ms, margin_ms) do
+      {:ok, %{ttl_ms: ttl_ms, margin_ms: margin_ms}}
+    end
+  end
+
+  def terms(ttl_ms, margin_ms), do: integer!(ttl_ms, "a TTL") && range(integer!(margin_ms, "a margin"))
+end

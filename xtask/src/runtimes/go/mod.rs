@@ -1,0 +1,17 @@
+//! The Go module (bindings/go, cgo over the C library): its checks, the Go
+//! conformance adapter (conformance/go) and the Go benchmarks.
+
+pub mod adapter;
+pub mod bench;
+pub mod tests;
+
+use std::process::Command;
+
+use crate::root;
+
+/// `go` in `dir` (from the workspace root), with cgo on.
+fn go(dir: &str) -> Command {
+    let mut cmd = Command::new("go");
+    cmd.current_dir(root().join(dir)).env("CGO_ENABLED", "1");
+    cmd
+}

@@ -1,0 +1,20 @@
+//! The Go module's checks: `go vet` and `go test -race`, and that the
+//! conformance adapter and the benchmark module still compile.
+
+use anyhow::Result;
+
+use super::go;
+use crate::runtimes::c;
+use crate::{setup, sh};
+
+/// `go vet` and `go test -race` on the Go module.
+pub fn run() -> Result<()> {
+    setup::require("go", "install Go (https://go.dev/doc/install); Debian's golang-go is too old for go 1.22 modules")?;
+    c::build::library()?;
+    sh(go("bindings/go").args(["vet", "./..."]))?;
+    // -v: the sibling-process tests print their counts.
+    sh(go("bindings/go").args(["test", "-race", "-count=1", "-v", "./..."]))?;
+    sh(go("conformance/go").args(["vet", "./..."]))?;
+    // The benchmark module (with its anchors from the Go module proxy) must keep compiling.
+    sh(go("bindings/go/bench").args(["vet", "./..."]))
+}

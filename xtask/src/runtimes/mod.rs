@@ -1,0 +1,127 @@
+//! One room per runtime: each folder holds everything xtask does for that
+//! runtime — installing what it needs (`setup.rs`), building it (`build.rs`),
+//! its live servers (`server.rs`), its conformance adapter (`adapter.rs`, whose
+//! `prepare` the table below points at), its own tests (`tests.rs`) and its
+//! benchmark (`bench.rs`). A room uses another only for what that runtime
+//! is built on: Go links the C library, the Node package carries the WASM
+//! build as its fallback, the WASM package is run by the Node adapter.
+//!
+//! This file is the list of conformance targets. Adding a runtime is adding a
+//! room, a row to [`TARGETS`] and an adapter that translates.
+
+pub mod c;
+pub mod cli;
+pub mod elixir;
+pub mod go;
+pub mod node;
+pub mod postgres;
+pub mod rust;
+pub mod valkey;
+pub mod wasm;
+
+use anyhow::{bail, Result};
+
+use crate::conformance::Target;
+
+pub const TARGETS: &[Target] = &[
+    Target {
+        name: "rust",
+        about: "the core crate's public API, in process",
+        prepare: rust::adapter::prepare,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "cli",
+        about: "the emq-id binary, one run per request",
+        prepare: cli::prepare,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "go",
+        about: "the Go module (cgo over the C ABI), conformance/go",
+        prepare: go::adapter::prepare,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "node",
+        about: "the Node package (napi-rs), conformance/node",
+        prepare: node::adapter::prepare,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "node-wasm",
+        about: "the Node package on its WebAssembly fallback (EMQ_ID_BACKEND=wasm), conformance/node",
+        prepare: node::adapter::prepare_wasm_backend,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "wasm-node",
+        about: "the WASM package in Node (its require entry), conformance/node",
+        prepare: wasm::adapter::prepare_node,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "wasm-browser",
+        about: "the WASM package in headless Chromium (its browser entry), conformance/wasm",
+        prepare: wasm::adapter::prepare_browser,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "postgres",
+        about: "the PostgreSQL 15 extension on a live server, conformance/postgres",
+        prepare: postgres::adapter::prepare,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "elixir",
+        about: "the Elixir binding (a rustler NIF, Mix project), conformance/elixir",
+        prepare: elixir::adapter::prepare,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "valkey",
+        about: "a live Valkey 9: every slot case through CLUSTER KEYSLOT (slot only)",
+        prepare: valkey::adapter::prepare,
+        scope: Some(&["slots"]),
+        fields: Some(&["slot"]),
+    },
+];
+
+pub fn find(name: &str) -> Option<&'static Target> {
+    TARGETS.iter().find(|t| t.name == name)
+}
+
+/// Targets named by a group: `--target wasm` runs the WASM package in Node and in a browser,
+/// `--target node` the Node package on each of its backends.
+pub fn expand(name: &str) -> Vec<&'static str> {
+    match name {
+        "wasm" => vec!["wasm-node", "wasm-browser"],
+        "node" => vec!["node", "node-wasm"],
+        _ => TARGETS.iter().filter(|t| t.name == name).map(|t| t.name).collect(),
+    }
+}
+
+/// The targets `names` select, groups expanded; no names is every target.
+pub fn select(names: &[String]) -> Result<Vec<&'static Target>> {
+    if names.is_empty() {
+        return Ok(TARGETS.iter().collect());
+    }
+    let mut picked = vec![];
+    for n in names {
+        let expanded = expand(n);
+        if expanded.is_empty() {
+            bail!("unknown target {n:?} (see cargo xtask targets)");
+        }
+        picked.extend(expanded.into_iter().filter_map(find));
+    }
+    Ok(picked)
+}

@@ -1,0 +1,20 @@
+//! The Node package (bindings/node, napi-rs, with a WebAssembly fallback):
+//! its build, its tests, the adapter the `node`, `node-wasm` and `wasm-node`
+//! targets run, and its benchmark.
+
+pub mod adapter;
+pub mod bench;
+pub mod build;
+pub mod tests;
+
+use std::path::Path;
+use std::process::Command;
+
+pub const PACKAGE: &str = "bindings/node";
+
+/// `npm` in `dir`, quiet.
+fn npm(dir: &Path) -> Command {
+    let mut cmd = Command::new("npm");
+    cmd.current_dir(dir).args(["--no-audit", "--no-fund", "--loglevel=error"]);
+    cmd
+}

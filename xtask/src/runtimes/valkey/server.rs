@@ -1,0 +1,125 @@
+//! Valkey servers on loopback: one node in cluster mode, or a cluster of three
+//! primaries with every slot assigned. Each is stopped and its directory
+//! removed when dropped, however the task ends.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use emq_resp::{Connection, Reply};
+
+use super::setup::server_binary;
+use crate::root;
+
+/// A free loopback port whose cluster-bus port (+10000) is free too.
+fn free_port() -> Result<u16> {
+    for _ in 0..100 {
+        let l = TcpListener::bind("127.0.0.1:0").context("binding a loopback port")?;
+        let port = l.local_addr().context("a loopback port")?.port();
+        if port < 55000 && TcpListener::bind(("127.0.0.1", port + 10000)).is_ok() {
+            return Ok(port);
+        }
+    }
+    bail!("no free loopback port pair")
+}
+
+/// One `valkey-server` in cluster mode on loopback; stopped and cleaned up on drop.
+pub struct Node {
+    pub addr: String,
+    pub port: u16,
+    child: Child,
+    dir: PathBuf,
+}
+
+impl Node {
+    pub fn start(binary: &Path) -> Result<Node> {
+        let port = free_port()?;
+        let dir = root().join("target/valkey").join(port.to_string());
+        let _ = std::fs::remove_dir_all(&dir);
+        crate::mkdir(&dir)?;
+        let child = Command::new(binary)
+            .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--cluster-enabled", "yes"])
+            .args(["--cluster-config-file", "nodes.conf", "--save", "", "--appendonly", "no"])
+            .args(["--protected-mode", "yes", "--loglevel", "warning"])
+            .arg("--dir")
+            .arg(&dir)
+            .stdout(Stdio::null())
+            .spawn()
+            .with_context(|| format!("starting {}", binary.display()))?;
+        let node = Node { addr: format!("127.0.0.1:{port}"), port, child, dir };
+        node.wait_for(|c| Ok(c.cmd(&["PING"])? == Reply::Status("PONG".into())), "PING")?;
+        Ok(node)
+    }
+
+    pub fn connect(&self) -> Result<Connection> {
+        Connection::open(&self.addr).with_context(|| format!("connecting to valkey {}", self.addr))
+    }
+
+    /// Polls until `ready` holds (10 s at most).
+    pub fn wait_for(&self, ready: impl Fn(&mut Connection) -> std::io::Result<bool>, what: &str) -> Result<()> {
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_secs(10) {
+            if let Ok(mut c) = Connection::open(&self.addr) {
+                if ready(&mut c).unwrap_or(false) {
+                    return Ok(());
+                }
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        bail!("valkey {}: gave up waiting for {what}", self.addr)
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Three primaries on loopback, all 16,384 slots assigned, and every node
+/// agreeing on the slot map before it is used.
+pub struct Cluster {
+    pub nodes: Vec<Node>,
+}
+
+impl Cluster {
+    pub fn start() -> Result<Cluster> {
+        let binary = server_binary()?;
+        let nodes = (0..3).map(|_| Node::start(&binary)).collect::<Result<Vec<_>, _>>()?;
+        let ranges = [(0, 5460), (5461, 10922), (10923, 16383)];
+        for (node, (a, b)) in nodes.iter().zip(ranges) {
+            let reply = node.connect()?.cmd(&["CLUSTER", "ADDSLOTSRANGE", &a.to_string(), &b.to_string()]);
+            expect_ok(reply, "CLUSTER ADDSLOTSRANGE")?;
+        }
+        for other in &nodes[1..] {
+            let reply = nodes[0].connect()?.cmd(&["CLUSTER", "MEET", "127.0.0.1", &other.port.to_string()]);
+            expect_ok(reply, "CLUSTER MEET")?;
+        }
+        let expected: Vec<(u16, u16)> = ranges.to_vec();
+        for node in &nodes {
+            node.wait_for(
+                |c| {
+                    let info = c.cmd(&["CLUSTER", "INFO"])?.as_text().unwrap_or_default();
+                    let map = emq_resp::slot_map(c)?;
+                    Ok(info.contains("cluster_state:ok")
+                        && info.contains("cluster_slots_assigned:16384")
+                        && info.contains("cluster_known_nodes:3")
+                        && map.iter().map(|(a, b, _)| (*a, *b)).collect::<Vec<_>>() == expected)
+                },
+                "cluster_state:ok and an agreed slot map",
+            )?;
+        }
+        Ok(Cluster { nodes })
+    }
+}
+
+fn expect_ok(reply: std::io::Result<Reply>, what: &str) -> Result<()> {
+    match reply {
+        Ok(Reply::Status(s)) if s == "OK" => Ok(()),
+        other => bail!("{what}: {other:?}"),
+    }
+}

@@ -1,0 +1,65 @@
+//! The README's C, Go, Node and Elixir examples, compiled and run as written: a
+//! README whose examples rot is worse than none. (Its SQL runs in
+//! `runtimes::postgres::tests`, on the live server.)
+
+use std::process::Command;
+
+use anyhow::{ensure, Result};
+
+use crate::runtimes::{c, elixir, node};
+use crate::{root, sh};
+
+fn blocks(lang: &str) -> Result<Vec<String>> {
+    let readme = crate::read(root().join("README.md"))?;
+    let fence = format!("```{lang}\n");
+    Ok(readme.split(&fence).skip(1).filter_map(|b| b.split("```").next()).map(str::to_owned).collect())
+}
+
+fn one(lang: &str) -> Result<String> {
+    let mut found = blocks(lang)?;
+    ensure!(found.len() == 1, "the README should have one ```{lang} example, it has {}", found.len());
+    Ok(found.remove(0))
+}
+
+pub fn examples() -> Result<()> {
+    let dir = root().join("target/readme-examples");
+    let _ = std::fs::remove_dir_all(&dir);
+    crate::mkdir(dir.join("go"))?;
+    let write = |path: &str, text: &str| crate::write(dir.join(path), text);
+
+    c::build::library()?;
+    write("example.c", &one("c")?)?;
+    sh(Command::new("gcc")
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-I"])
+        .arg(root().join("bindings/c/include"))
+        .arg(dir.join("example.c"))
+        .arg(root().join("target/release/libemqid.a"))
+        .args(["-lpthread", "-ldl", "-lm", "-o"])
+        .arg(dir.join("example")))?;
+    sh(&mut Command::new(dir.join("example")))?;
+
+    write("go/main.go", &one("go")?)?;
+    write(
+        "go/go.mod",
+        &format!(
+            "module example\n\ngo 1.22\n\nrequire github.com/echomq/emq-id/bindings/go v0.0.0\n\nreplace github.com/echomq/emq-id/bindings/go => {}\n",
+            root().join("bindings/go").display()
+        ),
+    )?;
+    sh(Command::new("go").current_dir(dir.join("go")).args(["run", "."]))?;
+
+    // Inside the package directory, so `require('@echomq/emq-id')` resolves to the package itself.
+    node::build::package()?;
+    let script = root().join(node::PACKAGE).join(".readme-example.cjs");
+    crate::write(&script, one("javascript")?)?;
+    let ran = sh(Command::new("node").arg(&script));
+    let _ = std::fs::remove_file(&script);
+    ran?;
+
+    // In the Mix project, with the application's config set as the example says.
+    elixir::build::compile()?;
+    sh(Command::new("mix")
+        .current_dir(root().join(elixir::PROJECT))
+        .args(["run", "--no-start", "--no-compile", "-e", &one("elixir")?])
+        .env("EMQ_NODE_DIR", dir.join("claims")))
+}
