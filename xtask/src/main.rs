@@ -28,6 +28,9 @@ Tasks:
   pg-tests                    the PostgreSQL extension's tests on a live server
   colocation                  start a live 3-primary Valkey Cluster and prove that
                               every queue's keys route to one node with no redirect
+  leases                      prove node leases on live clusters (1,100 acquirers, a killed
+                              holder, 1,000 hand-overs under skew, Rust and Node at once,
+                              Valkey going away), printing their counts
   node-build                  build the Node package: the addon, its WebAssembly fallback
                               and its copy of the shared JavaScript layer
   wasm-build                  build the WASM package (cargo, wasm-bindgen, wasm-opt)
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
         Some("conformance") => conformance_task(&args[1..]),
         Some("bench") => bench::run(&args[1..]),
         Some("colocation") => valkey::colocation::run(),
+        Some("leases") => valkey::leases::run(),
         Some("pg-tests") => postgres::tests::run(),
         Some("node-build") => node::build::package(),
         Some("wasm-build") => wasm::build::run(),

@@ -58,6 +58,7 @@ const STEPS: &[Step] = &[
     ("Elixir: mix format --check-formatted, mix test (ExUnit and doctests)", elixir::tests::run),
     ("PostgreSQL: live server tests", postgres::tests::run),
     ("Valkey Cluster colocation (3 primaries, live)", valkey::colocation::run),
+    ("Node leases on live Valkey clusters (emq-lease/1), with their counts", valkey::leases::run),
     ("conformance, every target, with negative controls", || {
         sh(Command::new("cargo").args(["xtask", "conformance", "--negative-control"]))
     }),

@@ -9,10 +9,11 @@ use super::{npm, PACKAGE};
 use crate::runtimes::wasm;
 use crate::{root, sh};
 
-/// The package's dev dependencies (the benchmark anchors), installed when missing.
-fn dev_dependencies() -> Result<()> {
+/// The package's dev dependencies (the benchmark anchors, and ioredis for the
+/// lease example the live tests run), installed when missing.
+pub fn dev_dependencies() -> Result<()> {
     let dir = root().join(PACKAGE);
-    if !dir.join("node_modules/cluster-key-slot").exists() || !dir.join("node_modules/ulid").exists() {
+    if ["cluster-key-slot", "ulid", "ioredis"].iter().any(|m| !dir.join("node_modules").join(m).exists()) {
         eprintln!("xtask: installing the Node package's dev dependencies (npm ci)");
         sh(npm(&dir).arg("ci"))?;
     }

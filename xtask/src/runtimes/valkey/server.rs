@@ -53,6 +53,12 @@ impl Node {
         Ok(node)
     }
 
+    /// Stops the server now (`SIGKILL`): Valkey going away under its clients.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
     pub fn connect(&self) -> Result<Connection> {
         Connection::open(&self.addr).with_context(|| format!("connecting to valkey {}", self.addr))
     }
