@@ -41,7 +41,8 @@ var (
 	ErrKind      = refusal(C.EMQ_ERR_KIND, "")
 	// ErrNode: the process has no node it may mint with (another live
 	// process of this host holds it, every node is held, or the claim
-	// directory EMQ_NODE_DIR cannot be used).
+	// directory EMQ_NODE_DIR cannot be used); for a node lease, every node
+	// is leased, the lease is lost, or its minter's fence has closed.
 	ErrNode = refusal(C.EMQ_ERR_NODE, "")
 	// ErrSelfCheck: the linked library, or this package's use of it,
 	// disagrees with the contract. It is not a gate: no input causes it.
@@ -59,6 +60,7 @@ var details = map[C.branded_status]string{
 	C.EMQ_ERR_KIND:          "unknown key kind, or an id given to a kind that takes none",
 	C.EMQ_ERR_NODE:          "no node this process may mint with",
 	C.EMQ_ERR_SELF_CHECK:    "the library disagrees with " + Contract,
+	C.EMQ_ERR_VALKEY:        "an error reply of Valkey, not the lease protocol's",
 }
 
 // refusal is the one place a status of the library becomes an *Error. The

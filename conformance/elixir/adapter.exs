@@ -6,7 +6,7 @@
 # Run from bindings/elixir: mix run --no-start ../../conformance/elixir/adapter.exs
 
 defmodule Conformance.Elixir do
-  alias EmqId.{Keyspace, Minter}
+  alias EmqId.{Keyspace, Lease, LeasedMinter, Minter}
 
   def main do
     IO.stream(:stdio, :line)
@@ -77,7 +77,59 @@ defmodule Conformance.Elixir do
   defp translate(%{"op" => "job_prefix"} = r), do: answer(Keyspace.job_prefix(r["queue"]), &%{"key" => &1})
   defp translate(%{"op" => "xadd_id"} = r), do: answer(Keyspace.xadd_id(r["id"]), &%{"entry" => &1})
   defp translate(%{"op" => "from_xadd_id"} = r), do: answer(Keyspace.from_xadd_id(r["entry"], r["ns"]), &%{"id" => &1})
+
+  # The lease ops (emq-lease/1). jiffy reads and writes JSON null as :null.
+  defp translate(%{"op" => "lease_script"} = r) do
+    case Enum.find(Lease.scripts(), &(&1.name == r["name"])) do
+      nil -> %{"unsupported" => "no lease script named #{r["name"]}"}
+      script -> %{"ok" => %{"text" => script.text}}
+    end
+  end
+
+  defp translate(%{"op" => "lease_keys"} = r) do
+    with {:ok, lease} <- Lease.key(r["node"]), {:ok, mark} <- Lease.mark_key(r["node"]) do
+      answer({:ok, {lease, mark}}, fn {lease, mark} -> %{"lease_key" => lease, "mark_key" => mark} end)
+    else
+      error -> answer(error, nil)
+    end
+  end
+
+  defp translate(%{"op" => "parse_acquire"} = r) do
+    answer(Lease.parse_acquire(r["node"], r["previous"]), &%{"node" => &1.node, "previous_mark" => null(&1.previous_mark)})
+  end
+
+  defp translate(%{"op" => "parse_acquire_error"} = r) do
+    case Lease.parse_acquire_error(r["message"]) do
+      nil -> %{"ok" => %{"refusal" => false}}
+      error -> answer(error, nil)
+    end
+  end
+
+  defp translate(%{"op" => "parse_renewal"} = r) do
+    case Lease.parse_renewal(r["reply"]) do
+      :ok -> %{"ok" => %{}}
+      error -> answer(error, nil)
+    end
+  end
+
+  defp translate(%{"op" => "lease_start"} = r) do
+    now = r["now_ms"]
+    acquired = %{node: r["node"], previous_mark: if(r["previous_mark"] == :null, do: nil, else: r["previous_mark"])}
+
+    with {:ok, terms} <- Lease.terms(r["ttl_ms"], r["margin_ms"]),
+         {:ok, m} <- LeasedMinter.start(acquired, now, 0, terms),
+         {:ok, s} <- LeasedMinter.next_at(m, now, 0),
+         {:ok, mark} <- LeasedMinter.next_mark(m, now) do
+      %{"ok" => %{"snowflake" => "#{s}", "fence_ms" => LeasedMinter.fence_ms(m), "next_mark" => mark}}
+    else
+      error -> answer(error, nil)
+    end
+  end
+
   defp translate(r), do: %{"unsupported" => "unknown op #{r["op"]}"}
+
+  defp null(nil), do: :null
+  defp null(value), do: value
 end
 
 Conformance.Elixir.main()

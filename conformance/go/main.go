@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	emqid "github.com/echomq/emq-id/bindings/go"
 )
@@ -25,7 +26,7 @@ type request struct {
 	Snowflake string          `json:"snowflake"`
 	UnixMs    string          `json:"unix_ms"`
 	Node      int             `json:"node"`
-	NowMs     []string        `json:"now_ms"`
+	NowMs     json.RawMessage `json:"now_ms"` // mint: an array of decimals; lease_start: a number
 	KeyHex    *string         `json:"key_hex"`
 	Key       *string         `json:"key"`
 	Queue     string          `json:"queue"`
@@ -34,6 +35,13 @@ type request struct {
 	Name      string          `json:"name"`
 	Type      string          `json:"type"`
 	Entry     string          `json:"entry"`
+	// The lease ops (emq-lease/1).
+	Previous     int64  `json:"previous"`
+	PreviousMark *int64 `json:"previous_mark"`
+	Message      string `json:"message"`
+	Reply        int64  `json:"reply"`
+	TTLMs        int64  `json:"ttl_ms"`
+	MarginMs     int64  `json:"margin_ms"`
 }
 
 type object = map[string]any
@@ -130,8 +138,12 @@ func translate(r *request) object {
 			return answer(nil, err)
 		}
 		defer m.Close()
-		steps := make([]object, 0, len(r.NowMs))
-		for _, now := range r.NowMs {
+		var nowMs []string
+		if err := json.Unmarshal(r.NowMs, &nowMs); err != nil {
+			return object{"unsupported": "now_ms is not an array of decimals: " + err.Error()}
+		}
+		steps := make([]object, 0, len(nowMs))
+		for _, now := range nowMs {
 			ms, err := strconv.ParseInt(now, 10, 64)
 			if err != nil {
 				return object{"unsupported": "now_ms is not an int64: " + now}
@@ -186,6 +198,85 @@ func translate(r *request) object {
 	case "from_xadd_id":
 		id, err := emqid.FromXaddID(r.Entry, r.NS)
 		return answer(object{"id": id.String()}, err)
+	case "lease_script":
+		for _, script := range emqid.LeaseScripts() {
+			if script.Name == r.Name {
+				return answer(object{"text": script.Text}, nil)
+			}
+		}
+		return object{"unsupported": "no lease script named " + r.Name}
+	case "lease_keys":
+		lease, err := emqid.LeaseKey(r.Node)
+		if err != nil {
+			return answer(nil, err)
+		}
+		mark, err := emqid.MarkKey(r.Node)
+		return answer(object{"lease_key": lease, "mark_key": mark}, err)
+	case "parse_acquire":
+		a, err := emqid.ParseAcquire(int64(r.Node), r.Previous)
+		return answer(object{"node": a.Node, "previous_mark": previousMark(a.PreviousMark)}, err)
+	case "parse_acquire_error":
+		if err := emqid.ParseAcquireError(r.Message); err != nil {
+			return answer(nil, err)
+		}
+		return answer(object{"refusal": false}, nil)
+	case "parse_renewal":
+		return answer(object{}, emqid.ParseRenewal(r.Reply))
+	case "lease_start":
+		return leaseStart(r)
 	}
 	return object{"unsupported": "unknown op " + r.Op}
+}
+
+// previousMark is a previous mark as the protocol writes it: null for the
+// binding's -1 (a node never leased).
+func previousMark(mark int64) any {
+	if mark < 0 {
+		return nil
+	}
+	return mark
+}
+
+// millis is ms as a time.Duration, exactly, when a Duration can hold it.
+func millis(ms int64) (time.Duration, bool) {
+	const limit = int64(1<<63-1) / int64(time.Millisecond)
+	return time.Duration(ms) * time.Millisecond, -limit <= ms && ms <= limit
+}
+
+// leaseStart starts a leased minter on the acquired {node, previous_mark}
+// at wall clock now_ms, the acquire sent at monotonic 0, and mints one id at
+// (now_ms, monotonic 0).
+func leaseStart(r *request) object {
+	var nowMs int64
+	if err := json.Unmarshal(r.NowMs, &nowMs); err != nil {
+		return object{"unsupported": "now_ms is not an int64: " + err.Error()}
+	}
+	ttl, ok := millis(r.TTLMs)
+	margin, ok2 := millis(r.MarginMs)
+	if !ok || !ok2 {
+		return object{"unsupported": "ttl_ms or margin_ms does not fit a time.Duration"}
+	}
+	terms, err := emqid.NewLeaseTerms(ttl, margin)
+	if err != nil {
+		return answer(nil, err)
+	}
+	previous := int64(-1)
+	if r.PreviousMark != nil {
+		previous = *r.PreviousMark
+	}
+	m, err := emqid.StartLeasedMinter(emqid.Acquired{Node: r.Node, PreviousMark: previous}, nowMs, 0, terms)
+	if err != nil {
+		return answer(nil, err)
+	}
+	defer m.Close()
+	s, err := m.NextAt(nowMs, 0)
+	if err != nil {
+		return answer(nil, err)
+	}
+	fence, err := m.FenceMs()
+	if err != nil {
+		return answer(nil, err)
+	}
+	mark, err := m.NextMark(nowMs)
+	return answer(object{"snowflake": strconv.FormatUint(s, 10), "fence_ms": fence, "next_mark": mark}, err)
 }

@@ -80,6 +80,29 @@ export function translate(pkg, r) {
       return call(() => ({ entry: pkg.xaddId(r.id) }));
     case 'from_xadd_id':
       return call(() => ({ id: pkg.fromXaddId(r.entry, r.ns) }));
+    case 'lease_script':
+      return call(() => ({ text: pkg.LEASE_SCRIPTS[r.name] }));
+    case 'lease_keys':
+      return call(() => ({ lease_key: pkg.leaseKey(r.node), mark_key: pkg.markKey(r.node) }));
+    case 'parse_acquire':
+      return call(() => {
+        const a = pkg.parseAcquire(r.node, r.previous);
+        return { node: a.node, previous_mark: a.previousMark };
+      });
+    case 'parse_acquire_error':
+      return call(() => {
+        const refusal = pkg.parseAcquireError(r.message);
+        if (refusal) throw refusal;
+        return { refusal: false };
+      });
+    case 'parse_renewal':
+      return call(() => (pkg.parseRenewal(r.reply), {}));
+    case 'lease_start':
+      return call(() => {
+        const m = new pkg.LeasedMinter({ node: r.node, previousMark: r.previous_mark }, r.now_ms, 0, { ttlMs: r.ttl_ms, marginMs: r.margin_ms });
+        const snowflake = m.nextAt(r.now_ms, 0);
+        return { snowflake: String(snowflake), fence_ms: m.fenceMs, next_mark: m.nextMark(r.now_ms) };
+      });
     default:
       return { unsupported: `unknown op ${r.op}` };
   }

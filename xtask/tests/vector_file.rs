@@ -228,10 +228,11 @@ fn contains_the_keyspace_facts_of_the_bus() {
     }
 }
 
+/// A target over a file, as `cargo xtask conformance` runs it: the sections in its scope.
 fn run(target: &str, f: &Value) -> conformance::Outcome {
-    let checks = conformance::cases::checks(f).unwrap();
-    let mut adapter = (runtimes::find(target).unwrap().prepare)().unwrap();
-    conformance::run_target(target, adapter.as_mut(), &checks)
+    let target = runtimes::find(target).unwrap();
+    let mut adapter = (target.prepare)().unwrap();
+    conformance::run_file(target, adapter.as_mut(), f).unwrap()
 }
 
 #[test]
@@ -255,7 +256,11 @@ fn one_wrong_value_fails_the_cli_target() {
     for section in ["ids", "keys", "parsed_keys", "xadd"] {
         let outcome = run("cli", &mutate::one_wrong_value(&f, section));
         assert!(!outcome.passed(), "a wrong value in {section} must fail the cli run");
-        assert!(outcome.mismatches.iter().all(|m| m.starts_with(&format!("{section}[0] "))));
+        assert!(
+            outcome.mismatches.iter().all(|m| m.starts_with(&format!("{section}[0] "))),
+            "{:?}",
+            outcome.mismatches
+        );
     }
 }
 

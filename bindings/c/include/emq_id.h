@@ -7,7 +7,7 @@
  *
  * Conventions: every function returns a branded_status (0 = BRANDED_OK) unless it
  * cannot fail; outputs are written only on BRANDED_OK; buffers belong to the caller;
- * nothing allocates except emq_minter_new; NULL pointers are refused with
+ * nothing allocates except emq_minter_new and emq_leased_minter_start; NULL pointers are refused with
  * EMQ_ERR_NULL; no panic ever crosses the boundary (EMQ_ERR_PANIC).
  */
 
@@ -31,6 +31,9 @@
 #define EMQ_SLOTS 16384
 #define EMQ_MAX_QUEUE_LEN 128
 #define EMQ_MAX_NAME_LEN 128
+#define EMQ_LEASE_NODES 1024
+#define EMQ_LEASE_TTL_MS 30000
+#define EMQ_LEASE_MARGIN_MS 5000
 
 
 /**
@@ -105,9 +108,18 @@ typedef enum {
    * Error `node`: the process-wide minter has no node it may mint with: the
    * node is held by another live process of this host, every node is held,
    * the claim directory (`EMQ_NODE_DIR`) cannot be used or its high-water
-   * mark written, or this process is a child forked after taking it.
+   * mark written, or this process is a child forked after taking it. For a
+   * node lease (`emq-lease/1`): every node is leased, the lease is gone or
+   * another's, or a leased minter's fence has closed or its mark is reached.
    */
   EMQ_ERR_NODE = 11,
+  /**
+   * Not a refusal of the contract: an error reply of Valkey that is not the
+   * lease protocol's (`NOSCRIPT`, `BUSY`, `MOVED`, `OOM`, a script error,
+   * …), as `emq_parse_acquire_error` reads it. The host handles it as its
+   * Valkey client's error (retry, reconnect, report); no gate answers it.
+   */
+  EMQ_ERR_VALKEY = 12,
 } branded_status;
 
 /**
@@ -133,6 +145,15 @@ typedef enum {
  * Create with `emq_minter_new`, release with `emq_minter_free`.
  */
 typedef struct emq_minter emq_minter;
+
+/**
+ * A minter on a leased node (the core's `LeasedMinter`): it starts after the
+ * node's previous mark, never mints past the mark it keeps in Valkey, and
+ * refuses with `EMQ_ERR_NODE` once its fence closes. Thread-safe: a renewer
+ * thread calls `emq_leased_minter_renewed` while others mint. Create with
+ * `emq_leased_minter_start`, release with `emq_leased_minter_free`.
+ */
+typedef struct emq_leased_minter emq_leased_minter;
 
 /**
  * A queue key read back by `emq_parse_key`: byte ranges into the key given.
@@ -405,6 +426,278 @@ branded_status emq_prefix_bytes(const uint8_t *queue,
                                 size_t *bytes_out);
 
 /**
+ * How many scripts the protocol has: `emq_lease_script_*` take an index below this.
+ *
+ * # Safety
+ * None needed: no arguments.
+ */
+size_t emq_lease_script_count(void);
+
+/**
+ * The name of script `index` (`acquire`, `renew`, `release`): a static text
+ * with no terminator whose length goes to `len_out` (when non-NULL), or NULL
+ * when `index` is not below `emq_lease_script_count()`.
+ *
+ * # Safety
+ * `len_out` NULL or writable for one `size_t`. The text is static: never free it.
+ */
+const uint8_t *emq_lease_script_name(size_t index, size_t *len_out);
+
+/**
+ * The Lua source of script `index`, byte for byte what every runtime sends
+ * with `EVAL` (or loads with `SCRIPT LOAD` for `EVALSHA`); as `emq_lease_script_name`.
+ *
+ * # Safety
+ * `len_out` NULL or writable for one `size_t`. The text is static: never free it.
+ */
+const uint8_t *emq_lease_script_text(size_t index, size_t *len_out);
+
+/**
+ * What `KEYS[key + 1]` of script `index` holds, in words (`"the lease
+ * {emq}:node:<n>"`), or NULL past its last key: a host counts the script's
+ * keys (`EVAL`'s `numkeys`) by walking `key` from 0. As `emq_lease_script_name`.
+ *
+ * # Safety
+ * `len_out` NULL or writable for one `size_t`. The text is static: never free it.
+ */
+const uint8_t *emq_lease_script_key(size_t index, size_t key, size_t *len_out);
+
+/**
+ * What `ARGV[arg + 1]` of script `index` holds, in words (`"ttl ms"`), or
+ * NULL past its last argument. As `emq_lease_script_key`.
+ *
+ * # Safety
+ * `len_out` NULL or writable for one `size_t`. The text is static: never free it.
+ */
+const uint8_t *emq_lease_script_arg(size_t index, size_t arg, size_t *len_out);
+
+/**
+ * The version of the lease protocol these scripts implement (`emq-lease/1`),
+ * as `emq_lease_script_name` answers a text; never NULL.
+ *
+ * # Safety
+ * `len_out` NULL or writable for one `size_t`. The text is static: never free it.
+ */
+const uint8_t *emq_lease_protocol(size_t *len_out);
+
+/**
+ * `{emq}:node:`, `KEYS[1]` of the acquire script. Writes as `emq_key` does.
+ *
+ * # Safety
+ * `out` writable for `cap` bytes; `len_out` writable.
+ */
+branded_status emq_lease_prefix(uint8_t *out, size_t cap, size_t *len_out);
+
+/**
+ * The lease of `node`, `{emq}:node:<n>` (`KEYS[1]` of renew and release);
+ * `BRANDED_ERR_RANGE` for a node above `EMQ_MAX_NODE`. Writes as `emq_key`
+ * does: `EMQ_MAX_KEY_LEN` bytes always suffice.
+ *
+ * # Safety
+ * `out` writable for `cap` bytes; `len_out` writable.
+ */
+branded_status emq_lease_key(uint16_t node, uint8_t *out, size_t cap, size_t *len_out);
+
+/**
+ * The mark of `node`, `{emq}:node:<n>:mark` (`KEYS[2]` of renew and
+ * release); as `emq_lease_key`.
+ *
+ * # Safety
+ * `out` writable for `cap` bytes; `len_out` writable.
+ */
+branded_status emq_mark_key(uint16_t node, uint8_t *out, size_t cap, size_t *len_out);
+
+/**
+ * Reads the acquire script's reply `{node, previous}` (the two integers of
+ * its array): writes the node taken and the node's mark before this
+ * acquire (unix ms; -1 when the node was never leased). `BRANDED_ERR_RANGE`
+ * for anything the script cannot answer.
+ *
+ * # Safety
+ * `node_out` and `previous_mark_out` writable.
+ */
+branded_status emq_parse_acquire(int64_t node,
+                                 int64_t previous,
+                                 uint16_t *node_out,
+                                 int64_t *previous_mark_out);
+
+/**
+ * Reads an error reply of the acquire script (its text, with or without
+ * Valkey's `ERR ` prefix): `EMQ_ERR_NODE` when it is the script's refusal,
+ * every node leased (the remedy is capacity, or fewer minters), and
+ * `EMQ_ERR_VALKEY` for any other error, which is not the protocol's but the
+ * server's or the connection's (`NOSCRIPT`, `MOVED`, …) for the host to
+ * handle. Never `BRANDED_OK`: every error reply is one or the other (or
+ * `EMQ_ERR_NULL` for a NULL `text` with a length).
+ *
+ * # Safety
+ * `text` readable for `len` bytes (NULL only with `len` 0).
+ */
+branded_status emq_parse_acquire_error(const uint8_t *text, size_t len);
+
+/**
+ * Reads the reply of the renew or release script: `BRANDED_OK` for `1`,
+ * `EMQ_ERR_NODE` for `0` (the lease is gone or another's: stop minting on
+ * it, `emq_leased_minter_stop`), `BRANDED_ERR_RANGE` for any other integer.
+ *
+ * # Safety
+ * None needed.
+ */
+branded_status emq_parse_renewal(int64_t reply);
+
+/**
+ * `BRANDED_OK` when a lease of `ttl_ms` fenced `margin_ms` early is valid
+ * terms (a TTL of 1 ms to a day, a margin below it), else
+ * `BRANDED_ERR_RANGE`: check before running the acquire script, so bad
+ * terms never take a node. The defaults are `EMQ_LEASE_TTL_MS` and `EMQ_LEASE_MARGIN_MS`.
+ *
+ * # Safety
+ * None needed.
+ */
+branded_status emq_lease_terms_check(uint64_t ttl_ms, uint64_t margin_ms);
+
+/**
+ * Milliseconds on this process's monotonic clock (any origin, never
+ * stepped): the clock `emq_leased_minter_next` fences with. A host that
+ * mints with `emq_leased_minter_next` gives its `sent_mono_ms` on this
+ * clock; one that uses `_next_at` may use any monotonic clock of its own
+ * (`CLOCK_MONOTONIC`), the same for every call on a minter.
+ *
+ * # Safety
+ * None needed: no arguments.
+ */
+uint64_t emq_monotonic_ms(void);
+
+/**
+ * Starts the minter of a lease just acquired: `node` and `previous_mark`
+ * (-1: never leased) as `emq_parse_acquire` wrote them, `now_ms` the unix ms
+ * sent as the acquire script's `now`, `sent_mono_ms` when the acquire was
+ * sent (monotonic), and the lease's terms. It mints from `max(now,
+ * previous mark + 1)` on, and until `sent + ttl − margin` (monotonic) unless
+ * renewed. `BRANDED_ERR_RANGE` for a node, mark or terms the protocol does
+ * not give (see `emq_parse_acquire`, `emq_lease_terms_check`) or a mark past
+ * the time limit. Writes the handle to `minter_out`; free it with
+ * `emq_leased_minter_free`.
+ *
+ * # Safety
+ * `minter_out` writable.
+ */
+branded_status emq_leased_minter_start(uint16_t node,
+                                       int64_t previous_mark,
+                                       int64_t now_ms,
+                                       uint64_t sent_mono_ms,
+                                       uint64_t ttl_ms,
+                                       uint64_t margin_ms,
+                                       emq_leased_minter **minter_out);
+
+/**
+ * Releases a leased minter. NULL is ignored. Release the lease first (the
+ * release script takes `emq_leased_minter_high_water`).
+ *
+ * # Safety
+ * `minter` must come from `emq_leased_minter_start`, and no other thread
+ * may use it during or after this call.
+ */
+void emq_leased_minter_free(emq_leased_minter *minter);
+
+/**
+ * The leased node, to `node_out`.
+ *
+ * # Safety
+ * `minter` a live handle; `node_out` writable.
+ */
+branded_status emq_leased_minter_node(const emq_leased_minter *minter, uint16_t *node_out);
+
+/**
+ * Mints with the system clock and `emq_monotonic_ms()`. `EMQ_ERR_NODE` once
+ * the fence has closed (not renewed in time, lost, or stopped) or while the
+ * next id would pass the stored mark (until a renewal raises it);
+ * `BRANDED_ERR_RANGE` past the time field. A refusal leaves the state as it was.
+ *
+ * # Safety
+ * `minter` a live handle; `snowflake_out` writable.
+ */
+branded_status emq_leased_minter_next(const emq_leased_minter *minter, uint64_t *snowflake_out);
+
+/**
+ * Mints with a wall-clock reading `now_ms` (unix ms, for the id) taken at
+ * `mono_ms` on the host's monotonic clock (for the fence: the clock
+ * `sent_mono_ms` was read on). Refusals as `emq_leased_minter_next`.
+ *
+ * # Safety
+ * `minter` a live handle; `snowflake_out` writable.
+ */
+branded_status emq_leased_minter_next_at(const emq_leased_minter *minter,
+                                         int64_t now_ms,
+                                         uint64_t mono_ms,
+                                         uint64_t *snowflake_out);
+
+/**
+ * [`emq_leased_minter_next_at`] returning the snowflake itself, or the
+ * negated status: for hosts where out-parameters are costly (cgo).
+ *
+ * # Safety
+ * `minter` a live handle.
+ */
+int64_t emq_leased_minter_next_i64(const emq_leased_minter *minter,
+                                   int64_t now_ms,
+                                   uint64_t mono_ms);
+
+/**
+ * The mark to send with the renew script at `now_ms` (unix ms), to
+ * `mark_out`: the later of the clock and the last minted millisecond, plus
+ * the TTL, never below the mark already stored. Give the same value to
+ * `emq_leased_minter_renewed` once the renewal is accepted.
+ *
+ * # Safety
+ * `minter` a live handle; `mark_out` writable.
+ */
+branded_status emq_leased_minter_next_mark(const emq_leased_minter *minter,
+                                           int64_t now_ms,
+                                           uint64_t *mark_out);
+
+/**
+ * Records a renewal Valkey accepted (`emq_parse_renewal` answered
+ * `BRANDED_OK`): sent at monotonic `sent_mono_ms`, carrying `mark`. The
+ * fence moves to `sent + ttl − margin` and the mark up to `mark` (neither
+ * ever goes back).
+ *
+ * # Safety
+ * `minter` a live handle.
+ */
+branded_status emq_leased_minter_renewed(const emq_leased_minter *minter,
+                                         uint64_t sent_mono_ms,
+                                         uint64_t mark);
+
+/**
+ * Closes the fence now: a renewal answered "lost" (`EMQ_ERR_NODE`), or the
+ * host is about to release the lease. Every later mint is `EMQ_ERR_NODE`.
+ *
+ * # Safety
+ * `minter` a live handle.
+ */
+branded_status emq_leased_minter_stop(const emq_leased_minter *minter);
+
+/**
+ * The last millisecond this minter minted in (before its first id: one
+ * before its start), unix ms, to `high_water_out`: what the release script
+ * stores as the node's mark. Stop the minter before reading it for a release.
+ *
+ * # Safety
+ * `minter` a live handle; `high_water_out` writable.
+ */
+branded_status emq_leased_minter_high_water(const emq_leased_minter *minter,
+                                            uint64_t *high_water_out);
+
+/**
+ * The monotonic ms from which minting is refused, to `fence_out` (0 once stopped).
+ *
+ * # Safety
+ * `minter` a live handle; `fence_out` writable.
+ */
+branded_status emq_leased_minter_fence_ms(const emq_leased_minter *minter, uint64_t *fence_out);
+
+/**
  * The contract's pure mint step: from `state` and a clock reading (Unix ms),
  * writes the next state and the snowflake for `node`. `BRANDED_ERR_RANGE`
  * for a node above `EMQ_MAX_NODE` or a time field past 41 bits; then nothing is written.
@@ -569,7 +862,7 @@ branded_status emq_mint(const char *ns, char *out);
 
 /**
  * The stable lowercase name of a status (`"ok"`, `"length"`, …, `"queue"`,
- * `"null"`, `"buffer"`, `"panic"`, `"self_check"`, `"node"`): the contract's gate names,
+ * `"null"`, `"buffer"`, `"panic"`, `"self_check"`, `"node"`, `"valkey"`): the contract's gate names,
  * for messages and for bindings that surface them as error codes.
  * Returns a static NUL-terminated string, `"unknown"` for a value that is not
  * a status (it takes an `int`, so any value is safe); never NULL.

@@ -1,8 +1,8 @@
 //! The C ABI of emq-id. One file per concept: [`status`] (the one status
 //! type and the panic guard), [`codec`] (the bus's four `branded_*` symbols),
 //! [`place`] (slot and hashtag), [`keyspace`], [`mint`], [`process`] (the
-//! process-wide minter and its node), [`stream`] (entry ids), [`contract`] (gates, self-check
-//! vectors, validity and order) and [`check`].
+//! process-wide minter and its node), [`lease`] (node leases on Valkey), [`stream`] (entry ids),
+//! [`contract`] (gates, self-check vectors, validity and order) and [`check`].
 //!
 //! Every function here is a thin translation: pointers to slices, the core's
 //! `Error` to a status. No logic of the contract lives in this crate.
@@ -13,6 +13,7 @@ pub mod check;
 pub mod codec;
 pub mod contract;
 pub mod keyspace;
+pub mod lease;
 pub mod mint;
 pub mod place;
 pub mod process;

@@ -36,8 +36,15 @@ pub enum branded_status {
     /// Error `node`: the process-wide minter has no node it may mint with: the
     /// node is held by another live process of this host, every node is held,
     /// the claim directory (`EMQ_NODE_DIR`) cannot be used or its high-water
-    /// mark written, or this process is a child forked after taking it.
+    /// mark written, or this process is a child forked after taking it. For a
+    /// node lease (`emq-lease/1`): every node is leased, the lease is gone or
+    /// another's, or a leased minter's fence has closed or its mark is reached.
     EMQ_ERR_NODE = 11,
+    /// Not a refusal of the contract: an error reply of Valkey that is not the
+    /// lease protocol's (`NOSCRIPT`, `BUSY`, `MOVED`, `OOM`, a script error,
+    /// …), as `emq_parse_acquire_error` reads it. The host handles it as its
+    /// Valkey client's error (retry, reconnect, report); no gate answers it.
+    EMQ_ERR_VALKEY = 12,
 }
 
 use branded_status::*;
@@ -98,7 +105,7 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], b
 }
 
 /// The stable lowercase name of a status (`"ok"`, `"length"`, …, `"queue"`,
-/// `"null"`, `"buffer"`, `"panic"`, `"self_check"`, `"node"`): the contract's gate names,
+/// `"null"`, `"buffer"`, `"panic"`, `"self_check"`, `"node"`, `"valkey"`): the contract's gate names,
 /// for messages and for bindings that surface them as error codes.
 /// Returns a static NUL-terminated string, `"unknown"` for a value that is not
 /// a status (it takes an `int`, so any value is safe); never NULL.
@@ -120,6 +127,7 @@ pub extern "C" fn emq_status_name(status: std::ffi::c_int) -> *const std::ffi::c
         9 => b"panic\0",
         10 => b"self_check\0",
         11 => b"node\0",
+        12 => b"valkey\0",
         _ => b"unknown\0",
     };
     name.as_ptr().cast()

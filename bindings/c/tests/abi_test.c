@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -210,6 +211,187 @@ static void mint(void) {
     emq_minter_free(NULL);
 }
 
+/* The text (pointer, *length) equals the C string `want`. The length is read
+ * through its pointer, after the call that wrote it (arguments have no order). */
+static int is_text(const uint8_t *text, const size_t *len, const char *want) {
+    return text != NULL && *len == strlen(want) && memcmp(text, want, *len) == 0;
+}
+
+/* How many KEYS (or ARGV) script `index` takes: the walk a host does for EVAL's numkeys. */
+static size_t count_of(const uint8_t *(*part)(size_t, size_t, size_t *), size_t index) {
+    size_t n = 0, len = 0;
+    while (part(index, n, &len) != NULL) n++;
+    return n;
+}
+
+/* Node leases (emq-lease/1): the scripts, keys, replies and the leased minter. */
+static void lease(void) {
+    size_t len = 0;
+    const uint8_t *text;
+
+    /* The scripts, by index in the core's order, each field a static text. */
+    CHECK(emq_lease_script_count() == 3);
+    const char *names[] = {"acquire", "renew", "release"};
+    const size_t keys[] = {1, 2, 2}, args[] = {5, 3, 2};
+    for (size_t i = 0; i < 3; i++) {
+        CHECK(is_text(emq_lease_script_name(i, &len), &len, names[i]));
+        text = emq_lease_script_text(i, &len);
+        CHECK(text != NULL && len > 40 && text[len - 1] == '\n');
+        CHECK(emq_lease_script_text(i, NULL) == text);
+        CHECK(count_of(emq_lease_script_key, i) == keys[i] && count_of(emq_lease_script_arg, i) == args[i]);
+    }
+    text = emq_lease_script_text(0, &len);
+    CHECK(len > 12 && memcmp(text, "local prefix", 12) == 0);
+    CHECK(is_text(emq_lease_script_key(1, 1, &len), &len, "the mark {emq}:node:<n>:mark"));
+    CHECK(is_text(emq_lease_script_arg(0, 3, &len), &len, "nodes (1024)"));
+    len = 77;
+    CHECK(emq_lease_script_name(3, &len) == NULL && emq_lease_script_text(3, &len) == NULL && len == 77);
+    CHECK(emq_lease_script_key(3, 0, NULL) == NULL && emq_lease_script_arg(3, 0, NULL) == NULL);
+    CHECK(is_text(emq_lease_protocol(&len), &len, "emq-lease/1") && emq_lease_protocol(NULL) != NULL);
+    CHECK(EMQ_LEASE_NODES == EMQ_MAX_NODE + 1 && EMQ_LEASE_MARGIN_MS < EMQ_LEASE_TTL_MS);
+
+    /* Keys: the reserve's hash tag, so one slot for the whole protocol. */
+    uint8_t key[EMQ_MAX_KEY_LEN];
+    uint16_t prefix_slot = 0, slot = 1;
+    CHECK(emq_lease_prefix(key, sizeof key, &len) == BRANDED_OK && is_text(key, &len, "{emq}:node:"));
+    CHECK(emq_slot(key, len, &prefix_slot) == BRANDED_OK);
+    CHECK(emq_lease_key(7, key, sizeof key, &len) == BRANDED_OK && is_text(key, &len, "{emq}:node:7"));
+    CHECK(emq_lease_key(1023, key, sizeof key, &len) == BRANDED_OK && is_text(key, &len, "{emq}:node:1023"));
+    CHECK(emq_slot(key, len, &slot) == BRANDED_OK && slot == prefix_slot);
+    CHECK(emq_mark_key(1023, key, sizeof key, &len) == BRANDED_OK && is_text(key, &len, "{emq}:node:1023:mark"));
+    CHECK(emq_mark_key(0, key, sizeof key, &len) == BRANDED_OK && is_text(key, &len, "{emq}:node:0:mark"));
+    memset(key, '#', sizeof key);
+    len = 0;
+    CHECK(emq_lease_key(1024, key, sizeof key, &len) == BRANDED_ERR_RANGE && len == 0);
+    CHECK(emq_mark_key(1024, key, sizeof key, &len) == BRANDED_ERR_RANGE && key[0] == '#');
+    CHECK(emq_mark_key(5, key, 3, &len) == EMQ_ERR_BUFFER && len == 17 && key[0] == '#');
+    CHECK(emq_lease_prefix(key, 10, &len) == EMQ_ERR_BUFFER && len == 11);
+    CHECK(emq_lease_prefix(NULL, sizeof key, &len) == EMQ_ERR_NULL);
+    CHECK(emq_lease_key(7, key, sizeof key, NULL) == EMQ_ERR_NULL);
+    CHECK(emq_mark_key(7, NULL, sizeof key, &len) == EMQ_ERR_NULL);
+
+    /* Replies: {node, previous mark}, 1/0, and the refusal among error replies. */
+    uint16_t node = 0;
+    int64_t previous = 0;
+    CHECK(emq_parse_acquire(1023, T1, &node, &previous) == BRANDED_OK && node == 1023 && previous == T1);
+    CHECK(emq_parse_acquire(4, -1, &node, &previous) == BRANDED_OK && node == 4 && previous == -1);
+    node = 99;
+    previous = 99;
+    CHECK(emq_parse_acquire(1024, -1, &node, &previous) == BRANDED_ERR_RANGE);
+    CHECK(emq_parse_acquire(-1, -1, &node, &previous) == BRANDED_ERR_RANGE);
+    CHECK(emq_parse_acquire(0, -2, &node, &previous) == BRANDED_ERR_RANGE);
+    CHECK(emq_parse_acquire(0, 1704067200000LL + (1LL << 41), &node, &previous) == BRANDED_ERR_RANGE);
+    CHECK(node == 99 && previous == 99); /* outputs only on BRANDED_OK */
+    CHECK(emq_parse_acquire(0, -1, NULL, &previous) == EMQ_ERR_NULL);
+    CHECK(emq_parse_acquire(0, -1, &node, NULL) == EMQ_ERR_NULL);
+
+    CHECK(emq_parse_renewal(1) == BRANDED_OK);
+    CHECK(emq_parse_renewal(0) == EMQ_ERR_NODE);
+    CHECK(emq_parse_renewal(2) == BRANDED_ERR_RANGE && emq_parse_renewal(-1) == BRANDED_ERR_RANGE);
+
+    const char *refusal = "EMQLEASE every node is leased", *prefixed = "ERR EMQLEASE every node is leased";
+    const char *noscript = "NOSCRIPT No matching script. Please use EVAL.";
+    CHECK(emq_parse_acquire_error((const uint8_t *)refusal, strlen(refusal)) == EMQ_ERR_NODE);
+    CHECK(emq_parse_acquire_error((const uint8_t *)prefixed, strlen(prefixed)) == EMQ_ERR_NODE);
+    CHECK(emq_parse_acquire_error((const uint8_t *)noscript, strlen(noscript)) == EMQ_ERR_VALKEY);
+    CHECK(emq_parse_acquire_error((const uint8_t *)refusal, strlen(refusal) - 1) == EMQ_ERR_VALKEY);
+    CHECK(emq_parse_acquire_error((const uint8_t *)"\xff\xfe", 2) == EMQ_ERR_VALKEY);
+    CHECK(emq_parse_acquire_error(NULL, 0) == EMQ_ERR_VALKEY);
+    CHECK(emq_parse_acquire_error(NULL, 5) == EMQ_ERR_NULL);
+    CHECK(strcmp(emq_status_name(EMQ_ERR_VALKEY), "valkey") == 0);
+
+    CHECK(emq_lease_terms_check(EMQ_LEASE_TTL_MS, EMQ_LEASE_MARGIN_MS) == BRANDED_OK);
+    CHECK(emq_lease_terms_check(2, 1) == BRANDED_OK);
+    CHECK(emq_lease_terms_check(10, 10) == BRANDED_ERR_RANGE);
+    CHECK(emq_lease_terms_check(0, 0) == BRANDED_ERR_RANGE);
+    CHECK(emq_lease_terms_check(86400001, 0) == BRANDED_ERR_RANGE);
+
+    /* Starting a minter: the reply's and the terms' refusals, nothing written. */
+    emq_leased_minter *m = NULL;
+    CHECK(emq_leased_minter_start(1024, -1, T1, 0, 30000, 5000, &m) == BRANDED_ERR_RANGE);
+    CHECK(emq_leased_minter_start(1, -2, T1, 0, 30000, 5000, &m) == BRANDED_ERR_RANGE);
+    CHECK(emq_leased_minter_start(1, -1, T1, 0, 30000, 30000, &m) == BRANDED_ERR_RANGE);
+    CHECK(emq_leased_minter_start(1, 1704067200000LL + (1LL << 41) - 1, T1, 0, 30000, 5000, &m) == BRANDED_ERR_RANGE);
+    CHECK(m == NULL);
+    CHECK(emq_leased_minter_start(1, -1, T1, 0, 30000, 5000, NULL) == EMQ_ERR_NULL);
+
+    /* The hand-over: the previous owner's clock ran 5 s ahead, so its mark is in
+     * our future; the first id still sorts after it, on the leased node, seq 0. */
+    uint64_t s = 0, t = 0, mark = 0, hw = 0, fence = 0;
+    uint64_t prev_mark = (uint64_t)T1 + 5000 + 30000;
+    CHECK(emq_leased_minter_start(3, (int64_t)prev_mark, T1, 0, 30000, 5000, &m) == BRANDED_OK && m != NULL);
+    CHECK(emq_leased_minter_node(m, &node) == BRANDED_OK && node == 3);
+    CHECK(emq_leased_minter_high_water(m, &hw) == BRANDED_OK && hw == prev_mark); /* one before its start */
+    CHECK(emq_leased_minter_next_at(m, T1, 0, &s) == BRANDED_OK);
+    CHECK(branded_unix_ms(s) == prev_mark + 1 && emq_node(s) == 3 && emq_seq(s) == 0);
+    CHECK(emq_leased_minter_next_at(m, T1 - 60000, 0, &t) == BRANDED_OK && t == s + 1); /* an earlier clock: on */
+    CHECK(emq_leased_minter_high_water(m, &hw) == BRANDED_OK && hw == prev_mark + 1);
+    emq_leased_minter_free(m);
+    m = NULL;
+
+    /* The fence: sent + ttl - margin on the monotonic clock, whatever the wall clock says. */
+    CHECK(emq_leased_minter_start(1, -1, T1, 0, 30000, 5000, &m) == BRANDED_OK);
+    CHECK(emq_leased_minter_fence_ms(m, &fence) == BRANDED_OK && fence == 25000);
+    CHECK(emq_leased_minter_next_at(m, T1, 24999, &s) == BRANDED_OK && branded_unix_ms(s) == (uint64_t)T1);
+    t = 42;
+    CHECK(emq_leased_minter_next_at(m, T1, 25000, &t) == EMQ_ERR_NODE && t == 42);
+    CHECK(emq_leased_minter_next_at(m, T1 - 60000, 25000, &t) == EMQ_ERR_NODE);
+    CHECK(emq_leased_minter_next_i64(m, T1, 25000) == -EMQ_ERR_NODE);
+    /* A renewal sent at 20 s and accepted moves the fence to 45 s and raises the mark. */
+    CHECK(emq_leased_minter_next_mark(m, T1 + 20000, &mark) == BRANDED_OK && mark == (uint64_t)T1 + 20000 + 30000);
+    CHECK(emq_leased_minter_renewed(m, 20000, mark) == BRANDED_OK);
+    CHECK(emq_leased_minter_fence_ms(m, &fence) == BRANDED_OK && fence == 45000);
+    CHECK(emq_leased_minter_next_at(m, T1 + 20000, 44999, &t) == BRANDED_OK && t > s);
+    CHECK(emq_leased_minter_next_i64(m, T1 + 20000, 44999) == (int64_t)t + 1);
+    CHECK(emq_leased_minter_next_at(m, T1 + 20000, 45000, &t) == EMQ_ERR_NODE);
+    CHECK(emq_leased_minter_renewed(m, 10000, mark) == BRANDED_OK); /* an older renewal: the fence stays */
+    CHECK(emq_leased_minter_fence_ms(m, &fence) == BRANDED_OK && fence == 45000);
+    CHECK(emq_leased_minter_stop(m) == BRANDED_OK);
+    CHECK(emq_leased_minter_fence_ms(m, &fence) == BRANDED_OK && fence == 0);
+    CHECK(emq_leased_minter_next_at(m, T1 + 21000, 21000, &t) == EMQ_ERR_NODE);
+    CHECK(emq_leased_minter_high_water(m, &hw) == BRANDED_OK && hw == (uint64_t)T1 + 20000);
+    emq_leased_minter_free(m);
+    m = NULL;
+
+    /* The mark: a burst at one clock reading borrows milliseconds up to the mark, never past it. */
+    CHECK(emq_leased_minter_start(1, -1, T1, 0, 2, 1, &m) == BRANDED_OK);
+    size_t n = 0;
+    while (emq_leased_minter_next_at(m, T1, 0, &s) == BRANDED_OK) n++;
+    CHECK(n == 3 * 4096); /* the ms of T1, T1+1 and T1+2 = the mark */
+    CHECK(branded_unix_ms(s) == (uint64_t)T1 + 2 && emq_seq(s) == 4095);
+    CHECK(emq_leased_minter_next_at(m, T1, 0, &t) == EMQ_ERR_NODE);
+    CHECK(emq_leased_minter_high_water(m, &hw) == BRANDED_OK && hw == (uint64_t)T1 + 2);
+    CHECK(emq_leased_minter_next_mark(m, T1, &mark) == BRANDED_OK && mark == (uint64_t)T1 + 4);
+    CHECK(emq_leased_minter_renewed(m, 0, mark) == BRANDED_OK); /* the renewal raises the mark: minting goes on */
+    CHECK(emq_leased_minter_next_at(m, T1, 0, &t) == BRANDED_OK && branded_unix_ms(t) == (uint64_t)T1 + 3);
+    emq_leased_minter_free(m);
+    m = NULL;
+
+    /* The system clocks: a lease taken now, on the library's monotonic clock. */
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    int64_t now_ms = (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+    uint64_t mono = emq_monotonic_ms();
+    CHECK(emq_leased_minter_start(9, -1, now_ms, mono, 30000, 5000, &m) == BRANDED_OK);
+    CHECK(emq_leased_minter_next(m, &s) == BRANDED_OK && emq_node(s) == 9);
+    CHECK(emq_leased_minter_next(m, &t) == BRANDED_OK && t > s);
+    CHECK(emq_monotonic_ms() >= mono);
+
+    /* NULL handles and outputs. */
+    CHECK(emq_leased_minter_node(NULL, &node) == EMQ_ERR_NULL && emq_leased_minter_node(m, NULL) == EMQ_ERR_NULL);
+    CHECK(emq_leased_minter_next(NULL, &s) == EMQ_ERR_NULL && emq_leased_minter_next(m, NULL) == EMQ_ERR_NULL);
+    CHECK(emq_leased_minter_next_at(NULL, T1, 0, &s) == EMQ_ERR_NULL);
+    CHECK(emq_leased_minter_next_at(m, now_ms, mono, NULL) == EMQ_ERR_NULL);
+    CHECK(emq_leased_minter_next_i64(NULL, T1, 0) == -EMQ_ERR_NULL);
+    CHECK(emq_leased_minter_next_mark(NULL, T1, &mark) == EMQ_ERR_NULL);
+    CHECK(emq_leased_minter_next_mark(m, T1, NULL) == EMQ_ERR_NULL);
+    CHECK(emq_leased_minter_renewed(NULL, 0, 0) == EMQ_ERR_NULL && emq_leased_minter_stop(NULL) == EMQ_ERR_NULL);
+    CHECK(emq_leased_minter_high_water(NULL, &hw) == EMQ_ERR_NULL && emq_leased_minter_high_water(m, NULL) == EMQ_ERR_NULL);
+    CHECK(emq_leased_minter_fence_ms(NULL, &fence) == EMQ_ERR_NULL && emq_leased_minter_fence_ms(m, NULL) == EMQ_ERR_NULL);
+    emq_leased_minter_free(m);
+    emq_leased_minter_free(NULL);
+}
+
 /* The node of a minted id, or -1. */
 static int node_of(const char id[14]) {
     char ns[3];
@@ -273,9 +455,9 @@ static void process(void) {
 }
 
 static void names(void) {
-    const char *want[] = {"ok", "length", "namespace", "charset", "range", "queue",
-                          "kind", "null", "buffer", "panic", "self_check", "node"};
-    for (int i = 0; i <= EMQ_ERR_NODE; i++) CHECK(strcmp(emq_status_name(i), want[i]) == 0);
+    const char *want[] = {"ok",   "length", "namespace", "charset", "range", "queue",  "kind",
+                          "null", "buffer", "panic",     "self_check", "node", "valkey"};
+    for (int i = 0; i <= EMQ_ERR_VALKEY; i++) CHECK(strcmp(emq_status_name(i), want[i]) == 0);
     CHECK(strcmp(emq_status_name(-1), "unknown") == 0);
     CHECK(strcmp(emq_status_name(99), "unknown") == 0);
     CHECK(emq_self_check() == BRANDED_OK);
@@ -336,6 +518,7 @@ int main(void) {
     place();
     keyspace();
     mint();
+    lease();
     process();
     names();
     printf("abi_test: %d passed, %d failed\n", checks - failures, failures);

@@ -251,6 +251,11 @@ pub struct LeasedMinter {
     stopped: AtomicBool,
 }
 
+/// A bit above every state (`ts << 12 | seq` holds 53 bits): [`LeasedMinter::stop`]
+/// sets it in the state itself, so a mint racing the stop either lands before
+/// it (and counts in the high water the release stores) or is refused.
+const SEALED: u64 = 1 << 63;
+
 impl LeasedMinter {
     /// The minter of a lease acquired with `now_ms` as the script's `now`,
     /// the acquire sent at monotonic `sent_mono_ms`: it starts at
@@ -258,7 +263,12 @@ impl LeasedMinter {
     /// margin` (monotonic) unless renewed. Its mark is what [`ACQUIRE`]
     /// stored: `start + ttl`.
     pub fn start(acquired: Acquired, now_ms: i64, sent_mono_ms: u64, terms: LeaseTerms) -> Result<LeasedMinter> {
-        let now = now_ms.max(EPOCH_MS as i64) as u64;
+        // The acquire script computed the stored mark from this same `now`: a
+        // clock before the epoch would make the two disagree.
+        if now_ms < EPOCH_MS as i64 {
+            return Err(Error::new(Gate::Range, "the clock reads before the epoch (2024-01-01)"));
+        }
+        let now = now_ms as u64;
         let floor = match acquired.previous_mark {
             Some(mark) => now.max(mark + 1),
             None => now,
@@ -310,6 +320,7 @@ impl LeasedMinter {
     pub fn stop(&self) {
         self.stopped.store(true, Ordering::Release);
         self.fence.store(0, Ordering::Release);
+        self.state.fetch_or(SEALED, Ordering::AcqRel);
     }
 
     /// The monotonic ms from which minting is refused.
@@ -320,7 +331,7 @@ impl LeasedMinter {
     /// The last millisecond this minter minted in (before its first id: one
     /// before its start): what [`RELEASE`] stores as the node's mark.
     pub fn high_water(&self) -> u64 {
-        (self.state.load(Ordering::Acquire) >> 12) + EPOCH_MS
+        ((self.state.load(Ordering::Acquire) & !SEALED) >> 12) + EPOCH_MS
     }
 
     /// Mints with a wall-clock reading `now_ms` (unix ms) at monotonic
@@ -337,6 +348,9 @@ impl LeasedMinter {
         let mark = self.mark.load(Ordering::Acquire);
         let mut current = self.state.load(Ordering::Relaxed);
         loop {
+            if current & SEALED != 0 {
+                return Err(Error::from_gate(Gate::Node, "the lease was stopped: minting on it ended"));
+            }
             let (next, snowflake) = step(current, self.node, now_ms)?;
             if (next >> 12) + EPOCH_MS > mark {
                 return Err(Error::from_gate(
@@ -422,6 +436,36 @@ mod tests {
         assert_eq!(n, 3 * 4096, "ids of T, T+1 and T+2, none past the mark");
         assert_eq!(m.high_water(), T as u64 + 2);
         assert_eq!(m.next_mark(T), T as u64 + 4);
+    }
+
+    #[test]
+    fn a_mint_racing_the_stop_lands_before_the_high_water_or_not_at_all() {
+        let terms = LeaseTerms::new(30_000, 5_000).unwrap();
+        for _ in 0..200 {
+            let m = std::sync::Arc::new(
+                LeasedMinter::start(Acquired { node: 1, previous_mark: None }, T, 0, terms).unwrap(),
+            );
+            let minter = m.clone();
+            let racer = std::thread::spawn(move || {
+                let mut last = 0;
+                // Far apart clock readings: each id moves the high water.
+                for i in 0.. {
+                    match minter.next_at(T + i, 0) {
+                        Ok(s) => last = s,
+                        Err(_) => return last,
+                    }
+                }
+                last
+            });
+            std::thread::yield_now();
+            m.stop();
+            let high_water = m.high_water();
+            let last = racer.join().unwrap();
+            assert!(last == 0 || crate::unix_ms(last) <= high_water, "an id past the high water the release stores");
+            assert_eq!(m.next_at(T, 0).unwrap_err().gate(), Gate::Node);
+        }
+        let before = LeasedMinter::start(Acquired { node: 1, previous_mark: None }, 0, 0, terms);
+        assert_eq!(before.unwrap_err().gate(), Gate::Range);
     }
 
     #[test]

@@ -24,7 +24,29 @@ pub struct Check {
 }
 
 /// The sections, in file order. A file may leave one out; an unknown one is an error.
-pub const SECTIONS: [&str; 12] = [
+pub const SECTIONS: [&str; 18] = concat(NON_LEASE_SECTIONS, LEASE_SECTIONS);
+
+/// `a` then `b`, in a constant.
+const fn concat<const A: usize, const B: usize, const C: usize>(
+    a: [&'static str; A],
+    b: [&'static str; B],
+) -> [&'static str; C] {
+    let mut out = [""; C];
+    let mut i = 0;
+    while i < C {
+        out[i] = if i < A { a[i] } else { b[i - A] };
+        i += 1;
+    }
+    out
+}
+
+/// The sections of node leases (emq-lease/1): a target whose runtime has no
+/// lease API declares the others as its scope.
+pub const LEASE_SECTIONS: [&str; 6] =
+    ["lease_scripts", "lease_keys", "lease_acquire", "lease_errors", "lease_renewals", "lease_starts"];
+
+/// Every section but the lease sections.
+pub const NON_LEASE_SECTIONS: [&str; 12] = [
     "ids",
     "rejects",
     "encode_rejects",
@@ -63,7 +85,7 @@ fn outcome(case: &Value, gate_field: &str, ok_fields: &[&str], at: &str) -> Resu
 pub fn checks(file: &Value) -> Result<Vec<Check>> {
     let obj = file.as_object().context("the vector file is not a JSON object")?;
     for key in obj.keys() {
-        if !SECTIONS.contains(&key.as_str()) && key != "contract" && key != "keyspace" {
+        if !SECTIONS.contains(&key.as_str()) && !["contract", "keyspace", "lease"].contains(&key.as_str()) {
             bail!("unknown section {key:?} in the vector file");
         }
     }
@@ -182,6 +204,37 @@ pub fn checks(file: &Value) -> Result<Vec<Check>> {
                 "from_xadd" => {
                     let request = json!({"op": "from_xadd_id", "entry": field(case, "entry", &at)?, "ns": field(case, "ns", &at)?});
                     add("from_xadd_id", request, outcome(case, "error", &["id"], &at)?);
+                }
+                "lease_scripts" => {
+                    let request = json!({"op": "lease_script", "name": field(case, "name", &at)?});
+                    add("lease_script", request, Expect::Ok(json!({"text": field(case, "text", &at)?})));
+                }
+                "lease_keys" => {
+                    let request = json!({"op": "lease_keys", "node": field(case, "node", &at)?});
+                    add("lease_keys", request, outcome(case, "gate", &["lease_key", "mark_key"], &at)?);
+                }
+                "lease_acquire" => {
+                    let (node, previous) = (field(case, "reply_node", &at)?, field(case, "reply_previous", &at)?);
+                    let request = json!({"op": "parse_acquire", "node": node, "previous": previous});
+                    add("parse_acquire", request, outcome(case, "gate", &["node", "previous_mark"], &at)?);
+                }
+                "lease_errors" => {
+                    let request = json!({"op": "parse_acquire_error", "message": field(case, "message", &at)?});
+                    add("parse_acquire_error", request, outcome(case, "gate", &["refusal"], &at)?);
+                }
+                "lease_renewals" => {
+                    let request = json!({"op": "parse_renewal", "reply": field(case, "reply", &at)?});
+                    add("parse_renewal", request, outcome(case, "gate", &[], &at)?);
+                }
+                "lease_starts" => {
+                    let request = json!({"op": "lease_start"}).as_object().cloned().map(|mut r| {
+                        for name in ["node", "previous_mark", "now_ms", "ttl_ms", "margin_ms"] {
+                            r.insert(name.into(), case.get(name).cloned().unwrap_or(Value::Null));
+                        }
+                        Value::Object(r)
+                    });
+                    let request = request.context("a request object")?;
+                    add("lease_start", request, outcome(case, "gate", &["snowflake", "fence_ms", "next_mark"], &at)?);
                 }
                 _ => unreachable!("SECTIONS is exhaustive"),
             }

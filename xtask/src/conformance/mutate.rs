@@ -24,6 +24,12 @@ pub fn one_wrong_value(file: &Value, section: &str) -> Value {
         "prefixes" => case["bytes"] = Value::from(case["bytes"].as_u64().unwrap() + 1),
         "xadd" => case["entry"] = Value::from(format!("{}0", case["entry"].as_str().unwrap())),
         "from_xadd" => case["id"] = Value::from(format!("{}x", case["id"].as_str().unwrap())),
+        "lease_scripts" => case["text"] = Value::from(format!("{} ", case["text"].as_str().unwrap())),
+        "lease_keys" => case["lease_key"] = Value::from(format!("{}x", case["lease_key"].as_str().unwrap())),
+        "lease_acquire" => case["node"] = Value::from(case["node"].as_u64().unwrap() + 1),
+        "lease_errors" => case["gate"] = Value::from("range"),
+        "lease_renewals" => case["gate"] = Value::from("node"),
+        "lease_starts" => bump_decimal(&mut case["snowflake"]),
         other => panic!("no mutation for section {other}"),
     }
     file

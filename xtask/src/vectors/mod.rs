@@ -8,6 +8,7 @@
 
 pub mod hex;
 pub mod keyspace;
+pub mod lease;
 pub mod rng;
 
 use anyhow::{bail, Result};
@@ -43,6 +44,7 @@ pub fn generate() -> Value {
     let mut file = Map::new();
     file.insert("contract".into(), json!(emq_id::CONTRACT));
     file.insert("keyspace".into(), json!(emq_id::KEYSPACE));
+    file.insert("lease".into(), json!(emq_id::LEASE_PROTOCOL));
     file.insert("ids".into(), Value::Array(ids(&mut rng)));
     file.insert("rejects".into(), Value::Array(rejects(&mut rng)));
     file.insert("encode_rejects".into(), Value::Array(encode_rejects()));
@@ -60,6 +62,12 @@ pub fn generate() -> Value {
         [0, 1, 4095, 1 << 22, MAX_SNOWFLAKE].into_iter().chain((0..16).map(|_| rng.below(MAX_SNOWFLAKE))).collect();
     file.insert("xadd".into(), Value::Array(keyspace::xadd(&evt)));
     file.insert("from_xadd".into(), Value::Array(keyspace::from_xadd()));
+    file.insert("lease_scripts".into(), Value::Array(lease::scripts()));
+    file.insert("lease_keys".into(), Value::Array(lease::keys()));
+    file.insert("lease_acquire".into(), Value::Array(lease::acquire_replies()));
+    file.insert("lease_errors".into(), Value::Array(lease::acquire_errors()));
+    file.insert("lease_renewals".into(), Value::Array(lease::renewals()));
+    file.insert("lease_starts".into(), Value::Array(lease::starts()));
     Value::Object(file)
 }
 

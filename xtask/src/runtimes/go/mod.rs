@@ -10,7 +10,7 @@ use std::process::Command;
 use crate::root;
 
 /// `go` in `dir` (from the workspace root), with cgo on.
-fn go(dir: &str) -> Command {
+pub fn go(dir: &str) -> Command {
     let mut cmd = Command::new("go");
     cmd.current_dir(root().join(dir)).env("CGO_ENABLED", "1");
     cmd

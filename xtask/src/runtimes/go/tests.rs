@@ -16,5 +16,7 @@ pub fn run() -> Result<()> {
     sh(go("bindings/go").args(["test", "-race", "-count=1", "-v", "./..."]))?;
     sh(go("conformance/go").args(["vet", "./..."]))?;
     // The benchmark module (with its anchors from the Go module proxy) must keep compiling.
-    sh(go("bindings/go/bench").args(["vet", "./..."]))
+    sh(go("bindings/go/bench").args(["vet", "./..."]))?;
+    // The go-redis lease example: vetted here, run live by `valkey::leases`.
+    sh(go("bindings/go/examples/lease").args(["vet", "./..."]))
 }

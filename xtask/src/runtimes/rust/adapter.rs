@@ -38,6 +38,11 @@ fn answer(r: &Value) -> Value {
     }
 }
 
+/// A JSON integer field of the request.
+fn number(r: &Value, name: &str) -> Result<i64> {
+    r.get(name).and_then(Value::as_i64).with_context(|| format!("{name} is not an integer"))
+}
+
 /// The core's answer, or (outside) why the request could not be translated.
 type Answer = Result<emq_id::Result<Value>>;
 
@@ -106,6 +111,45 @@ fn translate(r: &Value) -> Answer {
         "xadd_id" => emq_id::xadd_id(&bytes(r, "id")?).map(|e| json!({ "entry": e.as_str() })),
         "from_xadd_id" => {
             emq_id::from_xadd_id(&bytes(r, "entry")?, &bytes(r, "ns")?).map(|id| json!({ "id": id.to_string() }))
+        }
+        "lease_script" => {
+            let name = r.get("name").and_then(Value::as_str).context("name is not a string")?;
+            let script =
+                emq_id::SCRIPTS.iter().find(|s| s.name == name).with_context(|| format!("no script {name:?}"))?;
+            Ok(json!({ "text": script.text }))
+        }
+        "lease_keys" => {
+            let node = u16::try_from(number(r, "node")?).unwrap_or(u16::MAX);
+            emq_id::lease_key(node).and_then(|lease| {
+                Ok(json!({ "lease_key": lease.as_str(), "mark_key": emq_id::mark_key(node)?.as_str() }))
+            })
+        }
+        "parse_acquire" => emq_id::parse_acquire(number(r, "node")?, number(r, "previous")?)
+            .map(|a| json!({ "node": a.node, "previous_mark": a.previous_mark })),
+        "parse_acquire_error" => {
+            let message = r.get("message").and_then(Value::as_str).context("message is not a string")?;
+            match emq_id::parse_acquire_error(message) {
+                Some(refusal) => Err(refusal),
+                None => Ok(json!({ "refusal": false })),
+            }
+        }
+        "parse_renewal" => emq_id::parse_renewal(number(r, "reply")?).map(|()| json!({})),
+        "lease_start" => {
+            let node = u16::try_from(number(r, "node")?).unwrap_or(u16::MAX);
+            let previous = match r.get("previous_mark") {
+                Some(Value::Null) | None => -1,
+                Some(_) => number(r, "previous_mark")?,
+            };
+            let now = number(r, "now_ms")?;
+            let (ttl, margin) = (number(r, "ttl_ms")?, number(r, "margin_ms")?);
+            let started = emq_id::parse_acquire(i64::from(node), previous).and_then(|acquired| {
+                let terms = emq_id::LeaseTerms::new(ttl.max(0) as u64, margin.max(0) as u64)?;
+                emq_id::LeasedMinter::start(acquired, now, 0, terms)
+            });
+            started.and_then(|m| {
+                let s = m.next_at(now, 0)?;
+                Ok(json!({ "snowflake": s.to_string(), "fence_ms": m.fence_ms(), "next_mark": m.next_mark(now) }))
+            })
         }
         other => anyhow::bail!("unknown op {other:?}"),
     })

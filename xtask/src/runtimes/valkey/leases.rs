@@ -21,12 +21,36 @@ use crate::runtimes::{cli, node};
 pub fn run() -> Result<()> {
     let cluster = Cluster::start()?;
     let addr = cluster.nodes[0].addr.clone(); // any node: the runner follows the slot map
+    scripts_as_the_server_names_them(&addr).context("SCRIPT LOAD")?;
     capacity(&addr).context("1,100 acquirers")?;
     handovers(&addr).context("1,000 hand-overs under skew")?;
     killed_holder(&addr).context("a holder killed with SIGKILL")?;
     across_runtimes(&addr).context("leases from Rust and Node at once")?;
     drop(cluster);
     fenced_when_valkey_goes_away().context("a holder whose Valkey goes away")
+}
+
+/// The server's own SHA-1 of each script (`SCRIPT LOAD`, what `EVALSHA`
+/// takes) is the one the vector file pins: the oracle is Valkey, not our hash.
+fn scripts_as_the_server_names_them(addr: &str) -> Result<()> {
+    let file = crate::load(&root().join(crate::vectors::PATH))?;
+    let pinned = file["lease_scripts"].as_array().context("the vector file's lease_scripts")?;
+    let mut c = reserve(addr)?;
+    for script in emq_id::SCRIPTS {
+        let sha = c.cmd(&["SCRIPT", "LOAD", script.text])?.as_text().context("SCRIPT LOAD answers a digest")?;
+        let case = pinned
+            .iter()
+            .find(|p| p["name"] == script.name)
+            .with_context(|| format!("{} is not pinned", script.name))?;
+        ensure!(
+            case["sha1"] == sha.as_str() && case["text"] == script.text,
+            "{}: the server names it {sha}, the file pins {}",
+            script.name,
+            case["sha1"]
+        );
+    }
+    println!("leases: the three scripts' SHA-1 as Valkey's SCRIPT LOAD answers them = the vector file's pins");
+    Ok(())
 }
 
 /// 1,100 concurrent acquirers on 1,024 nodes: 1,024 distinct holders, 76
@@ -189,13 +213,21 @@ fn killed_holder(addr: &str) -> Result<()> {
         freed >= Duration::from_millis(ttl - ttl / 3 - 100),
         "node {node} was free {freed:?} after the kill, before its TTL"
     );
-    println!("leases: a holder killed with SIGKILL: node {node} free {} ms after the kill (TTL {ttl} ms, renewed every {} ms), not before", freed.as_millis(), ttl / 3);
+    // `emq-id mint --lease`: a node for the run, released after it.
+    let minted = Command::new(cli::build()?).args(["mint", "JOB", "-n", "3", "--json", "--lease", addr]).output()?;
+    ensure!(minted.status.success(), "emq-id mint --lease: {}", String::from_utf8_lossy(&minted.stderr));
+    let nodes: HashSet<u64> = String::from_utf8_lossy(&minted.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).ok().and_then(|v| v["node"].as_u64()).unwrap_or(u64::MAX))
+        .collect();
+    ensure!(nodes.len() == 1 && !nodes.contains(&u64::MAX), "emq-id mint --lease minted on {nodes:?}");
+    println!("leases: a holder killed with SIGKILL: node {node} free {} ms after the kill (TTL {ttl} ms, renewed every {} ms), not before; `emq-id mint --lease` minted 3 ids on one leased node", freed.as_millis(), ttl / 3);
     Ok(())
 }
 
 /// 400 leases held from Rust while ten Node processes (ioredis; five on the
-/// addon, five on WebAssembly) each take one and mint on it: no Node process
-/// gets a node Rust holds, and no id repeats across runtimes.
+/// addon, five on WebAssembly) and a Go process (go-redis) each take one and
+/// mint on it: none gets a node Rust holds, and no id repeats across runtimes.
 fn across_runtimes(addr: &str) -> Result<()> {
     node::build::package()?;
     node::bench::dev_dependencies()?;
@@ -231,8 +263,29 @@ fn across_runtimes(addr: &str) -> Result<()> {
             ensure!(ids.insert(id.as_str().unwrap_or_default().to_string()), "an id repeated across runtimes: {id}");
         }
     }
+    // And Go, with go-redis (bindings/go/examples/lease): three runtimes, one fleet.
+    crate::runtimes::c::build::library()?;
+    let go_run = crate::runtimes::go::go("bindings/go/examples/lease")
+        .args(["run", ".", "-addr", addr, "-n", "5000"])
+        .output()
+        .context("running the go-redis example")?;
+    let go_err = String::from_utf8_lossy(&go_run.stderr);
+    ensure!(go_run.status.success(), "the go-redis example failed: {go_err}");
+    let go_node: u16 = go_err
+        .split("lease: node ")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .with_context(|| format!("no node in the Go example's output: {go_err}"))?;
+    ensure!(!held.contains(&go_node), "the Go process got node {go_node}, which Rust holds");
+    let mut go_ids = 0;
+    for id in String::from_utf8_lossy(&go_run.stdout).lines() {
+        ensure!(ids.insert(id.to_string()), "an id repeated across runtimes: {id}");
+        go_ids += 1;
+    }
+    ensure!(go_ids == 5000, "the Go example minted {go_ids} ids, not 5000");
     println!(
-        "leases: 400 held by Rust, 10 Node processes with ioredis (5 native, 5 wasm) on nodes none of them: {} ids from both runtimes, 0 duplicates",
+        "leases: 400 held by Rust; 10 Node processes with ioredis (5 native, 5 wasm) and 1 Go process with go-redis on nodes none of them: {} ids from three runtimes, 0 duplicates",
         ids.len()
     );
     drop(rust);
