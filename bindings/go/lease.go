@@ -280,8 +280,9 @@ func (m *LeasedMinter) Node() int { return m.node }
 // Terms is the lease's terms.
 func (m *LeasedMinter) Terms() LeaseTerms { return m.terms }
 
-// Close frees the minter, once nothing uses it any more (release the lease
-// first: it needs HighWater). Calls on a closed LeasedMinter fail (gate "null").
+// Close frees the minter at once. It is not safe while another goroutine
+// may still call the minter: call it only when nothing else holds it, or
+// leave the minter to its finalizer. Calls after Close fail (gate "null").
 func (m *LeasedMinter) Close() {
 	if m.handle != nil {
 		C.emq_leased_minter_free(m.handle)

@@ -113,7 +113,7 @@ func TestLeaseTerms(t *testing.T) {
 	if emqid.DefaultLeaseTerms != terms30s {
 		t.Errorf("defaults %+v", emqid.DefaultLeaseTerms)
 	}
-	if terms, err := emqid.NewLeaseTerms(2*time.Millisecond, time.Millisecond); err != nil || terms.TTL != 2*time.Millisecond {
+	if terms, err := emqid.NewLeaseTerms(3*time.Millisecond, time.Millisecond); err != nil || terms.TTL != 3*time.Millisecond {
 		t.Errorf("%+v %v", terms, err)
 	}
 	for _, c := range [][2]time.Duration{{10 * time.Millisecond, 10 * time.Millisecond}, {0, 0},
@@ -232,7 +232,7 @@ func TestLeasedMinterFence(t *testing.T) {
 // The mark: a burst at one clock reading borrows milliseconds up to the mark
 // and stops there until a renewal raises it.
 func TestLeasedMinterStopsAtTheMark(t *testing.T) {
-	m := start(t, emqid.Acquired{Node: 1, PreviousMark: -1}, emqid.LeaseTerms{TTL: 2 * time.Millisecond, Margin: time.Millisecond})
+	m := start(t, emqid.Acquired{Node: 1, PreviousMark: -1}, emqid.LeaseTerms{TTL: 3 * time.Millisecond, Margin: time.Millisecond})
 	n, last := 0, uint64(0)
 	for {
 		s, err := m.NextAt(t1, 0)
@@ -244,20 +244,20 @@ func TestLeasedMinterStopsAtTheMark(t *testing.T) {
 		}
 		n, last = n+1, s
 	}
-	if id := jobID(last); n != 3*4096 || id.UnixMs() != uint64(t1)+2 || id.Seq() != 4095 {
+	if id := jobID(last); n != 4*4096 || id.UnixMs() != uint64(t1)+3 || id.Seq() != 4095 {
 		t.Errorf("%d ids, the last at %d seq %d", n, id.UnixMs(), id.Seq())
 	}
-	if hw, _ := m.HighWater(); hw != uint64(t1)+2 {
+	if hw, _ := m.HighWater(); hw != uint64(t1)+3 {
 		t.Errorf("high water %d", hw)
 	}
 	mark, err := m.NextMark(t1)
-	if err != nil || mark != uint64(t1)+4 {
+	if err != nil || mark != uint64(t1)+6 {
 		t.Fatalf("mark %d %v", mark, err)
 	}
 	if err := m.Renewed(0, mark); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := m.NextAt(t1, 0); err != nil || jobID(s).UnixMs() != uint64(t1)+3 {
+	if s, err := m.NextAt(t1, 0); err != nil || jobID(s).UnixMs() != uint64(t1)+4 {
 		t.Errorf("after the renewal: %d %v", s, err)
 	}
 }

@@ -170,6 +170,12 @@ export const LEASE_PROTOCOL: 'emq-lease/1';
 export const LEASE_NODES: number;
 export const LEASE_TTL_MS: number;
 export const LEASE_MARGIN_MS: number;
+/**
+ * Lease terms checked by the core (TTL 3 ms to a day; margin at least 1 ms and at most two thirds of
+ * the TTL; without a margin, the default for the TTL): call it before the acquire script, so bad
+ * terms never hold a node. Throws `range`.
+ */
+export function leaseTerms(ttlMs?: number, marginMs?: number): { ttlMs: number; marginMs: number };
 /** `{emq}:node:` — KEYS[1] of the acquire script. */
 export function leasePrefix(): string;
 /** `{emq}:node:<n>` — the lease. */

@@ -212,6 +212,11 @@ export function makeApi(backend, { name }) {
       if (failed) throw new EmqIdError('self_check', failed);
     },
     LEASE_SCRIPTS,
+    /** The terms, checked by the core: call it before taking a node, so bad terms never hold one. */
+    leaseTerms(ttlMs = facts.numbers.LEASE_TTL_MS, marginMs) {
+      const margin = marginMs === undefined ? -1 : ms(marginMs, 'a margin');
+      return { ttlMs, marginMs: call(backend.leaseMargin, ms(ttlMs, 'a TTL'), margin) };
+    },
     leasePrefix: () => backend.leasePrefix(),
     leaseKey: (node) => call(backend.leaseKey, nodeArg(node)),
     markKey: (node) => call(backend.markKey, nodeArg(node)),

@@ -163,6 +163,7 @@ export function wasmBackend(raw, { envNode } = {}) {
     },
     processNode,
     leaseScripts: raw.leaseScripts,
+    leaseMargin: raw.leaseMargin,
     leasePrefix: raw.leasePrefix,
     leaseKey: raw.leaseKey,
     markKey: raw.markKey,

@@ -52,6 +52,7 @@ function nativeBackend(addon) {
     setNode: addon.setNode,
     processNode: addon.processNode,
     leaseScripts: addon.leaseScripts,
+    leaseMargin: addon.leaseMargin,
     leasePrefix: addon.leasePrefix,
     leaseKey: addon.leaseKey,
     markKey: addon.markKey,

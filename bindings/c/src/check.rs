@@ -70,7 +70,7 @@ fn answer(w: &[&str]) -> String {
             format!("{ns} {s} {} {} {} {}", branded_unix_ms(s), emq_node(s), emq_seq(s), branded_hash32(s))
         }
         "encode" | "encode_reject" => {
-            let mut out = [0 as c_char; 14];
+            let mut out = [0 as c_char; emq_id::ID_LEN];
             if text(1).len() != 3 {
                 return "a namespace of another length".into();
             }

@@ -301,7 +301,8 @@ static void lease(void) {
     CHECK(strcmp(emq_status_name(EMQ_ERR_VALKEY), "valkey") == 0);
 
     CHECK(emq_lease_terms_check(EMQ_LEASE_TTL_MS, EMQ_LEASE_MARGIN_MS) == BRANDED_OK);
-    CHECK(emq_lease_terms_check(2, 1) == BRANDED_OK);
+    CHECK(emq_lease_terms_check(3, 1) == BRANDED_OK);
+    CHECK(emq_lease_terms_check(30000, 0) == BRANDED_ERR_RANGE);
     CHECK(emq_lease_terms_check(10, 10) == BRANDED_ERR_RANGE);
     CHECK(emq_lease_terms_check(0, 0) == BRANDED_ERR_RANGE);
     CHECK(emq_lease_terms_check(86400001, 0) == BRANDED_ERR_RANGE);
@@ -354,16 +355,16 @@ static void lease(void) {
     m = NULL;
 
     /* The mark: a burst at one clock reading borrows milliseconds up to the mark, never past it. */
-    CHECK(emq_leased_minter_start(1, -1, T1, 0, 2, 1, &m) == BRANDED_OK);
+    CHECK(emq_leased_minter_start(1, -1, T1, 0, 3, 1, &m) == BRANDED_OK);
     size_t n = 0;
     while (emq_leased_minter_next_at(m, T1, 0, &s) == BRANDED_OK) n++;
-    CHECK(n == 3 * 4096); /* the ms of T1, T1+1 and T1+2 = the mark */
-    CHECK(branded_unix_ms(s) == (uint64_t)T1 + 2 && emq_seq(s) == 4095);
+    CHECK(n == 4 * 4096); /* the ms of T1 to T1+3 = the mark */
+    CHECK(branded_unix_ms(s) == (uint64_t)T1 + 3 && emq_seq(s) == 4095);
     CHECK(emq_leased_minter_next_at(m, T1, 0, &t) == EMQ_ERR_NODE);
-    CHECK(emq_leased_minter_high_water(m, &hw) == BRANDED_OK && hw == (uint64_t)T1 + 2);
-    CHECK(emq_leased_minter_next_mark(m, T1, &mark) == BRANDED_OK && mark == (uint64_t)T1 + 4);
+    CHECK(emq_leased_minter_high_water(m, &hw) == BRANDED_OK && hw == (uint64_t)T1 + 3);
+    CHECK(emq_leased_minter_next_mark(m, T1, &mark) == BRANDED_OK && mark == (uint64_t)T1 + 6);
     CHECK(emq_leased_minter_renewed(m, 0, mark) == BRANDED_OK); /* the renewal raises the mark: minting goes on */
-    CHECK(emq_leased_minter_next_at(m, T1, 0, &t) == BRANDED_OK && branded_unix_ms(t) == (uint64_t)T1 + 3);
+    CHECK(emq_leased_minter_next_at(m, T1, 0, &t) == BRANDED_OK && branded_unix_ms(t) == (uint64_t)T1 + 4);
     emq_leased_minter_free(m);
     m = NULL;
 

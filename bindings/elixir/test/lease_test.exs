@@ -123,10 +123,23 @@ defmodule EmqId.LeaseTest do
   describe "terms" do
     test "the core's defaults, and terms of one's own within the core's bounds" do
       assert Lease.default_terms() == %{ttl_ms: 30_000, margin_ms: 5_000}
-      assert Lease.terms(1, 0) == {:ok, %{ttl_ms: 1, margin_ms: 0}}
-      assert Lease.terms(86_400_000, 86_399_999) == {:ok, %{ttl_ms: 86_400_000, margin_ms: 86_399_999}}
+      # 1 ms <= margin <= ttl - ceil(ttl / 3): the fence after the first renewal's tick.
+      assert Lease.terms(3, 1) == {:ok, %{ttl_ms: 3, margin_ms: 1}}
+      assert Lease.terms(86_400_000, 57_600_000) == {:ok, %{ttl_ms: 86_400_000, margin_ms: 57_600_000}}
 
-      for {ttl, margin} <- [{0, 0}, {10, 10}, {10, 11}, {86_400_001, 0}, {-1, 0}, {10, -1}, {@max_u64 + 1, 0}] do
+      for {ttl, margin} <-
+            [
+              {0, 0},
+              {1, 0},
+              {2, 1},
+              {30_000, 0},
+              {30_000, 20_001},
+              {10, 10},
+              {86_400_001, 1},
+              {-1, 0},
+              {10, -1},
+              {@max_u64 + 1, 0}
+            ] do
         assert Lease.terms(ttl, margin) == {:error, :range}, inspect({ttl, margin})
       end
 
@@ -137,9 +150,10 @@ defmodule EmqId.LeaseTest do
       assert Lease.terms(30_000) == {:ok, Lease.default_terms()}
       assert Lease.terms(60_000) == {:ok, %{ttl_ms: 60_000, margin_ms: 5_000}}
       assert Lease.terms(6) == {:ok, %{ttl_ms: 6, margin_ms: 1}}
-      assert Lease.terms(1) == {:ok, %{ttl_ms: 1, margin_ms: 0}}
+      # A TTL under 6 ms has no whole sixth: the margin is the least, 1 ms.
+      assert Lease.terms(3) == {:ok, %{ttl_ms: 3, margin_ms: 1}}
 
-      for bad <- [0, 86_400_001, -1, @max_u64 + 1] do
+      for bad <- [0, 2, 86_400_001, -1, @max_u64 + 1] do
         assert Lease.terms(bad) == {:error, :range}, inspect(bad)
       end
 
@@ -213,15 +227,15 @@ defmodule EmqId.LeaseTest do
     end
 
     test "the mark: a burst stops at it; a renewal's mark lets it go on; next_mark never goes below it" do
-      m = start!(1, nil, @t, 0, terms!(2, 1))
-      # 4,096 ids per ms at one clock reading; the stored mark is @t + 2.
-      assert count_until_refused(m, @t) == 3 * 4096
+      m = start!(1, nil, @t, 0, terms!(3, 1))
+      # 4,096 ids per ms at one clock reading; the stored mark is @t + 3.
+      assert count_until_refused(m, @t) == 4 * 4096
       assert LeasedMinter.next_at(m, @t, 0) == {:error, :node}
-      assert LeasedMinter.high_water(m) == @t + 2
-      assert LeasedMinter.next_mark(m, @t) == {:ok, @t + 4}
-      assert LeasedMinter.renewed(m, 0, @t + 4) == :ok
-      assert count_until_refused(m, @t) == 2 * 4096
-      assert LeasedMinter.high_water(m) == @t + 4
+      assert LeasedMinter.high_water(m) == @t + 3
+      assert LeasedMinter.next_mark(m, @t) == {:ok, @t + 6}
+      assert LeasedMinter.renewed(m, 0, @t + 6) == :ok
+      assert count_until_refused(m, @t) == 3 * 4096
+      assert LeasedMinter.high_water(m) == @t + 6
 
       fresh = start!(1, nil, @t, 0, Lease.default_terms())
       # The mark acquire stored is start + ttl; a clock far behind cannot lower it.

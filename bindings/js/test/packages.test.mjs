@@ -81,7 +81,8 @@ const CASES = [
   ['parseAcquire', [7, -1]], ['parseAcquire', [7, 1769526697641]], ['parseAcquire', [1024, -1]], ['parseAcquire', [7, -2]],
   ['parseAcquire', ['7', -1]], ['parseAcquire', [7, 1.5]], ['parseRenewal', [1]], ['parseRenewal', [0]], ['parseRenewal', [2]],
   ['parseAcquireError', ['ERR EMQLEASE every node is leased']], ['parseAcquireError', ['NOSCRIPT No matching script']],
-  ['parseAcquireError', [undefined]],
+  ['parseAcquireError', [undefined]], ['leaseTerms', []], ['leaseTerms', [3000]], ['leaseTerms', [30000, 20001]],
+  ['leaseTerms', [2, 1]], ['leaseTerms', ['30000']],
   ['LeasedMinter', [{ node: 3, previousMark: 1769526732641 }, 1769526697641, 0, { ttlMs: 30000, marginMs: 5000 }]],
   ['LeasedMinter', [{ node: 3, previousMark: null }, 1769526697641, 0]], ['LeasedMinter', [{ node: 1024, previousMark: null }, 1, 0]],
   ['LeasedMinter', [{ node: 3, previousMark: null }, 1769526697641, 0, { ttlMs: 10, marginMs: 10 }]], ['LeasedMinter', [null, 1, 0]],
@@ -155,16 +156,16 @@ test('a leased minter: the hand-over, the mark and the fence (on every backend)'
     assert.equal(m.fenceMs, 45000);
     m.stop();
     assert.throws(() => m.nextAt(T + 20000, 21000), { code: 'node' }, name);
-    // A burst stops at the mark it stored (start + TTL): 3 ms of ids for a 2 ms TTL.
-    const b = new api.LeasedMinter({ node: 4, previousMark: null }, T, 0, { ttlMs: 2, marginMs: 1 });
+    // A burst stops at the mark it stored (start + TTL): 4 ms of ids for a 3 ms TTL.
+    const b = new api.LeasedMinter({ node: 4, previousMark: null }, T, 0, { ttlMs: 3, marginMs: 1 });
     let n = 0;
     try {
       for (;;) (b.nextAt(T, 0), n++);
     } catch (e) {
       assert.equal(e.code, 'node', name);
     }
-    assert.equal(n, 3 * 4096, name);
-    assert.equal(b.highWater, T + 2, name);
+    assert.equal(n, 4 * 4096, name);
+    assert.equal(b.highWater, T + 3, name);
   }
 });
 

@@ -10,7 +10,8 @@ const Redis = require('ioredis');
 const emq = require('..'); // in a project: require('@echomq/emq-id')
 
 /** Takes a free node, renews it every third of its TTL, and gives a minter on it. */
-async function acquireLease(redis, { ttlMs = emq.LEASE_TTL_MS, marginMs } = {}) {
+async function acquireLease(redis, terms = {}) {
+  const { ttlMs, marginMs } = emq.leaseTerms(terms.ttlMs, terms.marginMs); // bad terms never hold a node
   const token = randomBytes(16).toString('hex');
   const now = Date.now();
   const sent = emq.monotonicMs();

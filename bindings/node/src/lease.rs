@@ -69,6 +69,18 @@ pub fn parse_acquire_error(message: String) -> Option<String> {
     emq_id::parse_acquire_error(&message).map(|e| e.detail().to_string())
 }
 
+/// `leaseMargin(ttlMs, marginMs): number` — the terms checked by the core
+/// before a node is taken; a negative margin asks for the default for the TTL.
+#[napi]
+pub fn lease_margin(ttl: f64, margin: f64) -> Result<f64, JsError> {
+    let terms = if margin < 0.0 {
+        emq_id::LeaseTerms::for_ttl(ms(ttl)?)
+    } else {
+        emq_id::LeaseTerms::new(ms(ttl)?, ms(margin)?)
+    };
+    Ok(terms.map_err(gate)?.margin_ms as f64)
+}
+
 /// A minter on a leased node (see the core's `LeasedMinter`).
 #[napi]
 pub struct LeasedMinter {

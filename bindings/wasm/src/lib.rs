@@ -540,6 +540,18 @@ pub fn parse_acquire_error(message: &str) -> String {
     emq_id::parse_acquire_error(message).map_or_else(String::new, |e| e.detail().to_owned())
 }
 
+/// The terms checked by the core before a node is taken: the margin (a
+/// negative one asks for the default for the TTL).
+#[wasm_bindgen(js_name = leaseMargin)]
+pub fn lease_margin(ttl: f64, margin: f64) -> Js<f64> {
+    let terms = if margin < 0.0 {
+        emq_id::LeaseTerms::for_ttl(lease_ms(ttl)?)
+    } else {
+        emq_id::LeaseTerms::new(lease_ms(ttl)?, lease_ms(margin)?)
+    };
+    Ok(terms.map_err(gate)?.margin_ms as f64)
+}
+
 /// A minter on a leased node (the core's `LeasedMinter`).
 #[wasm_bindgen]
 pub struct LeasedMinter {

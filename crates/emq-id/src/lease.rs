@@ -24,6 +24,9 @@ pub const LEASE_PROTOCOL: &str = "emq-lease/1";
 /// The reserve name every lease key starts with: `{emq}:node:`.
 const PREFIX: &[u8] = b"node:";
 
+/// The last unix ms of the contract's time: no mark passes it.
+const LAST_MS: u64 = EPOCH_MS + MAX_TS;
+
 /// How many nodes a lease can be taken on: `0..=MAX_NODE`.
 pub const LEASE_NODES: u16 = MAX_NODE + 1;
 
@@ -43,7 +46,8 @@ pub struct Script {
 /// Takes the first free node from `start` on, with a TTL, and raises the
 /// node's mark to `max(now, mark + 1) + ttl`. Answers `{node, previous mark}`
 /// (`-1` when the node never had one), or the error `EMQLEASE every node is
-/// leased`.
+/// leased`. A node whose mark is not a number (written by hand) is passed
+/// over, never taken: its hand-over could not be kept.
 pub const ACQUIRE: Script = Script {
     name: "acquire",
     text: "\
@@ -51,8 +55,8 @@ local prefix, token, ttl = KEYS[1], ARGV[1], tonumber(ARGV[2])
 local start, nodes, now = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
 for i = 0, nodes - 1 do
   local n = (start + i) % nodes
-  if redis.call('SET', prefix .. n, token, 'NX', 'PX', ttl) then
-    local previous = tonumber(redis.call('GET', prefix .. n .. ':mark') or '-1')
+  local previous = tonumber(redis.call('GET', prefix .. n .. ':mark') or '-1')
+  if previous and redis.call('SET', prefix .. n, token, 'NX', 'PX', ttl) then
     local floor = math.max(now, previous + 1)
     redis.call('SET', prefix .. n .. ':mark', string.format('%d', floor + ttl))
     return {n, previous}
@@ -69,10 +73,11 @@ return redis.error_reply('EMQLEASE every node is leased')
 pub const RENEW: Script = Script {
     name: "renew",
     text: "\
+local mark = tonumber(ARGV[3])
+if not mark then return redis.error_reply('EMQLEASE a mark is a number') end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-local mark = tonumber(ARGV[3])
-if mark > tonumber(redis.call('GET', KEYS[2]) or '-1') then
+if mark > (tonumber(redis.call('GET', KEYS[2]) or '-1') or -1) then
   redis.call('SET', KEYS[2], string.format('%d', mark))
 end
 return 1
@@ -87,8 +92,10 @@ return 1
 pub const RELEASE: Script = Script {
     name: "release",
     text: "\
+local high_water = tonumber(ARGV[2])
+if not high_water then return redis.error_reply('EMQLEASE a high water is a number') end
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[2], ARGV[2])
+redis.call('SET', KEYS[2], string.format('%d', high_water))
 redis.call('DEL', KEYS[1])
 return 1
 ",
@@ -217,13 +224,18 @@ impl LeaseTerms {
     pub const fn for_ttl(ttl_ms: u64) -> Result<LeaseTerms> {
         let sixth = ttl_ms / 6;
         let margin = if sixth < LeaseTerms::DEFAULT.margin_ms { sixth } else { LeaseTerms::DEFAULT.margin_ms };
-        LeaseTerms::new(ttl_ms, margin)
+        LeaseTerms::new(ttl_ms, if margin == 0 { 1 } else { margin })
     }
 
-    /// Terms whose margin is below the TTL and whose TTL fits a mark.
+    /// Terms of a TTL from 3 ms to a day and a margin of at least 1 ms that
+    /// leaves the fence after the first renewal (a third of the TTL in):
+    /// `1 ≤ margin ≤ ttl − ⌈ttl / 3⌉`.
     pub const fn new(ttl_ms: u64, margin_ms: u64) -> Result<LeaseTerms> {
-        if ttl_ms == 0 || margin_ms >= ttl_ms || ttl_ms > 86_400_000 {
-            return Err(Error::new(Gate::Range, "a lease's TTL is 1 ms to a day, and its margin below the TTL"));
+        if ttl_ms < 3 || ttl_ms > 86_400_000 || margin_ms == 0 || margin_ms > ttl_ms - ttl_ms.div_ceil(3) {
+            return Err(Error::new(
+                Gate::Range,
+                "a lease's TTL is 3 ms to a day, and its margin at least 1 ms and at most two thirds of the TTL",
+            ));
         }
         Ok(LeaseTerms { ttl_ms, margin_ms })
     }
@@ -265,15 +277,19 @@ impl LeasedMinter {
     pub fn start(acquired: Acquired, now_ms: i64, sent_mono_ms: u64, terms: LeaseTerms) -> Result<LeasedMinter> {
         // The acquire script computed the stored mark from this same `now`: a
         // clock before the epoch would make the two disagree.
-        if now_ms < EPOCH_MS as i64 {
-            return Err(Error::new(Gate::Range, "the clock reads before the epoch (2024-01-01)"));
+        if now_ms < EPOCH_MS as i64 || now_ms as u64 > LAST_MS {
+            return Err(Error::new(Gate::Range, "the clock reads outside the contract's time (2024 to 2093)"));
         }
+        // The fields are public: hold a hand-built value to the rules its constructors keep.
+        let acquired =
+            parse_acquire(i64::from(acquired.node), acquired.previous_mark.map_or(-1, |m| m.min(LAST_MS + 1) as i64))?;
+        let terms = LeaseTerms::new(terms.ttl_ms, terms.margin_ms)?;
         let now = now_ms as u64;
         let floor = match acquired.previous_mark {
             Some(mark) => now.max(mark + 1),
             None => now,
         };
-        if ts_since_epoch(floor as i64 + terms.ttl_ms as i64) > MAX_TS {
+        if floor + terms.ttl_ms > LAST_MS {
             return Err(Error::new(Gate::Range, "the lease's mark is past the 41-bit time limit"));
         }
         let first_state: u64 = (floor - EPOCH_MS) << 12;
@@ -303,15 +319,17 @@ impl LeasedMinter {
     /// and the last minted millisecond, plus the TTL. Never below the mark
     /// already stored.
     pub fn next_mark(&self, now_ms: i64) -> u64 {
-        let now = now_ms.max(EPOCH_MS as i64) as u64;
-        (now.max(self.high_water()) + self.terms.ttl_ms).max(self.mark.load(Ordering::Acquire))
+        let now = (now_ms.max(EPOCH_MS as i64) as u64).min(LAST_MS);
+        let mark = (now.max(self.high_water()) + self.terms.ttl_ms).min(LAST_MS);
+        mark.max(self.mark.load(Ordering::Acquire))
     }
 
     /// Records a renewal that Valkey accepted: `sent_mono_ms` is when it was
     /// sent, on the monotonic clock (the server's TTL restarted no earlier),
     /// `mark` what it carried.
     pub fn renewed(&self, sent_mono_ms: u64, mark: u64) {
-        self.mark.fetch_max(mark, Ordering::AcqRel);
+        // A mark past the contract's time is no time an id can have: held to it.
+        self.mark.fetch_max(mark.min(LAST_MS), Ordering::AcqRel);
         self.fence.fetch_max(sent_mono_ms.saturating_add(self.terms.ttl_ms - self.terms.margin_ms), Ordering::AcqRel);
     }
 
@@ -426,16 +444,16 @@ mod tests {
 
     #[test]
     fn no_id_passes_the_mark_and_release_stores_the_high_water() {
-        let terms = LeaseTerms::new(2, 1).unwrap();
+        let terms = LeaseTerms::new(3, 1).unwrap();
         let m = LeasedMinter::start(Acquired { node: 1, previous_mark: None }, T, 0, terms).unwrap();
-        // A burst at one clock reading: 4,096 ids per ms, mark = T + 2.
+        // A burst at one clock reading: 4,096 ids per ms, mark = T + 3.
         let mut n = 0;
         while m.next_at(T, 0).is_ok() {
             n += 1;
         }
-        assert_eq!(n, 3 * 4096, "ids of T, T+1 and T+2, none past the mark");
-        assert_eq!(m.high_water(), T as u64 + 2);
-        assert_eq!(m.next_mark(T), T as u64 + 4);
+        assert_eq!(n, 4 * 4096, "ids of T to T+3, none past the mark");
+        assert_eq!(m.high_water(), T as u64 + 3);
+        assert_eq!(m.next_mark(T), T as u64 + 6);
     }
 
     #[test]
@@ -480,5 +498,8 @@ mod tests {
         assert_eq!(parse_acquire_error("ERR EMQLEASE every node is leased").unwrap().gate(), Gate::Node);
         assert!(parse_acquire_error("NOSCRIPT No matching script").is_none());
         assert!(LeaseTerms::new(10, 10).is_err());
+        assert!(LeaseTerms::new(30_000, 0).is_err());
+        assert!(LeaseTerms::new(30_000, 20_001).is_err());
+        assert!(LeaseTerms::new(30_000, 20_000).is_ok());
     }
 }

@@ -59,7 +59,20 @@ fn copy_of(source: &str, text: &str, form: Form) -> String {
 }
 
 /// Writes every copy (`check`: compares instead, and fails on the first difference).
+/// The `.d.ts` names the gates as a union type (TypeScript needs the list
+/// written out): it must be the core's `Gate::ALL`, plus `self_check`.
+fn gate_type_is_the_cores() -> Result<()> {
+    let types = crate::read(root().join(SHARED).join("api.d.ts"))?;
+    let line =
+        types.lines().find(|l| l.starts_with("export type Gate = ")).context("api.d.ts declares no Gate type")?;
+    let declared: Vec<&str> = line.split('\'').skip(1).step_by(2).collect();
+    let core: Vec<&str> = emq_id::Gate::ALL.iter().map(|g| g.name()).chain(["self_check"]).collect();
+    anyhow::ensure!(declared == core, "api.d.ts's Gate type is {declared:?}, the core's gates are {core:?}");
+    Ok(())
+}
+
 pub fn sync(check: bool) -> Result<()> {
+    gate_type_is_the_cores()?;
     for &(source, copy, form) in COPIES {
         let from = root().join(SHARED).join(source);
         let text = crate::read(&from)?;

@@ -129,11 +129,9 @@ defmodule EmqId.LeasedMinter do
 
   @doc """
   Closes the fence now (a renewal answered `0`, or before `release`):
-  minting is `{:error, :node}` from here on.
-
-  A `renewed/3` recorded after it opens the fence again (the core keeps the
-  later of the two fences), so stop from the process that renews, after its
-  last renewal, as the example in `EmqId.Lease` does.
+  minting is `{:error, :node}` from here on, for good: a `renewed/3`
+  recorded after it does not reopen the fence, and a mint racing it either
+  lands before the high water a release stores or is refused.
   """
   @spec stop(t) :: :ok
   def stop(minter), do: Native.leased_stop(minter)

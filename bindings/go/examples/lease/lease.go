@@ -189,7 +189,8 @@ func (l *Lease) Release(ctx context.Context) (bool, error) {
 		l.Minter.Stop() // no id from here on, so the high water is final
 		close(l.stop)
 		<-l.renewerOK // no renewal in flight, none after the release
-		defer l.Minter.Close()
+		// No Close here: other goroutines may still hold l.Minter (it refuses
+		// with ErrNode from now on); its finalizer frees it once none does.
 		if l.lost != nil {
 			return
 		}
