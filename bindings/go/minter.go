@@ -74,6 +74,9 @@ func (m *Minter) next(unixMs int64) (uint64, error) {
 // NextMany mints n snowflakes in one cgo call (one clock reading): use it
 // when minting in bulk, where cgo's per-call cost would dominate.
 func (m *Minter) NextMany(n int) ([]uint64, error) {
+	if n < 0 {
+		return nil, rangeError(fmt.Sprintf("a count is at least 0, got %d", n))
+	}
 	out := make([]uint64, n)
 	if n == 0 {
 		return out, nil

@@ -8,6 +8,7 @@
 // the backend; nothing here computes one.
 
 const U64_MAX = 0xffffffffffffffffn;
+const EMPTY = new Uint8Array(0);
 // A JS array holds fewer than 2^32 elements: the most ids one mintMany returns.
 const MAX_ARRAY = 2 ** 32 - 1;
 
@@ -59,7 +60,9 @@ export function makeApi(backend, { name }) {
   // whole numbers. A value of the wrong JS type is a TypeError; a value of
   // the right type outside the contract's range is EmqIdError `range`.
   function bytes(x, what) {
-    if (typeof x === 'string' || x instanceof Uint8Array) return x;
+    if (typeof x === 'string') return x;
+    // An empty view (a detached buffer's among them) is the empty bytes: no backend reads it.
+    if (x instanceof Uint8Array) return x.length === 0 ? EMPTY : x;
     throw typeError(`${what} is a string or a Uint8Array`);
   }
   function u64(x) {
@@ -176,7 +179,7 @@ export function makeApi(backend, { name }) {
     encode: (ns, snowflake) => call(backend.encode, bytes(ns, 'a namespace'), u64(snowflake)),
     decode: (text) => call(backend.decode, bytes(text, 'an id')),
     decodeSnowflake: (text) => call(backend.decodeSnowflake, bytes(text, 'an id')),
-    isValid: (text) => (typeof text === 'string' || text instanceof Uint8Array) && backend.isValid(text),
+    isValid: (text) => (typeof text === 'string' || text instanceof Uint8Array) && backend.isValid(bytes(text, 'an id')),
     compare: (a, b) => call(backend.compare, bytes(a, 'an id'), bytes(b, 'an id')),
     hash32: (snowflake) => backend.hash32(u64(snowflake)),
     unixMs: (snowflake) => backend.unixMs(u64(snowflake)),

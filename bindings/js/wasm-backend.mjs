@@ -53,14 +53,15 @@ export function wasmBackend(raw, { envNode } = {}) {
     const data = new Uint8Array(room);
     const lens = new Uint32Array(keys.length);
     let at = 0;
-    keys.forEach((k, i) => {
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]; // a hole reads as undefined and is refused, as the addon refuses it
       let n;
       if (typeof k === 'string') n = encoder.encodeInto(k, data.subarray(at)).written;
-      else if (k instanceof Uint8Array) (data.set(k, at), (n = k.length));
+      else if (k instanceof Uint8Array) (k.length > 0 && data.set(k, at), (n = k.length));
       else throw 'ERR_INVALID_ARG_TYPE: a key is a string or a Uint8Array';
       lens[i] = n;
       at += n;
-    });
+    }
     return raw.slotPacked(data.subarray(0, at), lens);
   }
 

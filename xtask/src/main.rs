@@ -38,6 +38,10 @@ Tasks:
   targets                     list the conformance targets
                               (`--target wasm` runs wasm-node and wasm-browser)
   test                        the whole test suite (what .ci/run runs)
+  fuzz [TARGET] [--time SECONDS]
+                              run the libFuzzer targets of fuzz/ (decode, slot, keyspace,
+                              resp, c_abi, lease; default: all) for SECONDS each (60) under
+                              AddressSanitizer and print executions and crashes
   bench [TARGET]...           run benchmarks (core, go, node, elixir, postgres; default: all)
                               and print the tables for BENCHMARKS.md (ratios against the anchors)
 ";
@@ -58,6 +62,7 @@ fn main() -> ExitCode {
         Some("js") => tree::js::sync(flag("--check")),
         Some("header") => c::header::run(flag("--check")),
         Some("test") => suite::run(),
+        Some("fuzz") => xtask::fuzz::task(&args[1..]),
         Some("targets") => {
             for t in runtimes::TARGETS {
                 println!("{:10} {}", t.name, t.about);

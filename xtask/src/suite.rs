@@ -18,6 +18,20 @@ const STEPS: &[Step] = &[
     ("clippy", || {
         sh(Command::new("cargo").args(["clippy", "--workspace", "--all-targets", "--quiet", "--", "-D", "warnings"]))
     }),
+    ("clippy of the WASM crate for wasm32 (its scratch buffer, allocator and panic handler exist only there)", || {
+        crate::runtimes::wasm::setup::tools()?;
+        sh(Command::new("cargo").args([
+            "clippy",
+            "--quiet",
+            "-p",
+            "emq-id-wasm",
+            "--target",
+            "wasm32-unknown-unknown",
+            "--",
+            "-D",
+            "warnings",
+        ]))
+    }),
     ("rustdoc of the core, warnings denied (every public item documented, links resolve)", || {
         sh(Command::new("cargo")
             .args(["doc", "--quiet", "-p", "emq-id", "--no-deps", "--features", "std"])
@@ -50,15 +64,27 @@ const STEPS: &[Step] = &[
     ("JS: one layer for both packages (copies --check), one API over every backend", || {
         node::build::package()?;
         sh(Command::new("cargo").args(["xtask", "js", "--check"]))?;
-        sh(Command::new("node").current_dir(crate::root().join("bindings/js")).args(["--test", "test/"]))
+        // fast-check, for the property tests (a dev dependency of the tests alone).
+        let js = crate::root().join("bindings/js");
+        if !js.join("node_modules/fast-check").exists() {
+            sh(node::npm(&js).arg("ci"))?;
+        }
+        sh(Command::new("node").current_dir(&js).args(["--test", "test/"]))
     }),
     ("API parity: every operation in every runtime, or reasoned (--check)", || {
         sh(Command::new("cargo").args(["xtask", "parity", "--check"]))
     }),
     ("Elixir: mix format --check-formatted, mix test (ExUnit and doctests)", elixir::tests::run),
+    ("PostgreSQL extension: fmt --check, clippy -D warnings (its own workspace)", || {
+        postgres::setup::prerequisites()?;
+        let dir = crate::root().join(postgres::EXTENSION);
+        sh(Command::new("cargo").current_dir(&dir).args(["fmt", "--check"]))?;
+        sh(Command::new("cargo").current_dir(&dir).args(["clippy", "--all-targets", "--quiet", "--", "-D", "warnings"]))
+    }),
     ("PostgreSQL: live server tests", postgres::tests::run),
     ("Valkey Cluster colocation (3 primaries, live)", valkey::colocation::run),
     ("Node leases on live Valkey clusters (emq-lease/1), with their counts", valkey::leases::run),
+    ("fuzz: every libFuzzer target for 5 s under AddressSanitizer (control first), no crash", crate::fuzz::smoke),
     ("conformance, every target, with negative controls", || {
         sh(Command::new("cargo").args(["xtask", "conformance", "--negative-control"]))
     }),

@@ -6,29 +6,9 @@
 // Run by `cargo xtask test` after both packages are built.
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
+import { loadApis, nodePkg, require, wasmPkg } from './apis.mjs';
 
-const require = createRequire(import.meta.url);
-const nodePkg = new URL('../../node/', import.meta.url).pathname;
-const wasmPkg = new URL('../../wasm/', import.meta.url).pathname;
-
-// The Node package twice: its addon, then (a fresh instance) its WebAssembly fallback.
-function loadNodePackage(backend) {
-  const saved = process.env.EMQ_ID_BACKEND;
-  process.env.EMQ_ID_BACKEND = backend;
-  delete require.cache[require.resolve(nodePkg)];
-  try {
-    return require(nodePkg);
-  } finally {
-    if (saved === undefined) delete process.env.EMQ_ID_BACKEND;
-    else process.env.EMQ_ID_BACKEND = saved;
-  }
-}
-const apis = {
-  native: loadNodePackage('native'),
-  'node package on wasm': loadNodePackage('wasm'),
-  'wasm package': require(wasmPkg + 'node.cjs'),
-};
+const apis = loadApis();
 
 test('each API says which build answers', () => {
   assert.deepEqual(Object.values(apis).map((a) => a.backend()), ['native', 'wasm', 'wasm']);

@@ -3,6 +3,10 @@
 //! so `hash32`, `encode`, `decode`, `slot` and friends are registered by hand:
 //! one `napi_get_cb_info`, the argument conversions of [`convert`], the core
 //! call, one value back. Errors go through the same [`crate::error`] helper.
+//!
+//! Each callback is one `unsafe` block around [`call`], which makes the
+//! call's [`Cx`] and [`Arg`]s; every N-API status is checked, and a failed
+//! call is thrown as `napi_failed` (or leaves JS's own pending exception).
 
 use std::cell::Cell;
 use std::ffi::CStr;
@@ -14,249 +18,326 @@ use napi_derive::napi;
 use napi::bindgen_prelude::{Env, Object};
 use napi::JsValue;
 
-use crate::convert;
-use crate::error::{gate, JsError, JsResult};
+use crate::convert::{check, Arg, Cx};
+use crate::error::{gate, napi_failed, wrong_type, JsError, JsResult};
 
 type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
 
 /// The first `N` arguments (missing ones are `undefined`).
-unsafe fn args<const N: usize>(env: sys::napi_env, info: sys::napi_callback_info) -> [sys::napi_value; N] {
+///
+/// # Safety
+/// `info` is the callback info N-API passed with `cx`'s env to the callback in progress.
+unsafe fn args<const N: usize>(cx: Cx, info: sys::napi_callback_info) -> JsResult<[Arg; N]> {
     let mut argv = [ptr::null_mut(); N];
     let mut argc = N;
-    // SAFETY: argv has room for N values.
-    unsafe { sys::napi_get_cb_info(env, info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut()) };
+    // SAFETY: env and info are the call in progress's (the caller's promise); argv has
+    // room for argc = N values, and N-API writes at most that many.
+    let status = unsafe {
+        sys::napi_get_cb_info(cx.raw(), info, &mut argc, argv.as_mut_ptr(), ptr::null_mut(), ptr::null_mut())
+    };
+    check(status, "napi_get_cb_info")?;
+    // argc is now the number of arguments passed, which may be more than N.
     if argc < N {
-        let mut undefined = ptr::null_mut();
-        // SAFETY: env is the current callback's.
-        unsafe { sys::napi_get_undefined(env, &mut undefined) };
+        let undefined = cx.undefined()?;
         for slot in &mut argv[argc..] {
             *slot = undefined;
         }
     }
-    argv
+    // SAFETY: every element is an argument of the call in progress or its `undefined`.
+    Ok(argv.map(|v| unsafe { cx.arg(v) }))
 }
 
-/// Throws `e` (code = the gate) and returns NULL, as N-API expects after a throw.
-unsafe fn throw(env: sys::napi_env, e: JsError) -> sys::napi_value {
-    let (mut code, mut msg, mut err) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
-    let c = e.status.0;
-    // SAFETY: env is the current callback's; the strings outlive the calls.
-    unsafe {
-        sys::napi_create_string_utf8(env, c.as_ptr().cast(), c.len() as isize, &mut code);
-        sys::napi_create_string_utf8(env, e.reason.as_ptr().cast(), e.reason.len() as isize, &mut msg);
-        sys::napi_create_error(env, code, msg, &mut err);
-        sys::napi_throw(env, err);
+/// Throws `e` (code = the gate) and returns NULL, as N-API expects after a
+/// throw. When JS's own exception is pending (a getter or setter that threw
+/// during the call), that one is left to propagate. Should N-API fail to make
+/// the error, nothing more can be reported: the call still answers NULL.
+fn throw(cx: Cx, e: JsError) -> sys::napi_value {
+    let mut pending = false;
+    // SAFETY: cx is the live env of the call in progress (Cx's invariant); pending is a valid out-pointer.
+    let status = unsafe { sys::napi_is_exception_pending(cx.raw(), &mut pending) };
+    if status == sys::Status::napi_ok && pending {
+        return ptr::null_mut();
     }
+    let _ = (|| -> JsResult<()> {
+        let code = cx.ascii(e.status.0.as_bytes())?;
+        let mut msg = ptr::null_mut();
+        // SAFETY: cx is the live env of the call in progress; N-API reads reason.len()
+        // bytes of UTF-8 from the reason, which outlives the call.
+        let status = unsafe {
+            sys::napi_create_string_utf8(cx.raw(), e.reason.as_ptr().cast(), e.reason.len() as isize, &mut msg)
+        };
+        check(status, "napi_create_string_utf8")?;
+        let mut err = ptr::null_mut();
+        // SAFETY: cx is the live env of the call in progress; code and msg are strings it created.
+        check(unsafe { sys::napi_create_error(cx.raw(), code, msg, &mut err) }, "napi_create_error")?;
+        // SAFETY: cx is the live env of the call in progress; err is an error it created.
+        check(unsafe { sys::napi_throw(cx.raw(), err) }, "napi_throw")
+    })();
     ptr::null_mut()
 }
 
-/// Runs `body`; a refusal is thrown, a panic never crosses into Node.
-unsafe fn run(env: sys::napi_env, body: impl FnOnce() -> JsResult<sys::napi_value>) -> sys::napi_value {
-    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+/// Runs `body` over the call's first `N` arguments: its value is the answer,
+/// a refusal is thrown, a panic never crosses into Node.
+///
+/// # Safety
+/// `env` and `info` are what N-API passed to the callback in progress.
+unsafe fn call<const N: usize>(
+    env: sys::napi_env,
+    info: sys::napi_callback_info,
+    body: impl FnOnce(Cx, [Arg; N]) -> JsResult<sys::napi_value>,
+) -> sys::napi_value {
+    // SAFETY: the caller passes the env of the callback in progress; cx does not outlive it.
+    let cx = unsafe { Cx::new(env) };
+    // SAFETY: info came with env (the caller's promise).
+    let run = || body(cx, unsafe { args::<N>(cx, info) }?);
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(run)) {
         Ok(Ok(v)) => v,
-        Ok(Err(e)) => unsafe { throw(env, e) },
-        Err(_) => unsafe { throw(env, crate::error::napi_failed("a panic in emq-id (a bug: please report it)")) },
+        Ok(Err(e)) => throw(cx, e),
+        Err(_) => throw(cx, napi_failed("a panic in emq-id (a bug: please report it)")),
     }
-}
-
-/// A created value, or an error when N-API could not create it (only while
-/// the environment is tearing down, or out of memory).
-fn created(status: sys::napi_status, v: sys::napi_value, what: &str) -> JsResult<sys::napi_value> {
-    if status == sys::Status::napi_ok {
-        Ok(v)
-    } else {
-        Err(crate::error::napi_failed(what))
-    }
-}
-
-fn number(env: sys::napi_env, n: f64) -> JsResult<sys::napi_value> {
-    let mut v = ptr::null_mut();
-    // SAFETY: env is the current callback's.
-    created(unsafe { sys::napi_create_double(env, n, &mut v) }, v, "napi_create_double")
-}
-
-fn bigint(env: sys::napi_env, n: u64) -> JsResult<sys::napi_value> {
-    let mut v = ptr::null_mut();
-    // SAFETY: env is the current callback's.
-    created(unsafe { sys::napi_create_bigint_uint64(env, n, &mut v) }, v, "napi_create_bigint_uint64")
-}
-
-fn ascii(env: sys::napi_env, text: &[u8]) -> JsResult<sys::napi_value> {
-    let mut v = ptr::null_mut();
-    // SAFETY: ASCII is Latin-1; text outlives the call.
-    let status = unsafe { sys::napi_create_string_latin1(env, text.as_ptr().cast(), text.len() as isize, &mut v) };
-    created(status, v, "napi_create_string_latin1")
 }
 
 /// The readers of one bigint snowflake: one argument in, one number out.
+///
+/// # Safety
+/// As [`call`].
 unsafe fn reader(env: sys::napi_env, info: sys::napi_callback_info, read: fn(u64) -> f64) -> sys::napi_value {
-    let [s] = unsafe { args::<1>(env, info) };
-    unsafe { run(env, || number(env, read(convert::u64_from_bigint(env, s)?))) }
+    // SAFETY: the caller passes this callback's env and info.
+    unsafe { call(env, info, |cx, [s]| cx.number(read(s.u64()?))) }
 }
 
 unsafe extern "C" fn hash32(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    // SAFETY: N-API calls this callback with its env and info.
     unsafe { reader(env, info, |s| emq_id::hash32(s) as f64) }
 }
 
 unsafe extern "C" fn unix_ms(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    // SAFETY: N-API calls this callback with its env and info.
     unsafe { reader(env, info, |s| emq_id::unix_ms(s) as f64) }
 }
 
 unsafe extern "C" fn node(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    // SAFETY: N-API calls this callback with its env and info.
     unsafe { reader(env, info, |s| emq_id::node(s) as f64) }
 }
 
 unsafe extern "C" fn seq(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    // SAFETY: N-API calls this callback with its env and info.
     unsafe { reader(env, info, |s| emq_id::seq(s) as f64) }
 }
 
 unsafe extern "C" fn encode(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    let [ns, s] = unsafe { args::<2>(env, info) };
+    // SAFETY: N-API calls this callback with its env and info.
     unsafe {
-        run(env, || {
-            let ns = convert::bytes(env, ns, "the namespace is a string")?;
-            let text = emq_id::encode(ns.as_slice(), convert::u64_from_bigint(env, s)?).map_err(gate)?;
-            ascii(env, &text)
+        call(env, info, |cx, [ns, s]| {
+            let ns = ns.bytes("the namespace is a string")?;
+            cx.ascii(&emq_id::encode(ns.as_slice(), s.u64()?).map_err(gate)?)
         })
     }
 }
 
 unsafe extern "C" fn decode_snowflake(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    let [text] = unsafe { args::<1>(env, info) };
+    // SAFETY: N-API calls this callback with its env and info.
     unsafe {
-        run(env, || {
-            let text = convert::bytes(env, text, "an id is a string or a Uint8Array")?;
-            bigint(env, emq_id::decode(text.as_slice()).map_err(gate)?.1)
+        call(env, info, |cx, [text]| {
+            let text = text.bytes("an id is a string or a Uint8Array")?;
+            cx.bigint(emq_id::decode(text.as_slice()).map_err(gate)?.1)
         })
     }
 }
 
 thread_local! {
-    /// Where `decodeInto` writes `[unixMs, node, seq, ns packed]`: a Float64Array
-    /// the loader hands over once (per thread) and keeps alive for the process.
-    static SCRATCH: Cell<*mut f64> = const { Cell::new(ptr::null_mut()) };
+    /// The Float64Array `decodeInto` writes `[unixMs, node, seq, ns packed]`
+    /// to: a reference to the array the loader hands over once (per thread, so
+    /// per env), which keeps it alive (but cannot keep JS from detaching it).
+    static SCRATCH: Cell<sys::napi_ref> = const { Cell::new(ptr::null_mut()) };
+}
+
+/// The data of a Float64Array of at least 4 elements, else `None` (for any
+/// other value, or a detached buffer, whose length is 0 and data NULL).
+fn float64x4(array: Arg) -> JsResult<Option<*mut f64>> {
+    let (mut kind, mut len, mut data) = (0, 0usize, ptr::null_mut());
+    let (mut buffer, mut offset) = (ptr::null_mut(), 0usize);
+    // SAFETY: env and the value are the call in progress's (Arg's invariant); every
+    // out-pointer is valid. N-API answers napi_invalid_arg for a value that is not a
+    // typed array, and writes the out-values only on napi_ok.
+    let status = unsafe {
+        sys::napi_get_typedarray_info(
+            array.env().raw(),
+            array.raw(),
+            &mut kind,
+            &mut len,
+            &mut data,
+            &mut buffer,
+            &mut offset,
+        )
+    };
+    match status {
+        sys::Status::napi_ok => {}
+        sys::Status::napi_invalid_arg => return Ok(None),
+        _ => return Err(napi_failed("napi_get_typedarray_info")),
+    }
+    let data = data.cast::<f64>();
+    Ok((kind == sys::TypedarrayType::float64_array && len >= 4 && !data.is_null() && data.is_aligned()).then_some(data))
 }
 
 /// `decodeInto(text)`: decode's gates; returns the snowflake and writes the
-/// other fields to the scratch array, so no object is built in native code.
+/// other fields to the scratch array given to `setScratch`, so no object is
+/// built in native code. The array's data is looked up on every call, never
+/// kept: JS can detach (transfer) its buffer, and a kept pointer would then be
+/// written after the memory is freed.
 unsafe extern "C" fn decode_into(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    let [text] = unsafe { args::<1>(env, info) };
-    unsafe {
-        run(env, || {
-            let text = convert::bytes(env, text, "an id is a string or a Uint8Array")?;
-            let (ns, s) = emq_id::decode(text.as_slice()).map_err(gate)?;
-            let scratch = SCRATCH.get();
-            if scratch.is_null() {
-                return Err(crate::error::napi_failed("decodeInto before setScratch"));
-            }
-            let fields = [
-                emq_id::unix_ms(s) as f64,
-                emq_id::node(s) as f64,
-                emq_id::seq(s) as f64,
-                ((ns[0] as u32) << 16 | (ns[1] as u32) << 8 | ns[2] as u32) as f64,
-            ];
-            // SAFETY: setScratch checked it is a Float64Array of at least 4
-            // elements, and holds a reference so it is never collected.
-            std::ptr::copy_nonoverlapping(fields.as_ptr(), scratch, 4);
-            bigint(env, s)
-        })
+    // SAFETY: N-API calls this callback with its env and info.
+    unsafe { call(env, info, |cx, [text]| decode_fields(cx, text)) }
+}
+
+fn decode_fields(cx: Cx, text: Arg) -> JsResult<sys::napi_value> {
+    let text = text.bytes("an id is a string or a Uint8Array")?;
+    let (ns, s) = emq_id::decode(text.as_slice()).map_err(gate)?;
+    let reference = SCRATCH.get();
+    if reference.is_null() {
+        return Err(napi_failed("decodeInto before setScratch"));
     }
+    let mut array = ptr::null_mut();
+    // SAFETY: cx is the live env of the call in progress (Cx's invariant); reference is
+    // one setScratch created in this env (the thread's), deleted only once replaced.
+    let status = unsafe { sys::napi_get_reference_value(cx.raw(), reference, &mut array) };
+    check(status, "napi_get_reference_value")?;
+    // SAFETY: array is a handle N-API returned during this call (NULL if the array
+    // was collected, which napi_get_typedarray_info then refuses).
+    let Some(data) = float64x4(unsafe { cx.arg(array) })? else {
+        return Err(napi_failed("the scratch array of decodeInto is gone or detached"));
+    };
+    let fields = [
+        emq_id::unix_ms(s) as f64,
+        emq_id::node(s) as f64,
+        emq_id::seq(s) as f64,
+        ((ns[0] as u32) << 16 | (ns[1] as u32) << 8 | ns[2] as u32) as f64,
+    ];
+    // SAFETY: float64x4 just read the array's live data: at least 4 aligned f64s,
+    // not detached, and no JS runs between that look-up and this write.
+    unsafe { std::ptr::copy_nonoverlapping(fields.as_ptr(), data, 4) };
+    cx.bigint(s)
 }
 
 unsafe extern "C" fn set_scratch(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    let [array] = unsafe { args::<1>(env, info) };
-    unsafe {
-        run(env, || {
-            let (mut kind, mut len, mut data) = (0, 0usize, ptr::null_mut());
-            let (mut buffer, mut offset) = (ptr::null_mut(), 0usize);
-            let mut is_typed = false;
-            sys::napi_is_typedarray(env, array, &mut is_typed);
-            if !is_typed {
-                return Err(crate::error::wrong_type("setScratch takes a Float64Array(4)"));
-            }
-            sys::napi_get_typedarray_info(env, array, &mut kind, &mut len, &mut data, &mut buffer, &mut offset);
-            if kind != sys::TypedarrayType::float64_array || len < 4 {
-                return Err(crate::error::wrong_type("setScratch takes a Float64Array(4)"));
-            }
-            // Keep it alive for the life of the process: it is written on every decode.
-            let mut reference = ptr::null_mut();
-            sys::napi_create_reference(env, array, 1, &mut reference);
-            SCRATCH.set(data.cast());
-            let mut undefined = ptr::null_mut();
-            sys::napi_get_undefined(env, &mut undefined);
-            Ok(undefined)
-        })
+    // SAFETY: N-API calls this callback with its env and info.
+    unsafe { call(env, info, |cx, [array]| keep_scratch(cx, array)) }
+}
+
+fn keep_scratch(cx: Cx, array: Arg) -> JsResult<sys::napi_value> {
+    if float64x4(array)?.is_none() {
+        return Err(wrong_type("setScratch takes a Float64Array(4)"));
     }
+    // Keep it alive for the life of the env: it is written on every decode.
+    let mut reference = ptr::null_mut();
+    // SAFETY: cx and array are the call in progress's (Cx's and Arg's invariants);
+    // reference is a valid out-pointer.
+    let status = unsafe { sys::napi_create_reference(cx.raw(), array.raw(), 1, &mut reference) };
+    check(status, "napi_create_reference")?;
+    let previous = SCRATCH.replace(reference);
+    if !previous.is_null() {
+        // SAFETY: previous is a reference setScratch created in this env, now
+        // unused (replaced above), deleted once.
+        check(unsafe { sys::napi_delete_reference(cx.raw(), previous) }, "napi_delete_reference")?;
+    }
+    cx.undefined()
 }
 
 unsafe extern "C" fn slot(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    let [key] = unsafe { args::<1>(env, info) };
+    // SAFETY: N-API calls this callback with its env and info.
     unsafe {
-        run(env, || {
-            let key = convert::bytes(env, key, "a key is a string or a Uint8Array")?;
-            number(env, emq_id::slot(key.as_slice()) as f64)
+        call(env, info, |cx, [key]| {
+            let key = key.bytes("a key is a string or a Uint8Array")?;
+            cx.number(emq_id::slot(key.as_slice()) as f64)
         })
     }
 }
 
 /// `slotMany(keys)`: one call for a batch, answered as a Uint16Array.
 unsafe extern "C" fn slot_many(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    let [keys] = unsafe { args::<1>(env, info) };
-    unsafe {
-        run(env, || {
-            let mut is_array = false;
-            sys::napi_is_array(env, keys, &mut is_array);
-            if !is_array {
-                return Err(crate::error::wrong_type("slotMany takes an array of keys"));
-            }
-            let mut n = 0u32;
-            sys::napi_get_array_length(env, keys, &mut n);
-            let (mut data, mut buffer, mut array) = (ptr::null_mut(), ptr::null_mut(), ptr::null_mut());
-            sys::napi_create_arraybuffer(env, n as usize * 2, &mut data, &mut buffer);
-            // SAFETY: a fresh ArrayBuffer of n u16s (N-API aligns it).
-            let slots = std::slice::from_raw_parts_mut(data.cast::<u16>(), n as usize);
-            for (i, slot) in slots.iter_mut().enumerate() {
-                let mut key = ptr::null_mut();
-                sys::napi_get_element(env, keys, i as u32, &mut key);
-                *slot = emq_id::slot(convert::bytes(env, key, "a key is a string or a Uint8Array")?.as_slice());
-            }
-            sys::napi_create_typedarray(env, sys::TypedarrayType::uint16_array, n as usize, buffer, 0, &mut array);
-            Ok(array)
-        })
+    // SAFETY: N-API calls this callback with its env and info.
+    unsafe { call(env, info, |cx, [keys]| slots(cx, keys)) }
+}
+
+fn slots(cx: Cx, keys: Arg) -> JsResult<sys::napi_value> {
+    let (env, keys) = (cx.raw(), keys.raw());
+    let mut is_array = false;
+    // SAFETY: env is the live env of the call in progress (Cx's invariant), keys a
+    // handle of it, is_array a valid out-pointer. (The same holds for each call below.)
+    check(unsafe { sys::napi_is_array(env, keys, &mut is_array) }, "napi_is_array")?;
+    if !is_array {
+        return Err(wrong_type("slotMany takes an array of keys"));
     }
+    let mut n = 0u32;
+    // SAFETY: as above.
+    check(unsafe { sys::napi_get_array_length(env, keys, &mut n) }, "napi_get_array_length")?;
+    let n = n as usize;
+    let (mut data, mut buffer) = (ptr::null_mut(), ptr::null_mut());
+    let bytes = n.checked_mul(2).ok_or_else(|| napi_failed("napi_create_arraybuffer"))?;
+    // SAFETY: as above.
+    check(unsafe { sys::napi_create_arraybuffer(env, bytes, &mut data, &mut buffer) }, "napi_create_arraybuffer")?;
+    let data = data.cast::<u16>();
+    // An empty buffer may have no data (NULL): nothing is written then.
+    if n > 0 && (data.is_null() || !data.is_aligned()) {
+        return Err(napi_failed("napi_create_arraybuffer (no aligned data)"));
+    }
+    for i in 0..n {
+        let mut key = ptr::null_mut();
+        // SAFETY: as above; i < n <= u32::MAX. A getter may run JS here: it cannot
+        // reach `buffer` (not yet returned), and no borrowed bytes live across it.
+        check(unsafe { sys::napi_get_element(env, keys, i as u32, &mut key) }, "napi_get_element")?;
+        // SAFETY: key is a handle N-API returned during this call.
+        let key = unsafe { cx.arg(key) }.bytes("a key is a string or a Uint8Array")?;
+        // SAFETY: data holds n aligned u16s (a fresh ArrayBuffer of 2n bytes, checked
+        // above) that nothing else can reach yet, and i < n.
+        unsafe { data.add(i).write(emq_id::slot(key.as_slice())) };
+    }
+    let mut array = ptr::null_mut();
+    // SAFETY: as above; buffer holds exactly n u16s from offset 0.
+    let status =
+        unsafe { sys::napi_create_typedarray(env, sys::TypedarrayType::uint16_array, n, buffer, 0, &mut array) };
+    check(status, "napi_create_typedarray")?;
+    Ok(array)
 }
 
 /// `mint(ns)`: an id from the process-wide minter (`EMQ_NODE`).
 unsafe extern "C" fn mint(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    let [ns] = unsafe { args::<1>(env, info) };
+    // SAFETY: N-API calls this callback with its env and info.
     unsafe {
-        run(env, || {
-            let ns = convert::bytes(env, ns, "the namespace is a string")?;
-            ascii(env, &emq_id::mint(ns.as_slice()).map_err(gate)?.to_bytes())
+        call(env, info, |cx, [ns]| {
+            let ns = ns.bytes("the namespace is a string")?;
+            cx.ascii(&emq_id::mint(ns.as_slice()).map_err(gate)?.to_bytes())
         })
     }
 }
 
 /// `mintMany(ns, n)`: n ids from the process-wide minter, one clock reading.
 unsafe extern "C" fn mint_many(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    let [ns, count] = unsafe { args::<2>(env, info) };
-    unsafe {
-        run(env, || {
-            let ns = convert::bytes(env, ns, "the namespace is a string")?;
-            let count = convert::small_int(env, count, u32::MAX, "a count is a whole number from 0")?;
-            emq_id::check_namespace(ns.as_slice()).map_err(gate)?;
-            let minter = emq_id::process_minter().map_err(gate)?;
-            let now = emq_id::now_ms();
-            let mut array = ptr::null_mut();
-            sys::napi_create_array_with_length(env, count as usize, &mut array);
-            for i in 0..count {
-                let s = minter.next_at(now).map_err(gate)?;
-                let text = ascii(env, &emq_id::encode(ns.as_slice(), s).map_err(gate)?)?;
-                sys::napi_set_element(env, array, i, text);
-            }
-            Ok(array)
-        })
+    // SAFETY: N-API calls this callback with its env and info.
+    unsafe { call(env, info, |cx, [ns, count]| mint_batch(cx, ns, count)) }
+}
+
+fn mint_batch(cx: Cx, ns: Arg, count: Arg) -> JsResult<sys::napi_value> {
+    let ns = ns.bytes("the namespace is a string")?;
+    let count = count.small_int(u32::MAX, "a count is a whole number from 0")?;
+    emq_id::check_namespace(ns.as_slice()).map_err(gate)?;
+    // Copied out: a setter on Array.prototype may run JS at each napi_set_element
+    // below, and that JS could detach a Uint8Array namespace's buffer.
+    let ns: [u8; emq_id::NS_LEN] = ns.as_slice().try_into().map_err(|_| napi_failed("check_namespace"))?;
+    let minter = emq_id::process_minter().map_err(gate)?;
+    let now = emq_id::now_ms();
+    let mut array = ptr::null_mut();
+    // SAFETY: cx is the live env of the call in progress (Cx's invariant); array is a valid out-pointer.
+    let status = unsafe { sys::napi_create_array_with_length(cx.raw(), count as usize, &mut array) };
+    check(status, "napi_create_array_with_length")?;
+    for i in 0..count {
+        let s = minter.next_at(now).map_err(gate)?;
+        let text = cx.ascii(&emq_id::encode(&ns, s).map_err(gate)?)?;
+        // SAFETY: cx is the live env of the call in progress; array and text are values it created.
+        check(unsafe { sys::napi_set_element(cx.raw(), array, i, text) }, "napi_set_element")?;
     }
+    Ok(array)
 }
 
 unsafe extern "C" fn noop(_env: sys::napi_env, _info: sys::napi_callback_info) -> sys::napi_value {
@@ -285,7 +366,8 @@ pub fn register(exports: Object, env: Env) -> napi::Result<()> {
     let (env, exports) = (env.raw(), exports.raw());
     for (name, f) in FUNCTIONS {
         let mut function = ptr::null_mut();
-        // SAFETY: env and exports come from module registration; the names are static.
+        // SAFETY: env and exports come from module registration, on its thread; the
+        // name is a static NUL-terminated string of count_bytes() bytes.
         napi::check_status!(unsafe {
             sys::napi_create_function(
                 env,
@@ -296,6 +378,7 @@ pub fn register(exports: Object, env: Env) -> napi::Result<()> {
                 &mut function,
             )
         })?;
+        // SAFETY: as above; function was created in this env just now.
         napi::check_status!(unsafe { sys::napi_set_named_property(env, exports, name.as_ptr(), function) })?;
     }
     Ok(())

@@ -40,7 +40,9 @@ impl Stored {
         (self.ns(), self.snowflake()).cmp(&(other.ns(), other.snowflake()))
     }
     fn into_datum(self) -> pg_sys::Datum {
-        // SAFETY: palloc returns memory aligned for any type, in the current context.
+        // SAFETY: palloc answers (or raises an ERROR, never NULL) size_of::<Stored>()
+        // bytes in the current memory context, aligned for any type (MAXALIGN), so
+        // one Stored may be written there; the datum is that pointer.
         unsafe {
             let p = pg_sys::palloc(size_of::<Stored>()).cast::<Stored>();
             p.write(self);
@@ -48,9 +50,12 @@ impl Stored {
         }
     }
     /// # Safety
-    /// `d` must be a `branded_id` datum.
+    /// `d` must be a `branded_id` datum, and the answer not be used after its
+    /// memory context is reset.
     unsafe fn from_datum<'a>(d: pg_sys::Datum) -> &'a Stored {
-        // SAFETY: a branded_id datum points at a Stored (INTERNALLENGTH 12, ALIGNMENT int4).
+        // SAFETY: a branded_id datum (the caller's promise) points at 12 bytes aligned to
+        // 4 (INTERNALLENGTH 12, ALIGNMENT int4, STORAGE plain: never toasted) that
+        // this type's input functions wrote as a Stored, which any bytes are.
         unsafe { &*d.cast_mut_ptr::<Stored>() }
     }
 }
@@ -60,7 +65,11 @@ fn parse(text: &[u8]) -> Stored {
     Stored::new(ns, s)
 }
 
-/// Declares a version-1 C function (its info record and its body).
+/// Declares a version-1 C function (its info record and its body). Each body
+/// is an `unsafe fn` whose contract is the same: `fc` is the call info
+/// PostgreSQL passes to the function of that name, with the arguments (count
+/// and types) its SQL declaration below names; every function is STRICT, so
+/// none is NULL.
 macro_rules! v1 {
     ($finfo:ident, $name:ident, $body:path) => {
         #[no_mangle]
@@ -72,27 +81,47 @@ macro_rules! v1 {
         #[pg_guard]
         #[no_mangle]
         pub unsafe extern "C-unwind" fn $name(fcinfo: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-            // SAFETY: PostgreSQL calls this with the arguments its SQL declaration names.
+            // SAFETY: PostgreSQL calls this C function only through the SQL declaration
+            // naming it (below), with that declaration's arguments: the body's contract.
             unsafe { $body(fcinfo) }
         }
     };
 }
 
-/// The two `branded_id` arguments of a comparison.
-unsafe fn pair<'a>(fc: pg_sys::FunctionCallInfo) -> (&'a Stored, &'a Stored) {
-    // SAFETY: the SQL declarations give these functions two branded_id arguments.
-    unsafe { (Stored::from_datum(pg_getarg_datum_raw(fc, 0)), Stored::from_datum(pg_getarg_datum_raw(fc, 1))) }
+/// The `branded_id` at argument `n`.
+///
+/// # Safety
+/// `fc` is a call's info whose argument `n` is a non-NULL `branded_id`.
+unsafe fn id<'a>(fc: pg_sys::FunctionCallInfo, n: usize) -> &'a Stored {
+    // SAFETY: fc is a valid call info (pg_getarg_datum_raw checks n against nargs), and
+    // its argument n is a branded_id datum, alive for the call (the caller's promise).
+    unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, n)) }
 }
 
+/// The two `branded_id` arguments of a comparison.
+///
+/// # Safety
+/// `fc` is a call's info whose arguments 0 and 1 are non-NULL `branded_id`s.
+unsafe fn pair<'a>(fc: pg_sys::FunctionCallInfo) -> (&'a Stored, &'a Stored) {
+    // SAFETY: the caller's promise, for both arguments.
+    unsafe { (id(fc, 0), id(fc, 1)) }
+}
+
+/// `branded_id_in(cstring)`.
 unsafe fn emq_branded_id_in_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: argument 0 of branded_id_in is a cstring (v1's contract): a pointer to
+    // NUL-terminated bytes that live for the call.
     let text = unsafe { CStr::from_ptr(pg_getarg_datum_raw(fc, 0).cast_mut_ptr::<c_char>()) };
     parse(text.to_bytes()).into_datum()
 }
 v1!(pg_finfo_emq_branded_id_in, emq_branded_id_in, emq_branded_id_in_body);
 
+/// `branded_id_out(branded_id)`.
 unsafe fn emq_branded_id_out_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    let text = unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) }.text();
-    // SAFETY: 15 bytes: the id and a NUL.
+    // SAFETY: argument 0 of branded_id_out is a branded_id (v1's contract).
+    let text = unsafe { id(fc, 0) }.text();
+    // SAFETY: palloc answers ID_LEN + 1 writable bytes (or raises an ERROR): the id,
+    // then the NUL that makes it a cstring.
     unsafe {
         let p = pg_sys::palloc(emq::ID_LEN + 1).cast::<u8>();
         std::ptr::copy_nonoverlapping(text.as_ptr(), p, emq::ID_LEN);
@@ -105,35 +134,51 @@ v1!(pg_finfo_emq_branded_id_out, emq_branded_id_out, emq_branded_id_out_body);
 /// The binary form's length: the namespace bytes, then the snowflake as 8 bytes big-endian.
 const BINARY_LEN: usize = emq::NS_LEN + 8;
 
-/// Binary form (COPY BINARY, binary protocol): 3 namespace bytes, then the
-/// snowflake as 8 bytes big-endian. Validated like text input; refusals are
-/// `invalid_binary_representation`.
-unsafe fn emq_branded_id_recv_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    // SAFETY: the receive function's argument is a StringInfo.
-    let buf = unsafe { &mut *pg_getarg_datum_raw(fc, 0).cast_mut_ptr::<pg_sys::StringInfoData>() };
-    let rest = (buf.len - buf.cursor) as usize;
-    if rest < BINARY_LEN {
-        bad_binary(emq::Error::from_gate(
+/// The binary form read from the front of `wire` (what remains of the
+/// message): the id, or the gate that refuses it. Pure, so it can be fuzzed.
+fn from_binary(wire: &[u8]) -> Result<Stored, emq::Error> {
+    let Some((ns, s)) = wire.get(..BINARY_LEN).map(|b| b.split_at(emq::NS_LEN)) else {
+        return Err(emq::Error::from_gate(
             emq::Gate::Length,
             "a binary branded_id is 3 namespace bytes and an 8-byte snowflake",
         ));
-    }
-    // SAFETY: at least BINARY_LEN bytes remain after the cursor.
-    let b = unsafe { std::slice::from_raw_parts(buf.data.add(buf.cursor as usize).cast::<u8>(), BINARY_LEN) };
-    let (ns, s) = b.split_at(emq::NS_LEN);
-    let s = u64::from_be_bytes(s.try_into().unwrap());
+    };
+    let mut be = [0u8; 8];
+    be.copy_from_slice(s);
+    let id = emq::Id::new(ns, u64::from_be_bytes(be))?;
+    Ok(Stored::new(id.ns(), id.snowflake()))
+}
+
+/// `branded_id_recv(internal)`. Binary form (COPY BINARY, binary protocol): 3
+/// namespace bytes, then the snowflake as 8 bytes big-endian. Validated like
+/// text input; refusals are `invalid_binary_representation`.
+unsafe fn emq_branded_id_recv_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: argument 0 of a type's receive function is the message's StringInfo (v1's
+    // contract), which PostgreSQL owns for the call and expects the cursor moved in.
+    let buf = unsafe { &mut *pg_getarg_datum_raw(fc, 0).cast_mut_ptr::<pg_sys::StringInfoData>() };
+    let rest = usize::try_from(buf.len - buf.cursor).unwrap_or(0);
+    let wire = if rest == 0 || buf.data.is_null() {
+        &[][..]
+    } else {
+        // SAFETY: a StringInfo's data holds len bytes and 0 <= cursor <= len, so `rest`
+        // bytes from the cursor are initialised and live while the message is read.
+        unsafe { std::slice::from_raw_parts(buf.data.add(buf.cursor as usize).cast::<u8>(), rest) }
+    };
+    let id = from_binary(wire).unwrap_or_else(|e| bad_binary(e));
     buf.cursor += BINARY_LEN as i32;
-    let id = emq::Id::new(ns, s).unwrap_or_else(|e| bad_binary(e));
-    Stored::new(id.ns(), id.snowflake()).into_datum()
+    id.into_datum()
 }
 v1!(pg_finfo_emq_branded_id_recv, emq_branded_id_recv, emq_branded_id_recv_body);
 
+/// `branded_id_send(branded_id)`.
 unsafe fn emq_branded_id_send_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    let id = unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) };
+    // SAFETY: argument 0 of branded_id_send is a branded_id (v1's contract).
+    let id = unsafe { id(fc, 0) };
     let mut body = [0u8; BINARY_LEN];
     body[..emq::NS_LEN].copy_from_slice(&id.ns());
     body[emq::NS_LEN..].copy_from_slice(&id.snowflake().to_be_bytes());
-    // SAFETY: a 4-byte varlena header and BINARY_LEN bytes of body.
+    // SAFETY: palloc answers 4 + BINARY_LEN writable bytes, aligned for the 4-byte
+    // varlena header (or raises an ERROR); the header gives that size, then the body.
     unsafe {
         let p = pg_sys::palloc(4 + body.len()).cast::<u8>();
         pgrx::set_varsize_4b(p.cast(), (4 + body.len()) as i32);
@@ -143,22 +188,38 @@ unsafe fn emq_branded_id_send_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datu
 }
 v1!(pg_finfo_emq_branded_id_send, emq_branded_id_send, emq_branded_id_send_body);
 
+/// `branded_id_cmp(branded_id, branded_id)`.
 unsafe fn emq_branded_id_cmp_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: both arguments of branded_id_cmp are branded_ids (v1's contract).
     let (a, b) = unsafe { pair(fc) };
     pg_sys::Datum::from(a.cmp(b) as i32)
 }
 v1!(pg_finfo_emq_branded_id_cmp, emq_branded_id_cmp, emq_branded_id_cmp_body);
 
+/// The comparison operators' functions: two `branded_id`s, a bool.
+///
+/// # Safety
+/// `fc` is a call's info whose arguments 0 and 1 are non-NULL `branded_id`s.
 unsafe fn compare(fc: pg_sys::FunctionCallInfo, test: fn(std::cmp::Ordering) -> bool) -> pg_sys::Datum {
+    // SAFETY: the caller's promise.
     let (a, b) = unsafe { pair(fc) };
     pg_sys::Datum::from(test(a.cmp(b)))
 }
-unsafe fn lt(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum { unsafe { compare(fc, |o| o.is_lt()) } }
-unsafe fn le(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum { unsafe { compare(fc, |o| o.is_le()) } }
-unsafe fn eq(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum { unsafe { compare(fc, |o| o.is_eq()) } }
-unsafe fn ne(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum { unsafe { compare(fc, |o| o.is_ne()) } }
-unsafe fn ge(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum { unsafe { compare(fc, |o| o.is_ge()) } }
-unsafe fn gt(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum { unsafe { compare(fc, |o| o.is_gt()) } }
+/// Declares the body of a comparison operator's function (two `branded_id`s: v1's contract).
+macro_rules! comparison {
+    ($body:ident, $test:expr) => {
+        unsafe fn $body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+            // SAFETY: both arguments of the operator's function are branded_ids (v1's contract).
+            unsafe { compare(fc, $test) }
+        }
+    };
+}
+comparison!(lt, |o| o.is_lt());
+comparison!(le, |o| o.is_le());
+comparison!(eq, |o| o.is_eq());
+comparison!(ne, |o| o.is_ne());
+comparison!(ge, |o| o.is_ge());
+comparison!(gt, |o| o.is_gt());
 v1!(pg_finfo_emq_branded_id_lt, emq_branded_id_lt, lt);
 v1!(pg_finfo_emq_branded_id_le, emq_branded_id_le, le);
 v1!(pg_finfo_emq_branded_id_eq, emq_branded_id_eq, eq);
@@ -166,47 +227,60 @@ v1!(pg_finfo_emq_branded_id_ne, emq_branded_id_ne, ne);
 v1!(pg_finfo_emq_branded_id_ge, emq_branded_id_ge, ge);
 v1!(pg_finfo_emq_branded_id_gt, emq_branded_id_gt, gt);
 
-/// The hash opclass: the contract's `hash32` of the snowflake.
+/// `branded_id_hash(branded_id)`: the hash opclass, the contract's `hash32` of the snowflake.
 unsafe fn emq_branded_id_hash_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    let id = unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) };
+    // SAFETY: argument 0 of branded_id_hash is a branded_id (v1's contract).
+    let id = unsafe { id(fc, 0) };
     pg_sys::Datum::from(emq::hash32(id.snowflake()) as i32)
 }
 v1!(pg_finfo_emq_branded_id_hash, emq_branded_id_hash, emq_branded_id_hash_body);
 
-/// The extended hash ignores its seed and answers `hash32` zero-extended, as
-/// the contract says: placement must be the same everywhere.
+/// `branded_id_hash_extended(branded_id, int8)`: ignores its seed and answers
+/// `hash32` zero-extended, as the contract says: placement must be the same everywhere.
 unsafe fn emq_branded_id_hash_extended_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    let id = unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) };
+    // SAFETY: argument 0 of branded_id_hash_extended is a branded_id (v1's contract).
+    let id = unsafe { id(fc, 0) };
     pg_sys::Datum::from(emq::hash32(id.snowflake()) as i64)
 }
 v1!(pg_finfo_emq_branded_id_hash_extended, emq_branded_id_hash_extended, emq_branded_id_hash_extended_body);
 
+/// `branded_id(ns text, snowflake int8)`.
 unsafe fn emq_branded_id_make_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: argument 0 of branded_id(text, int8) is a text, read as &str (v1's contract).
     let ns: &str = unsafe { pg_getarg(fc, 0) }.unwrap_or("");
+    // SAFETY: argument 1 is an int8.
     let s = snowflake(unsafe { pg_getarg::<i64>(fc, 1) }.unwrap_or(-1));
     let id = emq::Id::new(ns.as_bytes(), s).unwrap_or_else(|e| refuse(e));
     Stored::new(id.ns(), id.snowflake()).into_datum()
 }
 v1!(pg_finfo_emq_branded_id_make, emq_branded_id_make, emq_branded_id_make_body);
 
+/// `emq_snowflake(branded_id)`.
 unsafe fn emq_branded_id_snowflake_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    pg_sys::Datum::from(unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) }.snowflake() as i64)
+    // SAFETY: argument 0 of emq_snowflake(branded_id) is a branded_id (v1's contract).
+    pg_sys::Datum::from(unsafe { id(fc, 0) }.snowflake() as i64)
 }
 v1!(pg_finfo_emq_branded_id_snowflake, emq_branded_id_snowflake, emq_branded_id_snowflake_body);
 
+/// `emq_ns(branded_id)`.
 unsafe fn emq_branded_id_ns_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    let ns = unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) }.ns();
+    // SAFETY: argument 0 of emq_ns(branded_id) is a branded_id (v1's contract).
+    let ns = unsafe { id(fc, 0) }.ns();
     String::from_utf8_lossy(&ns).into_owned().into_datum().unwrap()
 }
 v1!(pg_finfo_emq_branded_id_ns, emq_branded_id_ns, emq_branded_id_ns_body);
 
+/// `branded_id_to_text(branded_id)`.
 unsafe fn emq_branded_id_to_text_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
-    let text = unsafe { Stored::from_datum(pg_getarg_datum_raw(fc, 0)) }.text();
+    // SAFETY: argument 0 of branded_id_to_text is a branded_id (v1's contract).
+    let text = unsafe { id(fc, 0) }.text();
     String::from_utf8_lossy(&text).into_owned().into_datum().unwrap()
 }
 v1!(pg_finfo_emq_branded_id_to_text, emq_branded_id_to_text, emq_branded_id_to_text_body);
 
+/// `branded_id_from_text(text)`.
 unsafe fn emq_branded_id_from_text_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
+    // SAFETY: argument 0 of branded_id_from_text is a text, read as &str (v1's contract).
     let text: &str = unsafe { pg_getarg(fc, 0) }.unwrap_or("");
     parse(text.as_bytes()).into_datum()
 }

@@ -9,6 +9,8 @@ use pgrx::{pg_shmem_init, GucContext, GucFlags, GucRegistry, GucSetting, PgAtomi
 
 use crate::error::{refuse, snowflake};
 
+// SAFETY: PgAtomic::new asks for a shared-memory name no other one takes: this is
+// the extension's only one, prefixed with its name.
 static STATE: PgAtomic<AtomicU64> = unsafe { PgAtomic::new(c"emq_id_mint_state") };
 static NODE: GucSetting<i32> = GucSetting::<i32>::new(-1);
 /// Set when the library was preloaded and the shared state exists.

@@ -24,7 +24,9 @@ fn emq_encode(ns: &str, snowflake: i64) -> String {
 /// `emq_encode('USR', 1)` ambiguous.)
 #[pg_extern(immutable, parallel_safe, strict)]
 fn emq_encode_numeric(ns: &str, snowflake: AnyNumeric) -> String {
-    let s = i64::try_from(snowflake).unwrap_or_else(|_| {
+    // The conversion rounds a fraction; a snowflake with one is refused, not rounded.
+    let whole = i64::try_from(snowflake.clone()).ok().filter(|s| AnyNumeric::from(*s) == snowflake);
+    let s = whole.unwrap_or_else(|| {
         refuse(emq::Error::from_gate(emq::Gate::Range, "a snowflake is a whole number in [0, 2^63)"))
     });
     emq_encode(ns, s)

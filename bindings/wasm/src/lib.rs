@@ -95,37 +95,73 @@ fn node_arg(v: JsValue) -> Js<u16> {
 /// inputs into and reads the 14-byte ids from, so the common calls cross the
 /// boundary with no allocation and no TextEncoder/TextDecoder (whose fixed
 /// cost is several times a decode). Other inputs take the `*_str` exports.
+/// Only in the wasm32 build: the package's JS reaches it through the
+/// module's memory, which no other target has.
+#[cfg(target_arch = "wasm32")]
 pub const SCRATCH_LEN: usize = 256;
 
-struct Scratch(core::cell::UnsafeCell<[u8; SCRATCH_LEN]>);
+#[cfg(target_arch = "wasm32")]
+mod scratch {
+    use core::cell::UnsafeCell;
+    use core::sync::atomic::{AtomicBool, Ordering};
 
-// SAFETY: wasm32 without threads runs one thread; the JS side uses the buffer
-// only between its own calls.
-unsafe impl Sync for Scratch {}
+    use super::SCRATCH_LEN;
 
-static SCRATCH: Scratch = Scratch(core::cell::UnsafeCell::new([0; SCRATCH_LEN]));
-
-fn scratch(len: usize) -> Js<&'static mut [u8]> {
-    if len > SCRATCH_LEN {
-        return Err(range("scratch input too long"));
+    /// The bytes, and whether a `&mut` to them is out (held by [`with`]).
+    struct Scratch {
+        bytes: UnsafeCell<[u8; SCRATCH_LEN]>,
+        busy: AtomicBool,
     }
-    // SAFETY: see `Scratch`; one call at a time.
-    Ok(unsafe { &mut (&mut *SCRATCH.0.get())[..len] })
+
+    // SAFETY: the bytes are reached only through `with`, which hands out at most
+    // one `&mut` at a time (the `busy` flag, taken with an atomic swap, is the lock),
+    // and through the raw address the JS reads and writes between calls, when no
+    // `&mut` is out: the build has one thread (no `atomics`, checked below).
+    unsafe impl Sync for Scratch {}
+
+    static SCRATCH: Scratch = Scratch { bytes: UnsafeCell::new([0; SCRATCH_LEN]), busy: AtomicBool::new(false) };
+
+    /// Runs `f` over the first `len` scratch bytes: `None` when `len` is past the
+    /// buffer or the buffer is already lent (a nested call), so two `&mut` never coexist.
+    pub fn with<R>(len: usize, f: impl FnOnce(&mut [u8]) -> R) -> Option<R> {
+        if len > SCRATCH_LEN || SCRATCH.busy.swap(true, Ordering::Acquire) {
+            return None;
+        }
+        // SAFETY: `busy` was false and is now ours: no other reference to the bytes
+        // exists until it is released below, and the JS side touches them only
+        // between calls into the module (one thread).
+        let bytes = unsafe { &mut *SCRATCH.bytes.get() };
+        let answer = f(&mut bytes[..len]);
+        SCRATCH.busy.store(false, Ordering::Release);
+        Some(answer)
+    }
+
+    /// The buffer's address in the module's memory.
+    pub fn address() -> usize {
+        SCRATCH.bytes.get() as usize
+    }
 }
 
+// The allocator and the scratch buffer assume one thread (see their SAFETY comments).
+#[cfg(all(target_arch = "wasm32", target_feature = "atomics"))]
+compile_error!("emq-id-wasm assumes a single-threaded module: build without the `atomics` target feature");
+
 /// How long the scratch buffer is.
+#[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = scratchLen)]
 pub fn scratch_len() -> usize {
     SCRATCH_LEN
 }
 
 /// Where the scratch buffer is, in the module's memory.
+#[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = scratchPtr)]
 pub fn scratch_ptr() -> usize {
-    SCRATCH.0.get() as usize
+    scratch::address()
 }
 
 /// The module's memory, for the scratch buffer's view.
+#[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = wasmMemory)]
 pub fn wasm_memory() -> JsValue {
     wasm_bindgen::memory()
@@ -137,33 +173,39 @@ pub fn wasm_memory() -> JsValue {
 // gate with its message. Refusals are rare; the common path stays lean.
 
 /// decode over the first `len` scratch bytes: the snowflake, or −1.
+#[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = decodeScratch)]
 pub fn decode_scratch(len: usize) -> i64 {
-    match scratch(len).map(|b| emq_id::decode(b)) {
-        Ok(Ok((_, s))) => s as i64, // below 2^63 by the range gate
+    match scratch::with(len, |b| emq_id::decode(b)) {
+        Some(Ok((_, s))) => s as i64, // below 2^63 by the range gate
         _ => -1,
     }
 }
 
 /// slot over the first `len` scratch bytes (at most the buffer's length).
+#[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = slotScratch)]
 pub fn slot_scratch(len: usize) -> u16 {
-    scratch(len.min(SCRATCH_LEN)).map(|b| emq_id::slot(b)).unwrap_or(0)
+    scratch::with(len.min(SCRATCH_LEN), |b| emq_id::slot(b)).unwrap_or(0)
 }
 
 /// encode with the namespace in the first `ns_len` scratch bytes; the id is
 /// written to the first 14. 0, or −1 when refused. The JS has checked that
 /// `snowflake` is a bigint in [0, 2^64) (a `u64` parameter would wrap anything else).
+#[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = encodeScratch)]
 pub fn encode_scratch(ns_len: usize, snowflake: u64) -> i32 {
-    let Ok(ns) = scratch(ns_len) else { return -1 };
-    let Ok(text) = emq_id::encode(ns, snowflake) else { return -1 };
-    match scratch(emq_id::ID_LEN) {
-        Ok(out) => {
-            out.copy_from_slice(&text);
-            0
-        }
-        Err(_) => -1,
+    if ns_len > SCRATCH_LEN {
+        return -1;
+    }
+    let written = scratch::with(SCRATCH_LEN, |buf| {
+        let text = emq_id::encode(&buf[..ns_len], snowflake).ok()?;
+        buf[..emq_id::ID_LEN].copy_from_slice(&text);
+        Some(())
+    });
+    match written {
+        Some(Some(())) => 0,
+        _ => -1,
     }
 }
 

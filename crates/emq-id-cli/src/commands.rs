@@ -118,11 +118,21 @@ fn dispatch(command: &str, argv: &[OsString], out: Out) -> Result<Vec<Failure>, 
             })
         }
         "route" => {
-            let args = Args::parse(argv, &["--hex"], &["--cluster"])?;
+            let args = Args::parse(argv, &["--hex"], &["--cluster", "--timeout"])?;
             let cluster =
                 args.one("--cluster").ok_or_else(|| Failure::Usage("route needs --cluster HOST:PORT".into()))?;
-            let mut conn = emq_resp::Connection::open(cluster).map_err(|e| Failure::Io(format!("{cluster}: {e}")))?;
-            let map = emq_resp::slot_map(&mut conn).map_err(|e| Failure::Io(format!("{cluster}: {e}")))?;
+            let timeout = match args.one("--timeout") {
+                Some(ms) => ms
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|ms| *ms > 0)
+                    .ok_or_else(|| Failure::Usage(format!("--timeout takes milliseconds above 0, not {ms:?}")))?,
+                None => ROUTE_TIMEOUT_MS,
+            };
+            let timeouts = emq_resp::Timeouts::all(std::time::Duration::from_millis(timeout));
+            let io = |e: std::io::Error| Failure::Io(format!("{cluster}: {e}"));
+            let mut conn = emq_resp::Connection::open_with(cluster, timeouts).map_err(io)?;
+            let map = emq_resp::slot_map(&mut conn).map_err(io)?;
             let hex = args.has("--hex");
             each(&args, out, |key, out| {
                 let slot = emq_id::slot(key);
@@ -204,6 +214,11 @@ fn inputs(args: &Args) -> Result<Vec<Vec<u8>>, Failure> {
         .map(|h| from_hex(h).ok_or_else(|| Failure::Usage(format!("not hex: {:?}", String::from_utf8_lossy(h)))))
         .collect()
 }
+
+/// `route`'s default bound (ms) on connecting, on each write and on the whole
+/// `CLUSTER SLOTS` reply: a live cluster answers in microseconds, and someone
+/// at the terminal should hear about a dead or silent one within seconds.
+const ROUTE_TIMEOUT_MS: u64 = 5000;
 
 /// Runs `f` over every input, collecting failures instead of stopping at the first.
 fn each(args: &Args, out: Out, mut f: impl FnMut(&[u8], Out) -> Result<(), Failure>) -> Result<Vec<Failure>, Failure> {

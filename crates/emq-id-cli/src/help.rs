@@ -22,7 +22,7 @@ Commands:
   reserve NAME...            the reserve's cross-queue keys, {emq}:NAME
   xadd-id ID...              the stream entry id of EVT ids (<unix_ms>-<tail22>)
   xadd-id --reverse ENTRY... the ids behind stream entry ids (--ns NS, default EVT)
-  route KEY... --cluster HOST:PORT
+  route KEY... --cluster HOST:PORT [--timeout MS]
                              the slot of each key and the node that owns it, read
                              from a live Valkey or Redis Cluster (JSON)
   check                      run the contract self-check on this build
@@ -153,11 +153,14 @@ charset for parts that are not decimal, range for a time or tail no snowflake ha
         }
         "route" => {
             "\
-Usage: emq-id route [--hex] KEY... --cluster HOST:PORT
+Usage: emq-id route [--hex] KEY... --cluster HOST:PORT [--timeout MS]
 
 Reads the cluster's slot map once (CLUSTER SLOTS from HOST:PORT) and prints one
 JSON object per key: {\"key\", \"slot\", \"node\"}, the node being the primary
-that owns the key's slot. With --hex the keys are given as hex bytes."
+that owns the key's slot. With --hex the keys are given as hex bytes.
+--timeout bounds connecting, sending and the whole reply, each (default 5000 ms).
+A server that refuses, is not Valkey or Redis, sends what is not a RESP2 reply,
+or is silent past the timeout: `error: io: HOST:PORT: <what>`, exit status 2."
         }
         "check" => {
             "\

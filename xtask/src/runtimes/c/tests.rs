@@ -33,6 +33,11 @@ pub fn run() -> Result<()> {
         .args(["--error-exitcode=1", "--leak-check=full", "--show-leak-kinds=all", "--errors-for-leak-kinds=all", "-q"])
         .arg(&abi))?;
     // The same host source against the bus's header, then against ours.
+    // Every pointer-and-length entry point given no bytes three ways (NULL, valid, one past the end).
+    let empty = gcc("bindings/c/tests/empty_test.c", "bindings/c/include", "empty_test", &[])?;
+    sh(Command::new("valgrind")
+        .args(["--error-exitcode=1", "--leak-check=full", "--show-leak-kinds=all", "--errors-for-leak-kinds=all", "-q"])
+        .arg(&empty))?;
     let dropin = gcc("bindings/c/tests/dropin.c", "bindings/c/tests", "dropin", &[])?;
     sh(&mut Command::new(&dropin))?;
     let dropin = gcc("bindings/c/tests/dropin.c", "bindings/c/include", "dropin_emq_id_h", &["DROPIN_WITH_EMQ_ID_H"])?;

@@ -13,7 +13,7 @@ use std::process::Command;
 pub const PACKAGE: &str = "bindings/node";
 
 /// `npm` in `dir`, quiet.
-fn npm(dir: &Path) -> Command {
+pub fn npm(dir: &Path) -> Command {
     let mut cmd = Command::new("npm");
     cmd.current_dir(dir).args(["--no-audit", "--no-fund", "--loglevel=error"]);
     cmd

@@ -33,6 +33,7 @@ pub fn run() -> Result<()> {
     gate_sqlstates(&cluster)?;
     self_check_at_load(&cluster)?;
     readme_sql(&cluster)?;
+    super::faults::run(&cluster)?;
     drop(cluster);
     not_preloaded()?;
     Ok(())
@@ -194,7 +195,7 @@ fn binary_copy(c: &Cluster) -> Result<()> {
 }
 
 /// A binary COPY file of one row with one field holding `field`.
-fn binary_copy_file(field: &[u8]) -> Vec<u8> {
+pub(super) fn binary_copy_file(field: &[u8]) -> Vec<u8> {
     let mut f = b"PGCOPY\n\xff\r\n\0".to_vec();
     f.extend_from_slice(&0u32.to_be_bytes()); // flags
     f.extend_from_slice(&0u32.to_be_bytes()); // header extension length
@@ -217,6 +218,8 @@ const ERROR_CASES: &[(&str, &str, &str)] = &[
     ("SELECT emq_encode('USR', -1)", "22023", "range"),
     ("SELECT emq_encode('usr', 0)", "22023", "range"),
     ("SELECT emq_encode_numeric('USR', 9223372036854775808)", "22023", "range"),
+    ("SELECT emq_encode_numeric('USR', 0.5)", "22023", "range"),
+    ("SELECT emq_encode_numeric('USR', 9223372036854775806.9)", "22023", "range"),
     ("SELECT emq_hash32(-5)", "22023", "range"),
     ("SELECT emq_min_for('infinity'::timestamptz)", "22023", "range"),
     ("SELECT emq_queue_key('a{b}', 'pending')", "22023", "queue"),

@@ -2,13 +2,21 @@
 //! package's browser entry from a loopback server of ours, which also hands
 //! out the requests and takes the answers (conformance/wasm/harness.mjs).
 //! Chromium is killed and its profile removed however the run ends.
+//!
+//! The server is std only, a thread per connection: it serves four files and
+//! takes one POST, so a crate (tiny_http brings four dependencies) would save
+//! a few lines of parsing and none of what matters here, which is that no
+//! connection and no browser can stall a run: idle connections time out, the
+//! accept loop stops with the run, and the run has a deadline.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{self, BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
@@ -17,32 +25,48 @@ use super::PACKAGE;
 use crate::conformance::adapter::Adapter;
 use crate::root;
 
+/// The whole browser run: Chromium starts, loads the page, answers and posts
+/// back within it (a few seconds on this machine), or the target fails.
+const RUN_DEADLINE: Duration = Duration::from_secs(120);
+/// A connection that sends nothing for this long is dropped: Chromium opens
+/// speculative connections it may never use.
+const IDLE: Duration = Duration::from_secs(5);
+/// Each write of a response (Chromium reads what it asked for at once).
+const WRITE: Duration = Duration::from_secs(10);
+/// How often the run looks at Chromium and the accept loop at its stop flag.
+const POLL: Duration = Duration::from_millis(20);
+/// The longest request head (request line and headers) read.
+const MAX_HEAD: usize = 64 * 1024;
+/// The largest POST body taken: the answers to the vector file are a few MB.
+const MAX_POST: usize = 64 * 1024 * 1024;
+/// Connections served at once (Chromium opens six per host); more get a 503.
+const MAX_CONNECTIONS: usize = 32;
+
 /// Serves the harness, the package and the requests, starts Chromium on it,
-/// and waits (120 s at most) for the answers the page posts back.
+/// and waits ([`RUN_DEADLINE`] at most) for the answers the page posts back.
 pub struct BrowserAdapter;
 
 impl Adapter for BrowserAdapter {
     fn answer_all(&mut self, requests: &[Value]) -> Result<Vec<Value>> {
-        let listener = TcpListener::bind("127.0.0.1:0").context("binding a loopback port for the browser")?;
-        let port = listener.local_addr().context("the browser server's port")?.port();
         let body = serde_json::to_vec(requests).context("the requests as JSON")?;
         let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || serve(listener, body, tx));
+        let server = Server::start(body, tx)?;
         let profile = std::env::temp_dir().join(format!("emq-id-chromium-{}", std::process::id()));
         let mut chromium = Chromium(
             Command::new("chromium")
                 .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
                 .args(["--disable-component-update", "--no-first-run", "--disable-sync", "--disable-dev-shm-usage"])
                 .arg(format!("--user-data-dir={}", profile.display()))
-                .arg(format!("http://127.0.0.1:{port}/"))
+                .arg(format!("http://127.0.0.1:{}/", server.port))
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
                 .context("starting chromium")?,
             profile,
         );
-        let posted = rx.recv_timeout(Duration::from_secs(120)).context("the browser posted no answers in 120 s")?;
+        let posted = wait_for_answers(&rx, &mut chromium)?;
         chromium.stop();
+        drop(server);
         let mut posted: Value = serde_json::from_slice(&posted).context("the browser posted non-JSON")?;
         if let Some(fatal) = posted.get("fatal") {
             bail!("the page failed: {}", fatal.as_str().unwrap_or("?"));
@@ -51,6 +75,24 @@ impl Adapter for BrowserAdapter {
         match posted["answers"].take() {
             Value::Array(a) => Ok(a),
             _ => bail!("the browser posted no answers array"),
+        }
+    }
+}
+
+/// The posted answers, unless Chromium exits first or the deadline passes.
+fn wait_for_answers(rx: &mpsc::Receiver<Vec<u8>>, chromium: &mut Chromium) -> Result<Vec<u8>> {
+    let start = Instant::now();
+    loop {
+        match rx.recv_timeout(POLL) {
+            Ok(posted) => return Ok(posted),
+            Err(mpsc::RecvTimeoutError::Disconnected) => bail!("the browser's server stopped before the answers came"),
+            Err(mpsc::RecvTimeoutError::Timeout) => {}
+        }
+        if let Some(status) = chromium.0.try_wait().context("watching chromium")? {
+            bail!("chromium exited ({status}) before the page posted its answers");
+        }
+        if start.elapsed() >= RUN_DEADLINE {
+            bail!("the browser posted no answers in {} s", RUN_DEADLINE.as_secs());
         }
     }
 }
@@ -72,41 +114,116 @@ impl Drop for Chromium {
     }
 }
 
-/// A tiny static server: the harness, the package files, the requests; POST /answers ends it.
-fn serve(listener: TcpListener, requests: Vec<u8>, done: mpsc::Sender<Vec<u8>>) {
-    for stream in listener.incoming().flatten() {
-        if let Some(posted) = handle(stream, &requests) {
-            let _ = done.send(posted);
-            return;
+/// The loopback server: an accept loop handing each connection to a thread of
+/// its own. Dropping it stops the loop; connection threads end by their
+/// timeouts (or at once, when Chromium is killed and its sockets close).
+struct Server {
+    port: u16,
+    stop: Arc<AtomicBool>,
+    acceptor: Option<JoinHandle<()>>,
+}
+
+impl Server {
+    /// Serves on a free loopback port; the body of `POST /answers` goes to `posted`.
+    fn start(requests: Vec<u8>, posted: mpsc::Sender<Vec<u8>>) -> Result<Server> {
+        let listener = TcpListener::bind("127.0.0.1:0").context("binding a loopback port for the browser")?;
+        let port = listener.local_addr().context("the browser server's port")?.port();
+        // Non-blocking, so the loop sees its stop flag instead of waiting in accept().
+        listener.set_nonblocking(true).context("the browser server's listener")?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let acceptor = {
+            let stop = stop.clone();
+            std::thread::spawn(move || accept_until(&listener, &stop, Arc::new(requests), &posted))
+        };
+        Ok(Server { port, stop, acceptor: Some(acceptor) })
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(acceptor) = self.acceptor.take() {
+            let _ = acceptor.join();
         }
     }
 }
 
-fn handle(mut stream: TcpStream, requests: &[u8]) -> Option<Vec<u8>> {
-    let mut reader = BufReader::new(stream.try_clone().ok()?);
+fn accept_until(listener: &TcpListener, stop: &AtomicBool, requests: Arc<Vec<u8>>, posted: &mpsc::Sender<Vec<u8>>) {
+    let live = Arc::new(AtomicUsize::new(0));
+    while !stop.load(Ordering::Relaxed) {
+        let stream = match listener.accept() {
+            Ok((stream, _)) => stream,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                std::thread::sleep(POLL);
+                continue;
+            }
+            Err(_) => continue, // e.g. a connection reset before it was accepted
+        };
+        let (requests, posted, live) = (requests.clone(), posted.clone(), live.clone());
+        if live.fetch_add(1, Ordering::Relaxed) >= MAX_CONNECTIONS {
+            live.fetch_sub(1, Ordering::Relaxed);
+            let mut stream = stream;
+            let _ = stream.set_nonblocking(false).and_then(|()| stream.set_write_timeout(Some(WRITE)));
+            respond(&mut stream, "503 Service Unavailable", "text/plain", b"busy");
+            continue;
+        }
+        std::thread::spawn(move || {
+            if let Ok(Some(answers)) = handle(stream, &requests) {
+                let _ = posted.send(answers);
+            }
+            live.fetch_sub(1, Ordering::Relaxed);
+        });
+    }
+}
+
+/// Serves one request; `Some(body)` for `POST /answers`. An error (a timeout,
+/// a reset, a head that is not HTTP) drops the connection.
+fn handle(mut stream: TcpStream, requests: &[u8]) -> io::Result<Option<Vec<u8>>> {
+    // Accepted sockets do not reliably inherit the listener's flags: set them all.
+    stream.set_nonblocking(false)?;
+    stream.set_read_timeout(Some(IDLE))?;
+    stream.set_write_timeout(Some(WRITE))?;
+    let mut reader = BufReader::new(stream.try_clone()?).take(MAX_HEAD as u64);
     let mut first = String::new();
-    reader.read_line(&mut first).ok()?;
-    let mut length = 0usize;
+    if reader.read_line(&mut first)? == 0 {
+        return Ok(None); // a speculative connection closed unused
+    }
+    let mut length = None;
     loop {
         let mut header = String::new();
-        reader.read_line(&mut header).ok()?;
+        if reader.read_line(&mut header)? == 0 {
+            respond(&mut stream, "431 Request Header Fields Too Large", "text/plain", b"head too large or cut short");
+            return Ok(None);
+        }
         if header.trim().is_empty() {
             break;
         }
         if let Some(v) = header.to_ascii_lowercase().strip_prefix("content-length:") {
-            length = v.trim().parse().unwrap_or(0);
+            length = v.trim().parse::<usize>().ok();
         }
     }
     let mut parts = first.split_whitespace();
-    let (method, path) = (parts.next()?, parts.next()?.split('?').next()?.to_string());
+    let (Some(method), Some(target)) = (parts.next(), parts.next()) else {
+        respond(&mut stream, "400 Bad Request", "text/plain", b"not an HTTP request");
+        return Ok(None);
+    };
+    let path = target.split('?').next().unwrap_or(target);
     if method == "POST" && path == "/answers" {
-        let mut body = vec![0u8; length];
-        reader.read_exact(&mut body).ok()?;
+        let Some(length) = length.filter(|n| *n <= MAX_POST) else {
+            respond(&mut stream, "413 Content Too Large", "text/plain", b"a Content-Length up to 64 MiB is needed");
+            return Ok(None);
+        };
+        let mut body = Vec::new();
+        let mut reader = reader.into_inner();
+        (&mut reader).take(length as u64).read_to_end(&mut body)?;
+        if body.len() != length {
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the answers were cut short"));
+        }
         respond(&mut stream, "200 OK", "text/plain", b"ok");
-        return Some(body);
+        return Ok(Some(body));
     }
     let file = |rel: &str| std::fs::read(root().join(rel)).ok();
-    let (body, kind) = match path.as_str() {
+    let (body, kind) = match path {
         "/" => (file("conformance/wasm/harness.html"), "text/html"),
         "/harness.mjs" => (file("conformance/wasm/harness.mjs"), "text/javascript"),
         "/requests" => (Some(requests.to_vec()), "application/json"),
@@ -118,7 +235,7 @@ fn handle(mut stream: TcpStream, requests: &[u8]) -> Option<Vec<u8>> {
         Some(b) => respond(&mut stream, "200 OK", kind, &b),
         None => respond(&mut stream, "404 Not Found", "text/plain", b"not found"),
     }
-    None
+    Ok(None)
 }
 
 fn mime(path: &str) -> &'static str {
@@ -137,4 +254,47 @@ fn respond(stream: &mut TcpStream, status: &str, kind: &str, body: &[u8]) {
     );
     let _ = stream.write_all(head.as_bytes());
     let _ = stream.write_all(body);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Sends `request` on a new connection and reads the whole response.
+    fn get(port: u16, request: &[u8]) -> io::Result<String> {
+        let mut s = TcpStream::connect(("127.0.0.1", port))?;
+        s.set_read_timeout(Some(Duration::from_secs(10)))?;
+        s.write_all(request)?;
+        let mut out = String::new();
+        s.read_to_string(&mut out)?;
+        Ok(out)
+    }
+
+    #[test]
+    fn idle_connections_do_not_block_others_and_the_answers_arrive() {
+        let (tx, rx) = mpsc::channel();
+        let server = Server::start(b"[1,2]".to_vec(), tx).unwrap();
+        // Idle connections (Chromium's speculative ones) held open while the page loads.
+        let idle: Vec<TcpStream> = (0..8).map(|_| TcpStream::connect(("127.0.0.1", server.port)).unwrap()).collect();
+        let start = Instant::now();
+        let requests = get(server.port, b"GET /requests HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        assert!(requests.starts_with("HTTP/1.1 200 OK") && requests.ends_with("[1,2]"), "{requests}");
+        let missing = get(server.port, b"GET /pkg/../Cargo.toml HTTP/1.1\r\n\r\n").unwrap();
+        assert!(missing.starts_with("HTTP/1.1 404"), "{missing}");
+        let huge = get(server.port, b"POST /answers HTTP/1.1\r\nContent-Length: 99999999999\r\n\r\n").unwrap();
+        assert!(huge.starts_with("HTTP/1.1 413"), "{huge}");
+        let ok = get(server.port, b"POST /answers HTTP/1.1\r\nContent-Length: 7\r\n\r\n{\"a\":1}").unwrap();
+        assert!(ok.starts_with("HTTP/1.1 200 OK"), "{ok}");
+        assert_eq!(rx.recv_timeout(Duration::from_secs(5)).unwrap(), b"{\"a\":1}");
+        assert!(start.elapsed() < IDLE, "served behind idle connections in {:?}", start.elapsed());
+        let stopping = Instant::now();
+        drop(server);
+        assert!(stopping.elapsed() < Duration::from_secs(1), "the accept loop stopped in {:?}", stopping.elapsed());
+        // The idle connections are closed by their read timeout.
+        for mut s in idle {
+            s.set_read_timeout(Some(IDLE * 2)).unwrap();
+            let mut buf = [0u8; 1];
+            assert!(matches!(s.read(&mut buf), Ok(0) | Err(_)));
+        }
+    }
 }
