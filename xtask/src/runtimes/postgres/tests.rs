@@ -238,6 +238,11 @@ const ERROR_CASES: &[(&str, &str, &str)] = &[
     ("SELECT emq_mint_step(0, -1, 0)", "22023", "range"),
     ("SELECT emq_compare('USR0KHTOWnGLuC', 'usr')", "22P02", "length"),
     ("SELECT emq_compare('USRzzzzzzzzzzz', 'USR0KHTOWnGLuC')", "22P02", "range"),
+    // Empty inputs: the empty bytes are an id of length 0, and a queue of none.
+    ("SELECT emq_decode(''::bytea)", "22P02", "length"),
+    ("SELECT emq_decode('')", "22P02", "length"),
+    ("SELECT ''::branded_id", "22P02", "length"),
+    ("SELECT emq_key(''::bytea, 'pending')", "22023", "queue"),
 ];
 
 /// Every gate raises 22P02 or 22023 with its name first; NULL in, NULL out.
@@ -273,7 +278,16 @@ fn errors(c: &Cluster) -> Result<()> {
     expect(hashes == "t", "the hash opclass must answer hash32 (seed ignored); minted ids carry node 1")?;
     let alive = one(c, "SELECT emq_self_check() AND emq_slot('\\x00ff'::bytea) >= 0")?;
     expect(alive == "t", "the backend must survive every refusal")?;
-    println!("postgres: {} gate errors with the right SQLSTATE and gate name; NULL in, NULL out; emq_is_valid and emq_compare", ERROR_CASES.len());
+    let empty = one(
+        c,
+        "SELECT emq_slot(''::bytea) = 0 AND emq_slot('') = 0 AND emq_hashtag(''::bytea) = ''::bytea
+            AND emq_hashtag('') = '' AND NOT emq_is_valid(''::bytea) AND NOT emq_is_valid('')",
+    )?;
+    expect(empty == "t", "the empty bytes: slot 0, an empty tag, not an id")?;
+    println!(
+        "postgres: {} gate errors with the right SQLSTATE and gate name; NULL in, NULL out; empty text and bytea; emq_is_valid and emq_compare",
+        ERROR_CASES.len()
+    );
     Ok(())
 }
 
