@@ -11,16 +11,7 @@
 
 #include "emq_id.h"
 
-static int checks = 0, failures = 0;
-
-#define CHECK(cond)                                                              \
-    do {                                                                         \
-        checks++;                                                                \
-        if (!(cond)) {                                                           \
-            failures++;                                                          \
-            fprintf(stderr, "abi_test: %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                        \
-    } while (0)
+#include "check.h"
 
 #define S1 274557032793636864ULL
 #define S2 320636799581945856ULL

@@ -17,16 +17,7 @@
 
 #include "emq_id.h"
 
-static int checks = 0, failures = 0;
-
-#define CHECK(cond)                                                                \
-    do {                                                                           \
-        checks++;                                                                  \
-        if (!(cond)) {                                                             \
-            failures++;                                                            \
-            fprintf(stderr, "empty_test: %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-        }                                                                          \
-    } while (0)
+#include "check.h"
 
 #define WAYS 3
 static const char one_byte[1] = {'{'};

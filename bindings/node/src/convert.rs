@@ -138,12 +138,13 @@ impl Bytes {
             Repr::Heap(v) => v,
             // An empty Uint8Array may have a NULL data pointer, which no slice may hold.
             Repr::Borrowed(_, 0) => &[],
-            // SAFETY: `p` and `n` are N-API's answer for a Uint8Array argument of the
-            // callback in progress (only `Arg::bytes` makes this variant, and `p` is
-            // not NULL as n != 0): its live data, n bytes, alive as long as the array,
-            // which the call's arguments hold. No JS runs while a `Bytes` is read, so
-            // nothing detaches or writes it meanwhile; u8 needs no alignment.
-            Repr::Borrowed(p, n) => unsafe { std::slice::from_raw_parts(*p, *n) },
+            Repr::Borrowed(p, n) => {
+                // `p` and `n` are N-API's answer for a Uint8Array argument of the callback
+                // in progress (only `Arg::bytes` makes this variant); no JS runs while a
+                // `Bytes` is read, so nothing detaches or writes the array meanwhile.
+                // SAFETY: `p` is not NULL (n != 0) and points at the array's n live bytes, alive as long as the call's arguments; u8 needs no alignment.
+                unsafe { std::slice::from_raw_parts(*p, *n) }
+            }
         }
     }
 
