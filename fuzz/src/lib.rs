@@ -44,6 +44,33 @@ pub fn decode_ref(text: &[u8]) -> Result<([u8; 3], u64), Gate> {
     Ok((ns, value as u64))
 }
 
+/// SPEC.md's binary form of a `branded_id` (PostgreSQL's wire form), one byte
+/// at a time from the front of `wire`: fewer than 11 bytes is `length`; then
+/// encode's gates, as the parts are an id's parts (§3: a namespace that is not
+/// three letters `A`-`Z` is `range`, like a value over `2^63 - 1`, the next
+/// eight bytes accumulated most significant first in a `u128`). Bytes after
+/// the eleventh are not the id's.
+pub fn binary_ref(wire: &[u8]) -> Result<([u8; 3], u64), Gate> {
+    if wire.len() < 11 {
+        return Err(Gate::Length);
+    }
+    let mut ns = [0u8; 3];
+    for (i, &b) in wire[..3].iter().enumerate() {
+        if !(b'A'..=b'Z').contains(&b) {
+            return Err(Gate::Range);
+        }
+        ns[i] = b;
+    }
+    let mut value: u128 = 0;
+    for &b in &wire[3..11] {
+        value = value * 256 + u128::from(b);
+    }
+    if value > MAX_VALUE {
+        return Err(Gate::Range);
+    }
+    Ok((ns, value as u64))
+}
+
 /// The cluster spec's hash tag: find the first `{`; then the first `}` after
 /// it; a non-empty span between them is the tag, anything else hashes the
 /// whole key. Answered as a range of `key`.
@@ -164,6 +191,11 @@ pub fn check_references() {
     assert_eq!(decode_ref(b"USR0KHTOWnGLu"), Err(Gate::Length));
     assert_eq!(decode_ref(b"usr0KHTOWnGLuC"), Err(Gate::Namespace));
     assert_eq!(decode_ref(b"USR0KHTOWnGL!C"), Err(Gate::Charset));
+    assert_eq!(binary_ref(b"USR\x03\xcf\x6c\x2a\xaa\x40\x00\x00"), Ok((*b"USR", 274557032793636864)));
+    assert_eq!(binary_ref(b"JOB\x7f\xff\xff\xff\xff\xff\xff\xff--"), Ok((*b"JOB", (1 << 63) - 1)));
+    assert_eq!(binary_ref(b"JOB\x80\0\0\0\0\0\0\0"), Err(Gate::Range));
+    assert_eq!(binary_ref(b"JOB\0\0\0\0\0\0\0"), Err(Gate::Length));
+    assert_eq!(binary_ref(b"JoB\0\0\0\0\0\0\0\0"), Err(Gate::Range));
     assert_eq!(crc16_ref(b"123456789"), 0x31C3);
     assert_eq!(slot_ref(b"123456789"), 12739);
     assert_eq!(slot_ref(b""), 0);

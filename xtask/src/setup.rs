@@ -40,3 +40,28 @@ pub fn require(program: &str, hint: &str) -> Result<()> {
     ensure!(have(program), "`{program}` is not on PATH: {hint}");
     Ok(())
 }
+
+/// Debian's libfaketime (its multithreaded build), installed if missing: the
+/// clock-jump tests preload it into a real process (a PostgreSQL server, a
+/// Node child) and step that process's wall clock through an offset file.
+pub fn faketime() -> Result<std::path::PathBuf> {
+    apt(&["libfaketime"], "the clock-jump tests (a wall clock that steps back and forward)")?;
+    let files = Command::new("dpkg").args(["-L", "libfaketime"]).output()?;
+    let lib = String::from_utf8_lossy(&files.stdout)
+        .lines()
+        .find(|l| l.ends_with("/libfaketimeMT.so.1"))
+        .map(std::path::PathBuf::from);
+    lib.ok_or_else(|| anyhow::anyhow!("the libfaketime package has no libfaketimeMT.so.1"))
+}
+
+/// The environment that makes a process read its wall clock as the real one
+/// plus the offset written in `offset_file` (`+0`, `-3`, …, seconds), re-read
+/// at every reading; its monotonic clock stays real, so timers keep time.
+pub fn faked_clock_env(lib: &std::path::Path, offset_file: &std::path::Path) -> Vec<(&'static str, String)> {
+    vec![
+        ("LD_PRELOAD", lib.display().to_string()),
+        ("FAKETIME_TIMESTAMP_FILE", offset_file.display().to_string()),
+        ("FAKETIME_NO_CACHE", "1".to_string()),
+        ("DONT_FAKE_MONOTONIC", "1".to_string()),
+    ]
+}

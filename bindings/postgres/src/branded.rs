@@ -32,6 +32,10 @@ impl Stored {
     fn ns(&self) -> [u8; 3] {
         [self.ns[0], self.ns[1], self.ns[2]]
     }
+    /// The core's id (a stored value always holds one; a corrupt page is refused, never trusted).
+    fn to_id(&self) -> emq::Id {
+        emq::Id::new(&self.ns(), self.snowflake()).unwrap_or_else(|e| refuse(e))
+    }
     fn text(&self) -> [u8; emq::ID_LEN] {
         emq::encode(&self.ns(), self.snowflake()).unwrap_or_else(|e| refuse(e))
     }
@@ -131,24 +135,6 @@ unsafe fn emq_branded_id_out_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum
 }
 v1!(pg_finfo_emq_branded_id_out, emq_branded_id_out, emq_branded_id_out_body);
 
-/// The binary form's length: the namespace bytes, then the snowflake as 8 bytes big-endian.
-const BINARY_LEN: usize = emq::NS_LEN + 8;
-
-/// The binary form read from the front of `wire` (what remains of the
-/// message): the id, or the gate that refuses it. Pure, so it can be fuzzed.
-fn from_binary(wire: &[u8]) -> Result<Stored, emq::Error> {
-    let Some((ns, s)) = wire.get(..BINARY_LEN).map(|b| b.split_at(emq::NS_LEN)) else {
-        return Err(emq::Error::from_gate(
-            emq::Gate::Length,
-            "a binary branded_id is 3 namespace bytes and an 8-byte snowflake",
-        ));
-    };
-    let mut be = [0u8; 8];
-    be.copy_from_slice(s);
-    let id = emq::Id::new(ns, u64::from_be_bytes(be))?;
-    Ok(Stored::new(id.ns(), id.snowflake()))
-}
-
 /// `branded_id_recv(internal)`. Binary form (COPY BINARY, binary protocol): 3
 /// namespace bytes, then the snowflake as 8 bytes big-endian. Validated like
 /// text input; refusals are `invalid_binary_representation`.
@@ -164,9 +150,9 @@ unsafe fn emq_branded_id_recv_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datu
         // bytes from the cursor are initialised and live while the message is read.
         unsafe { std::slice::from_raw_parts(buf.data.add(buf.cursor as usize).cast::<u8>(), rest) }
     };
-    let id = from_binary(wire).unwrap_or_else(|e| bad_binary(e));
-    buf.cursor += BINARY_LEN as i32;
-    id.into_datum()
+    let id = emq::Id::from_binary(wire).unwrap_or_else(|e| bad_binary(e));
+    buf.cursor += emq::BINARY_LEN as i32;
+    Stored::new(id.ns(), id.snowflake()).into_datum()
 }
 v1!(pg_finfo_emq_branded_id_recv, emq_branded_id_recv, emq_branded_id_recv_body);
 
@@ -174,9 +160,7 @@ v1!(pg_finfo_emq_branded_id_recv, emq_branded_id_recv, emq_branded_id_recv_body)
 unsafe fn emq_branded_id_send_body(fc: pg_sys::FunctionCallInfo) -> pg_sys::Datum {
     // SAFETY: argument 0 of branded_id_send is a branded_id (v1's contract).
     let id = unsafe { id(fc, 0) };
-    let mut body = [0u8; BINARY_LEN];
-    body[..emq::NS_LEN].copy_from_slice(&id.ns());
-    body[emq::NS_LEN..].copy_from_slice(&id.snowflake().to_be_bytes());
+    let body = id.to_id().to_binary();
     // SAFETY: palloc answers 4 + BINARY_LEN writable bytes, aligned for the 4-byte
     // varlena header (or raises an ERROR); the header gives that size, then the body.
     unsafe {

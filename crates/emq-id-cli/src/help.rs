@@ -28,7 +28,8 @@ Commands:
   check                      run the contract self-check on this build
 
 Commands that take several values read one per line from stdin when none is given.
-Bad input: `error: <gate>: <message>` on stderr and exit status 2.
+Bad input: `error: <gate>: <message>` on stderr and exit status 2. A failure
+that is not the input's (a server, a closed pipe): `error: io: <what>`, exit 1.
 `emq-id <COMMAND> --help` tells more.
 ";
 
@@ -160,7 +161,7 @@ JSON object per key: {\"key\", \"slot\", \"node\"}, the node being the primary
 that owns the key's slot. With --hex the keys are given as hex bytes.
 --timeout bounds connecting, sending and the whole reply, each (default 5000 ms).
 A server that refuses, is not Valkey or Redis, sends what is not a RESP2 reply,
-or is silent past the timeout: `error: io: HOST:PORT: <what>`, exit status 2."
+or is silent past the timeout: `error: io: HOST:PORT: <what>`, exit status 1."
         }
         "check" => {
             "\

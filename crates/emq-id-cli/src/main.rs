@@ -3,7 +3,10 @@
 //! Output is one line per input: JSON for structured answers (decimal strings
 //! for 64-bit values, as in the vector file), bare text for single values.
 //! Bad input prints `error: <gate>: <message>` on stderr and exits 2; the
-//! other inputs of the same call are still answered.
+//! other inputs of the same call are still answered. A failure that is not the
+//! input's (a server that refuses or is not Valkey, a closed stdout) prints
+//! `error: io: <what>` and exits 1, so a script can tell "fix the input" from
+//! "try again".
 
 mod args;
 mod civil;
@@ -42,6 +45,8 @@ fn main() -> ExitCode {
     }
     if failures.is_empty() {
         ExitCode::SUCCESS
+    } else if failures.iter().all(|f| matches!(f, Failure::Io(_))) {
+        ExitCode::FAILURE
     } else {
         ExitCode::from(2)
     }

@@ -1,7 +1,7 @@
 //! `emq-id route` against servers that are not a Valkey cluster: a closed
 //! port, an HTTP server, one that sends garbage, one that sends nothing.
-//! Each must end within seconds with `error: io: …` (a Failure::Io, exit
-//! status 2 as for every failure of the CLI) that says what was wrong. The bad
+//! Each must end within seconds with `error: io: …` (a Failure::Io: exit
+//! status 1, where bad input is 2) that says what was wrong. The bad
 //! servers are threads on 127.0.0.1 that stop by themselves; every run is
 //! timed and printed (`cargo test --test route -- --nocapture`).
 
@@ -95,7 +95,7 @@ fn check(case: &str, addr: &str, args: &[&str], says: &[&str], at_least: Duratio
     let took = start.elapsed();
     let stderr = String::from_utf8_lossy(&out.stderr);
     eprintln!("route: {case}: exit {:?} after {took:.2?}: {}", out.status.code(), stderr.trim_end());
-    assert_eq!(out.status.code(), Some(2), "{case}: {stderr}");
+    assert_eq!(out.status.code(), Some(1), "{case}: {stderr}");
     assert!(out.stdout.is_empty(), "{case}: printed {:?}", String::from_utf8_lossy(&out.stdout));
     assert!(stderr.starts_with(&format!("error: io: {addr}: ")), "{case}: {stderr}");
     assert_eq!(stderr.lines().count(), 1, "{case}: one line: {stderr}");

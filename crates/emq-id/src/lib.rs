@@ -58,7 +58,7 @@ pub use error::{Error, Gate, Message, Result};
 pub use facts::{NUMBERS, TEXTS};
 pub use family::{check_name, Family, Param, Pattern, MAX_NAME_LEN};
 pub use hash::hash32;
-pub use id::Id;
+pub use id::{Id, BINARY_LEN};
 pub use keyspace::{
     check_queue, job_key, job_prefix, key, parse_key, prefix_bytes, queue_key, reserve, Key, Kind, ParsedKey,
     BUS_VERSION, JOB_NS, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN, VERSION_KEY,

@@ -56,6 +56,11 @@ pub const TARGETS: &[Target] = &[
         about: "lease replies and a leased minter under any clock: no panic; every id on its node, rising, <= the mark",
         max_len: 1024,
     },
+    Target {
+        name: "pg_binary",
+        about: "any bytes as a PostgreSQL message's rest: branded_id's binary input is the byte-by-byte reference's",
+        max_len: 64,
+    },
 ];
 
 /// How long `cargo xtask fuzz` runs each target unless told.

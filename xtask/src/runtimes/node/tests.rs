@@ -10,10 +10,14 @@ use anyhow::{Context, Result};
 use super::{npm, PACKAGE};
 use crate::{root, sh, sh_out};
 
-/// `node --test` on the package.
+/// `node --test` on the package (its clock-jump test preloads libfaketime).
 pub fn run() -> Result<()> {
     super::build::package()?;
-    sh(Command::new("node").current_dir(root().join(PACKAGE)).args(["--test", "test/"]))
+    let faketime = crate::setup::faketime()?;
+    sh(Command::new("node")
+        .current_dir(root().join(PACKAGE))
+        .args(["--test", "test/"])
+        .env("EMQ_FAKETIME_LIB", faketime))
 }
 
 /// Packs with `npm pack`, installs the tarball into an empty directory outside

@@ -26,7 +26,18 @@ impl Cluster {
     /// `preload = false`: the library is only loaded by CREATE EXTENSION, so
     /// minting has no shared state and must be refused.
     pub fn start_with(preload: bool) -> Result<Cluster> {
-        let port = 50_000 + (std::process::id() % 10_000) as u16 + if preload { 0 } else { 1 };
+        Cluster::launch(preload, u16::from(!preload), &[])
+    }
+
+    /// A preloading cluster whose server processes run with `env` added (a
+    /// test's LD_PRELOAD of a fake clock), on a port of its own.
+    pub fn start_with_env(env: &[(&str, &str)]) -> Result<Cluster> {
+        Cluster::launch(true, 2, env)
+    }
+
+    /// `port_offset` keeps clusters that one run holds at once apart.
+    fn launch(preload: bool, port_offset: u16, env: &[(&str, &str)]) -> Result<Cluster> {
+        let port = 50_000 + (std::process::id() % 10_000) as u16 + port_offset;
         let dir = std::env::temp_dir().join(format!("emq-id-pg-{port}"));
         let _ = std::fs::remove_dir_all(&dir);
         crate::mkdir(&dir)?;
@@ -53,7 +64,8 @@ impl Cluster {
             .with_context(|| format!("appending to {}", data.join("postgresql.conf").display()))?;
         let cluster = Cluster { dir, port };
         sh(Command::new("runuser")
-            .args(["-u", "postgres", "--"])
+            .args(["-u", "postgres", "--", "env"])
+            .args(env.iter().map(|(k, v)| format!("{k}={v}")))
             .arg(format!("{PG_BIN}/pg_ctl"))
             .arg("-D")
             .arg(&data)

@@ -1,7 +1,8 @@
 //! Tests of the extension on a live server, beyond the vector file: minting
 //! from many connections, ordering, index use, binary COPY, error codes and
 //! every gate's SQLSTATE, the self-check that refuses `CREATE EXTENSION`, the
-//! refusal to mint without shared memory, and the README's SQL as written.
+//! refusal to mint without shared memory, and the README's SQL as written;
+//! then the faults (`faults.rs`) and a clock that jumps (`clock.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -35,6 +36,7 @@ pub fn run() -> Result<()> {
     readme_sql(&cluster)?;
     super::faults::run(&cluster)?;
     drop(cluster);
+    super::clock::run()?;
     not_preloaded()?;
     Ok(())
 }
