@@ -2,9 +2,12 @@
 // base62 snowflakes) and Valkey Cluster key placement, with exactly the
 // answers of the Rust core it links.
 //
-// The core is linked statically from target/release/libemqid.a, which
-// `cargo build -p emq-id-c --release` (or `cargo xtask conformance --target go`)
-// builds. Every call crosses cgo, which costs tens of nanoseconds: use the
+// The core is the C library libemqid, found through pkg-config (emqid.pc):
+// install the libemqid-dev package (`cargo xtask dist` builds it), or, in a
+// checkout, set PKG_CONFIG_PATH to its target/pkgconfig, whose emqid.pc
+// `cargo build -p emq-id-c --release` does not write but every xtask task
+// that builds the library does (`cargo xtask conformance --target go`).
+// Every call crosses cgo, which costs tens of nanoseconds: use the
 // batch calls (SlotMany, Minter.NextMany) on hot paths.
 //
 // At load the package runs the contract's self-check vectors through the
@@ -15,8 +18,7 @@
 package emqid
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/../c/include
-#cgo LDFLAGS: ${SRCDIR}/../../target/release/libemqid.a -ldl -lm -lpthread
+#cgo pkg-config: emqid
 #include "emq_id.h"
 */
 import "C"

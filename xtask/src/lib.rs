@@ -9,6 +9,7 @@
 
 pub mod bench;
 pub mod conformance;
+pub mod dist;
 pub mod fuzz;
 pub mod runtimes;
 pub mod setup;

@@ -38,6 +38,11 @@ Tasks:
   targets                     list the conformance targets
                               (`--target wasm` runs wasm-node and wasm-browser)
   test                        the whole test suite (what .ci/run runs)
+  dist                        build every package a user installs into target/dist/ (the
+                              .deb files, npm tarballs, the wheel and sdist, the Mix tarball)
+                              and print each one's version, size and sha256
+  dist-check                  dist, then install each package outside the checkout and use it
+                              (dpkg -i and -r, npm install, pip, mix), leaving nothing installed
   fuzz [TARGET] [--time SECONDS]
                               run the libFuzzer targets of fuzz/ (decode, slot, keyspace,
                               resp, c_abi, lease; default: all) for SECONDS each (60) under
@@ -62,6 +67,8 @@ fn main() -> ExitCode {
         Some("js") => tree::js::sync(flag("--check")),
         Some("header") => c::header::run(flag("--check")),
         Some("test") => suite::run(),
+        Some("dist") => xtask::dist::run().map(drop),
+        Some("dist-check") => xtask::dist::outside(),
         Some("fuzz") => xtask::fuzz::task(&args[1..]),
         Some("targets") => {
             for t in runtimes::TARGETS {

@@ -15,7 +15,8 @@ fn blocks(lang: &str) -> Result<Vec<String>> {
     Ok(readme.split(&fence).skip(1).filter_map(|b| b.split("```").next()).map(str::to_owned).collect())
 }
 
-fn one(lang: &str) -> Result<String> {
+/// The README's one example in `lang` (a fenced block's language), as written.
+pub fn one(lang: &str) -> Result<String> {
     let mut found = blocks(lang)?;
     ensure!(found.len() == 1, "the README should have one ```{lang} example, it has {}", found.len());
     Ok(found.remove(0))
@@ -46,7 +47,7 @@ pub fn examples() -> Result<()> {
             root().join("bindings/go").display()
         ),
     )?;
-    sh(Command::new("go").current_dir(dir.join("go")).args(["run", "."]))?;
+    sh(crate::runtimes::go::go("target/readme-examples/go").args(["run", "."]))?;
 
     // Inside the package directory, so `require('@echomq/emq-id')` resolves to the package itself.
     node::build::package()?;

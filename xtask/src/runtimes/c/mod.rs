@@ -2,5 +2,6 @@
 //! header, and the C tests. The Go module is built on this library.
 
 pub mod build;
+pub mod dist;
 pub mod header;
 pub mod tests;

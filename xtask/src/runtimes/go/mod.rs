@@ -3,15 +3,18 @@
 
 pub mod adapter;
 pub mod bench;
+pub mod dist;
 pub mod tests;
 
 use std::process::Command;
 
 use crate::root;
 
-/// `go` in `dir` (from the workspace root), with cgo on.
+/// `go` in `dir` (from the workspace root), with cgo on, linking the
+/// checkout's library through its `emqid.pc` (written by
+/// [`crate::runtimes::c::build::library`]) rather than an installed one.
 pub fn go(dir: &str) -> Command {
     let mut cmd = Command::new("go");
-    cmd.current_dir(root().join(dir)).env("CGO_ENABLED", "1");
+    cmd.current_dir(root().join(dir)).env("CGO_ENABLED", "1").env("PKG_CONFIG_PATH", root().join("target/pkgconfig"));
     cmd
 }

@@ -6,6 +6,7 @@ pub mod adapter;
 pub mod bench;
 pub mod build;
 pub mod clock;
+pub mod dist;
 pub mod faults;
 pub mod server;
 pub mod setup;

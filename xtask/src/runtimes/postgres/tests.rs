@@ -507,7 +507,7 @@ fn one_in(c: &Cluster, db: &str, sql: &str) -> Result<String> {
 }
 
 /// The README's PostgreSQL examples (every ```sql block) run as written.
-fn readme_sql(c: &Cluster) -> Result<()> {
+pub(super) fn readme_sql(c: &Cluster) -> Result<()> {
     let readme = crate::read(root().join("README.md"))?;
     let blocks: Vec<&str> = readme.split("```sql").skip(1).filter_map(|b| b.split("```").next()).collect();
     expect(!blocks.is_empty(), "the README has no ```sql examples")?;

@@ -1,0 +1,62 @@
+//! The Go module from outside the tree: its directory alone (what a module
+//! proxy serves), required by a fresh module through a `replace`, linked
+//! through pkg-config against the installed `libemqid-dev`. The module itself
+//! ships as source; its C library is the C room's package.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, Result};
+
+use crate::dist::{self, deb, Artifact};
+use crate::runtimes::c;
+use crate::{root, sh};
+
+const MODULE: &str = "github.com/echomq/emq-id/bindings/go";
+
+/// Copies the module's files as its module zip holds them: every file under
+/// `bindings/go` but the directories that are modules of their own.
+fn copy_module(from: &Path, to: &Path) -> Result<()> {
+    crate::mkdir(to)?;
+    for entry in std::fs::read_dir(from).with_context(|| from.display().to_string())? {
+        let entry = entry?;
+        let path = entry.path();
+        if entry.file_type()?.is_dir() {
+            if !path.join("go.mod").exists() {
+                copy_module(&path, &to.join(entry.file_name()))?;
+            }
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).with_context(|| path.display().to_string())?;
+        }
+    }
+    Ok(())
+}
+
+/// With `libemqid-dev` installed: the README's Go example as a module of its
+/// own, requiring a copy of the module directory alone, built and run with
+/// no access to the checkout (no PKG_CONFIG_PATH, no replace into it).
+pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
+    let c_deb = dist::find(artifacts, "C", ".deb")?;
+    let installed = deb::Installed::new(&c_deb.path)?;
+    let dir = dist::scratch("go")?;
+    copy_module(&root().join("bindings/go"), &dir.join("emqid"))?;
+    crate::mkdir(dir.join("app"))?;
+    crate::write(dir.join("app/main.go"), crate::tree::readme::one("go")?)?;
+    crate::write(
+        dir.join("app/go.mod"),
+        format!("module example\n\ngo 1.22\n\nrequire {MODULE} v{}\n\nreplace {MODULE} => ../emqid\n", dist::version()),
+    )?;
+    sh(Command::new("go")
+        .current_dir(dir.join("app"))
+        .args(["run", "."])
+        .env("CGO_ENABLED", "1")
+        .env_remove("PKG_CONFIG_PATH")
+        .env("EMQ_NODE_DIR", dir.join("claims")))?;
+    println!(
+        "dist: the Go module's directory alone, required by a fresh module, built against the installed {} through pkg-config; the README's Go example ran",
+        c::dist::PACKAGE
+    );
+    drop(installed);
+    let _ = std::fs::remove_dir_all(&dir);
+    c::dist::not_installed(c::dist::PACKAGE)
+}
