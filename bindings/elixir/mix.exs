@@ -2,39 +2,58 @@
 # everywhere this builds): the NIF is a Rust crate in native/, built by the
 # compiler task below with cargo and copied into priv/, and loaded with
 # :erlang.load_nif/2 from EmqId.Native's @on_load.
+#
+# The same file builds in the repository (native/ is a member of the cargo
+# workspace, over crates/emq-id) and in the package `cargo xtask dist` makes
+# (native/ is a workspace of its own with a Cargo.lock, over a copy of the
+# core in core/): cargo says which target directory it used.
 defmodule Mix.Tasks.Compile.EmqIdNif do
   use Mix.Task.Compiler
 
   @shortdoc "Builds the emq-id NIF with cargo and places it in priv/"
   @impl true
   def run(_args) do
-    root = Path.expand("../..", __DIR__)
-
-    {out, status} =
-      System.cmd("cargo", ["build", "--quiet", "--release", "-p", "emq-id-elixir"], cd: root, stderr_to_stdout: true)
-
-    if status != 0 do
-      Mix.raise("cargo build of the emq-id NIF failed:\n" <> out)
-    end
-
-    target = System.get_env("CARGO_TARGET_DIR") || Path.join(root, "target")
+    manifest = Path.join(__DIR__, "native/Cargo.toml")
+    cargo!(["build", "--quiet", "--release", "--manifest-path", manifest])
+    target = target_directory(manifest)
     library = if match?({:unix, :darwin}, :os.type()), do: "libemq_id_nif.dylib", else: "libemq_id_nif.so"
     File.mkdir_p!(Path.join(__DIR__, "priv"))
-    File.cp!(Path.join([Path.expand(target, root), "release", library]), Path.join(__DIR__, "priv/emq_id_nif.so"))
+    File.cp!(Path.join([target, "release", library]), Path.join(__DIR__, "priv/emq_id_nif.so"))
     # The modules load (and so run their @on_load) while they compile: the
     # app's priv/ in _build must hold the library before that.
     Mix.Project.build_structure()
     {:ok, []}
+  end
+
+  defp cargo!(args) do
+    case System.cmd("cargo", args, cd: __DIR__, stderr_to_stdout: true) do
+      {out, 0} -> out
+      {out, _} -> Mix.raise("cargo #{hd(args)} of the emq-id NIF failed:\n" <> out)
+    end
+  end
+
+  # Where cargo put the build (CARGO_TARGET_DIR, a config's target-dir, or
+  # the workspace's target/), from the one field of `cargo metadata` we need.
+  defp target_directory(manifest) do
+    out = cargo!(["metadata", "--format-version", "1", "--no-deps", "--manifest-path", manifest])
+
+    case Regex.run(~r/"target_directory":"((?:[^"\\]|\\.)*)"/, out) do
+      [_, dir] -> String.replace(dir, ~r/\\(.)/, "\\1")
+      nil -> Mix.raise("cargo metadata named no target directory:\n" <> out)
+    end
   end
 end
 
 defmodule EmqId.MixProject do
   use Mix.Project
 
+  # The workspace's version (Cargo.toml): `cargo xtask dist` writes it here.
+  @version "0.1.0"
+
   def project do
     [
       app: :emq_id,
-      version: "0.1.0",
+      version: @version,
       elixir: "~> 1.14",
       compilers: [:emq_id_nif] ++ Mix.compilers(),
       start_permanent: Mix.env() == :prod,

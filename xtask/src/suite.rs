@@ -52,15 +52,7 @@ const STEPS: &[Step] = &[
     ("Go: vet, test -race", go::tests::run),
     ("README examples in C, Go, Node and Elixir, compiled and run", readme::examples),
     ("Node: node --test", node::tests::run),
-    ("Node: npm pack, install elsewhere, require and import", || {
-        node::build::package()?;
-        node::tests::pack_and_install(node::PACKAGE, "@echomq/emq-id")
-    }),
     ("WASM: node --test", wasm::tests::run),
-    ("WASM: npm pack, install elsewhere, require and import", || {
-        wasm::build::package()?;
-        node::tests::pack_and_install(wasm::PACKAGE, "@echomq/emq-id-wasm")
-    }),
     ("JS: one layer for both packages (copies --check), one API over every backend", || {
         node::build::package()?;
         sh(Command::new("cargo").args(["xtask", "js", "--check"]))?;
@@ -84,6 +76,10 @@ const STEPS: &[Step] = &[
     ("PostgreSQL: live server tests", postgres::tests::run),
     ("Valkey Cluster colocation (3 primaries, live)", valkey::colocation::run),
     ("Node leases on live Valkey clusters (emq-lease/1), with their counts", valkey::leases::run),
+    (
+        "dist: every package built, installed outside the checkout, used, removed (cargo xtask dist-check)",
+        crate::dist::outside,
+    ),
     ("fuzz: every libFuzzer target for 5 s under AddressSanitizer (control first), no crash", crate::fuzz::smoke),
     ("conformance, every target, with negative controls", || {
         sh(Command::new("cargo").args(["xtask", "conformance", "--negative-control"]))

@@ -13,7 +13,7 @@ use std::process::Command;
 
 use anyhow::{ensure, Context, Result};
 
-use crate::runtimes::{c, postgres};
+use crate::runtimes::{c, elixir, node, postgres, wasm};
 
 /// One file a user installs.
 pub struct Artifact {
@@ -49,7 +49,13 @@ pub fn scratch(name: &str) -> Result<PathBuf> {
 type Build = fn() -> Result<Vec<Artifact>>;
 
 /// Every runtime's packages, in the table's order.
-const ROOMS: &[(&str, Build)] = &[("C", c::dist::build), ("PostgreSQL", postgres::dist::build)];
+const ROOMS: &[(&str, Build)] = &[
+    ("C", c::dist::build),
+    ("PostgreSQL", postgres::dist::build),
+    ("Node", node::dist::build),
+    ("WASM", wasm::dist::build),
+    ("Elixir", elixir::dist::build),
+];
 
 /// Builds every artifact, checks each one's version, prints the table.
 pub fn run() -> Result<Vec<Artifact>> {
@@ -112,6 +118,9 @@ const OUTSIDE: &[(&str, Check)] = &[
     ("C (libemqid-dev installed, a program built with pkg-config, removed)", c::dist::from_outside),
     ("PostgreSQL (the .deb installed, CREATE EXTENSION on a fresh cluster, removed)", postgres::dist::from_outside),
     ("Go (its module alone, linked through pkg-config against libemqid-dev)", crate::runtimes::go::dist::from_outside),
+    ("Node (npm install of the tarball, require and import, both backends)", node::dist::from_outside),
+    ("WASM (npm install of the tarball, require and import)", wasm::dist::from_outside),
+    ("Elixir (a fresh mix project depending on the unpacked package by path)", elixir::dist::from_outside),
 ];
 
 /// The suite's step: build every artifact, then prove each from outside the tree.

@@ -1,10 +1,12 @@
 //! The Elixir binding (bindings/elixir): a rustler NIF in a Mix project whose
 //! compiler task builds the NIF with cargo. Its prerequisites, build, ExUnit
-//! tests, conformance adapter and benchmark.
+//! tests, conformance adapter, benchmark, and its package (a source tarball
+//! a `mix.exs` depends on by path).
 
 pub mod adapter;
 pub mod bench;
 pub mod build;
+pub mod dist;
 pub mod setup;
 pub mod tests;
 

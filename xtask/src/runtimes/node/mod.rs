@@ -1,10 +1,12 @@
 //! The Node package (bindings/node, napi-rs, with a WebAssembly fallback):
 //! its build, its tests, the adapter the `node`, `node-wasm` and `wasm-node`
-//! targets run, and its benchmark.
+//! targets run, its benchmark, and its npm tarball (with what both npm
+//! packages share to ship: `dist.rs`).
 
 pub mod adapter;
 pub mod bench;
 pub mod build;
+pub mod dist;
 pub mod tests;
 
 use std::path::Path;

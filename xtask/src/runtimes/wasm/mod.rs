@@ -1,10 +1,11 @@
 //! The WebAssembly package (bindings/wasm): its toolchain, its build
-//! (cargo → wasm-bindgen → wasm-opt) and size, its tests, and the two targets
-//! that run it: in Node and in a real headless Chromium.
+//! (cargo → wasm-bindgen → wasm-opt) and size, its tests, the two targets
+//! that run it (in Node and in a real headless Chromium), and its npm tarball.
 
 pub mod adapter;
 pub mod browser;
 pub mod build;
+pub mod dist;
 pub mod setup;
 pub mod tests;
 

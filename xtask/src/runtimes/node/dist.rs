@@ -1,0 +1,211 @@
+//! The npm tarballs (`npm pack` into `target/dist/`) and what both npm
+//! packages share: the version written from the workspace's, the metadata a
+//! registry takes (read back from the tarball), a tarball holding nothing its
+//! `files` list does not ship, and the proof from outside the tree (installed
+//! into an empty directory, then required and imported). This room is the
+//! Node package's; the WASM package's room calls [`pack`] and [`install_and_use`].
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{bail, ensure, Context, Result};
+use serde_json::Value;
+
+use super::{npm, PACKAGE};
+use crate::dist::{self, Artifact};
+use crate::{root, sh, sh_out};
+
+/// The package's name on npm.
+pub const NAME: &str = "@echomq/emq-id";
+
+/// `@echomq/emq-id`: the addon, its WebAssembly fallback and the JS layer, packed.
+pub fn build() -> Result<Vec<Artifact>> {
+    super::build::package()?;
+    Ok(vec![pack(PACKAGE, "Node")?])
+}
+
+/// Installed from its tarball alone: the addon answers by default (a package
+/// that lost it would pass on its fallback otherwise), the WebAssembly build
+/// it carries when `EMQ_ID_BACKEND=wasm` asks for it.
+pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
+    let tarball = &dist::find(artifacts, "Node", ".tgz")?.path;
+    check_contents(tarball)?;
+    install_and_use(tarball, NAME, "node", &[(None, "native"), (Some("wasm"), "wasm")])
+}
+
+/// Writes the workspace's version into `package`'s package.json (npm's own
+/// `npm version`, which keeps package-lock.json in step) when it differs,
+/// packs the package into `target/dist/` and reads the tarball back: its
+/// metadata and its contents are checked, its version is the one it declares.
+pub fn pack(package: &str, runtime: &'static str) -> Result<Artifact> {
+    let dir = root().join(package);
+    let declared = manifest_version(&crate::load(&dir.join("package.json"))?)?;
+    if declared != dist::version() {
+        eprintln!("xtask: {package}/package.json says {declared}: writing the workspace's {}", dist::version());
+        sh(npm(&dir).args(["version", dist::version(), "--no-git-tag-version", "--allow-same-version"]))?;
+    }
+    let out = dist::dir()?;
+    let json = sh_out(npm(&dir).arg("pack").arg("--json").arg("--pack-destination").arg(&out))?;
+    let packed: Value = serde_json::from_str(&json).with_context(|| format!("npm pack --json printed {json:?}"))?;
+    let file = packed[0]["filename"].as_str().context("npm pack named no tarball")?;
+    let tarball = out.join(file);
+    let manifest = tarball_manifest(&tarball)?;
+    check_metadata(&manifest, package)?;
+    check_contents(&tarball)?;
+    Ok(Artifact { runtime, path: tarball, version: manifest_version(&manifest)? })
+}
+
+/// The package.json inside an npm tarball.
+pub fn tarball_manifest(tarball: &Path) -> Result<Value> {
+    let text = sh_out(Command::new("tar").arg("-xOzf").arg(tarball).arg("package/package.json"))?;
+    serde_json::from_str(&text).with_context(|| format!("package/package.json in {} is not JSON", tarball.display()))
+}
+
+fn manifest_version(manifest: &Value) -> Result<String> {
+    Ok(manifest["version"].as_str().context("package.json has no version")?.to_string())
+}
+
+/// What a registry needs and a user reads: the workspace's repository (the
+/// package's folder in it), a licence, the Node versions, a `files` list.
+fn check_metadata(manifest: &Value, package: &str) -> Result<()> {
+    let url = format!("git+{}.git", env!("CARGO_PKG_REPOSITORY"));
+    let repository = &manifest["repository"];
+    ensure!(
+        repository["type"] == "git" && repository["url"] == url.as_str() && repository["directory"] == package,
+        "{package}/package.json: repository should be {{ type: git, url: {url}, directory: {package} }}, is {repository}"
+    );
+    for field in ["name", "description", "license", "files"] {
+        ensure!(!manifest[field].is_null(), "{package}/package.json has no {field}");
+    }
+    ensure!(manifest["engines"]["node"].is_string(), "{package}/package.json says no engines.node");
+    Ok(())
+}
+
+/// The tarball ships what its `files` list names and nothing else (besides
+/// package.json, README* and LICENSE*, which npm always adds), and every
+/// entry of the list names something in it (a file the build did not make
+/// would otherwise be missing without a word).
+pub fn check_contents(tarball: &Path) -> Result<()> {
+    let manifest = tarball_manifest(tarball)?;
+    let patterns: Vec<&str> = manifest["files"]
+        .as_array()
+        .context("package.json has no files list")?
+        .iter()
+        .map(|p| p.as_str().context("a files entry is not a string"))
+        .collect::<Result<_>>()?;
+    if let Some(p) = patterns.iter().find(|p| p.starts_with('!') || p.contains(['[', '{'])) {
+        bail!("files entry {p:?}: this check reads only plain paths and * ? ** globs");
+    }
+    let listing = sh_out(Command::new("tar").arg("-tzf").arg(tarball))?;
+    let entries: Vec<&str> = listing.lines().filter(|e| !e.ends_with('/')).collect();
+    let mut stray = vec![];
+    for entry in &entries {
+        let Some(path) = entry.strip_prefix("package/") else {
+            bail!("{}: {entry:?} is not under package/", tarball.display());
+        };
+        if !always_shipped(path) && !patterns.iter().any(|p| ships(p, path)) {
+            stray.push(path);
+        }
+    }
+    ensure!(stray.is_empty(), "{} holds files its files list does not name: {}", tarball.display(), stray.join(", "));
+    let unused: Vec<&str> =
+        patterns.iter().copied().filter(|p| !entries.iter().any(|e| ships(p, &e["package/".len()..]))).collect();
+    ensure!(
+        unused.is_empty(),
+        "{}: nothing in the tarball for files entries {} (not built?)",
+        tarball.display(),
+        unused.join(", ")
+    );
+    eprintln!("xtask: {}: {} files, each named by its files list", tarball.display(), entries.len());
+    Ok(())
+}
+
+/// What npm packs whatever `files` says: package.json, and a README and a
+/// licence at the top.
+fn always_shipped(path: &str) -> bool {
+    let top = path.to_lowercase();
+    path == "package.json"
+        || (!path.contains('/') && ["readme", "license", "licence"].iter().any(|p| top.starts_with(p)))
+}
+
+/// Whether a `files` pattern ships `path`: npm's reading, where a pattern
+/// that names a folder ships everything under it.
+fn ships(pattern: &str, path: &str) -> bool {
+    let pattern = pattern.trim_start_matches("./").trim_end_matches('/');
+    path.char_indices().filter(|&(_, c)| c == '/').map(|(i, _)| &path[..i]).chain([path]).any(|p| glob(pattern, p))
+}
+
+/// `*` and `?` within one path segment, `**` across segments.
+fn glob(pattern: &str, path: &str) -> bool {
+    fn matches(p: &[u8], s: &[u8]) -> bool {
+        match p {
+            [] => s.is_empty(),
+            [b'*', b'*', rest @ ..] => (0..=s.len()).any(|i| matches(rest, &s[i..])),
+            [b'*', rest @ ..] => {
+                (0..=s.len()).take_while(|&i| i == 0 || s[i - 1] != b'/').any(|i| matches(rest, &s[i..]))
+            }
+            [b'?', rest @ ..] => s.first().is_some_and(|&c| c != b'/') && matches(rest, &s[1..]),
+            [c, rest @ ..] => s.first() == Some(c) && matches(rest, &s[1..]),
+        }
+    }
+    matches(pattern.as_bytes(), path.as_bytes())
+}
+
+/// Installs `tarball` into an empty directory outside the checkout and there
+/// requires it (CommonJS) and imports it (ESM), once per backend asked for
+/// (`EMQ_ID_BACKEND`, and the backend that must answer).
+pub fn install_and_use(tarball: &Path, name: &str, scratch: &str, backends: &[(Option<&str>, &str)]) -> Result<()> {
+    let consumer = dist::scratch(scratch)?;
+    let write = |file: &str, text: &str| crate::write(consumer.join(file), text);
+    write("package.json", r#"{ "name": "consumer", "private": true }"#)?;
+    sh(npm(&consumer).arg("install").arg(tarball).env_remove("NODE_PATH"))?;
+    let installed = crate::load(&consumer.join("node_modules").join(name).join("package.json"))?;
+    ensure!(installed["version"] == dist::version(), "{name} installed as version {}", installed["version"]);
+    let body = "const id = mint('JOB'); const d = decode(id); const s = slot('emq:{orders}:pending');
+if (d.ns !== 'JOB' || d.node !== 3 || typeof d.snowflake !== 'bigint' || s !== 105 || s !== slot('orders')) {
+  throw new Error(`wrong answers: ${id} ${JSON.stringify(d, (k, v) => (typeof v === 'bigint' ? `${v}` : v))} ${s}`);
+}
+if (backend() !== process.env.EXPECT_BACKEND) throw new Error(`the ${backend()} backend answered`);
+console.log(`${process.argv[1].split('/').pop()}: ${backend()}: minted ${id}, node ${d.node}, slot ${s}`);\n";
+    let names = "{ mint, decode, slot, backend }";
+    write("check.cjs", &format!("const {names} = require('{name}');\n{body}"))?;
+    write("check.mjs", &format!("import {names} from '{name}';\n{body}"))?;
+    for (asked, answers) in backends {
+        for script in ["check.cjs", "check.mjs"] {
+            let mut node = Command::new("node");
+            node.current_dir(&consumer)
+                .arg(script)
+                .env_remove("NODE_PATH")
+                .env("EMQ_NODE", "3")
+                .env("EMQ_NODE_DIR", consumer.join("claims")) // apart from the host's own node claims
+                .env("EXPECT_BACKEND", answers);
+            match asked {
+                Some(b) => node.env("EMQ_ID_BACKEND", b),
+                None => node.env_remove("EMQ_ID_BACKEND"),
+            };
+            sh(&mut node)?;
+        }
+    }
+    std::fs::remove_dir_all(&consumer).with_context(|| format!("removing {}", consumer.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ships;
+
+    #[test]
+    fn files_patterns() {
+        assert!(ships("index.js", "index.js"));
+        assert!(!ships("index.js", "index.mjs"));
+        assert!(ships("emq-id.*.node", "emq-id.linux-x64-gnu.node"));
+        assert!(!ships("emq-id.*.node", "emq-id.node/x"));
+        assert!(ships("wasm", "wasm/emq_id_wasm.js"));
+        assert!(ships("wasm/", "wasm/package.json"));
+        assert!(!ships("wasm", "wasm-backend.cjs"));
+        assert!(ships("w*", "wasm/package.json"));
+        assert!(!ships("*.js", "wasm/emq_id_wasm.js"));
+        assert!(ships("**/*.js", "wasm/emq_id_wasm.js"));
+        assert!(ships("./README.md", "README.md"));
+        assert!(ships("index.?s", "index.js"));
+    }
+}
