@@ -45,9 +45,9 @@ Tasks:
                               (dpkg -i and -r, npm install, pip, mix), leaving nothing installed
   fuzz [TARGET] [--time SECONDS]
                               run the libFuzzer targets of fuzz/ (decode, slot, keyspace,
-                              resp, c_abi, lease; default: all) for SECONDS each (60) under
+                              resp, c_abi, lease, pg_binary; default: all) for SECONDS each (60) under
                               AddressSanitizer and print executions and crashes
-  bench [TARGET]...           run benchmarks (core, go, node, elixir, postgres; default: all)
+  bench [TARGET]...           run benchmarks (core, go, node, elixir, python, postgres; default: all)
                               and print the tables for BENCHMARKS.md (ratios against the anchors)
 ";
 

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::{bail, Result};
 
-use crate::runtimes::{c, elixir, go, node, postgres, valkey, wasm};
+use crate::runtimes::{c, elixir, go, node, postgres, python, valkey, wasm};
 use crate::sh;
 use crate::tree::readme;
 
@@ -50,7 +50,7 @@ const STEPS: &[Step] = &[
     ("C header --check", || sh(Command::new("cargo").args(["xtask", "header", "--check"]))),
     ("C ABI tests under valgrind, drop-in host", c::tests::run),
     ("Go: vet, test -race", go::tests::run),
-    ("README examples in C, Go, Node and Elixir, compiled and run", readme::examples),
+    ("README examples in C, Go, Node, Elixir and Python, compiled and run", readme::examples),
     ("Node: node --test", node::tests::run),
     ("WASM: node --test", wasm::tests::run),
     ("JS: one layer for both packages (copies --check), one API over every backend", || {
@@ -67,6 +67,7 @@ const STEPS: &[Step] = &[
         sh(Command::new("cargo").args(["xtask", "parity", "--check"]))
     }),
     ("Elixir: mix format --check-formatted, mix test (ExUnit and doctests)", elixir::tests::run),
+    ("Python: pytest, mypy --strict, stubtest (its packages are proven in the dist step)", python::tests::run),
     ("PostgreSQL extension: fmt --check, clippy -D warnings (its own workspace)", || {
         postgres::setup::prerequisites()?;
         let dir = crate::root().join(postgres::EXTENSION);

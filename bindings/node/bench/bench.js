@@ -46,8 +46,35 @@ function suite(name, pkg) {
   ];
 }
 
+// Same-signature floors: N-API's price for each call's arguments and result,
+// with no work between (bindings/node/src/floors.rs); the raw exports beside
+// them show what the binding's Rust adds, the public calls what the JS layer adds.
+const FLOOR_OF = {
+  hash32: 'floor bigint → number',
+  encode: 'floor (string, bigint) → string',
+  decode: 'floor string → scratch + bigint',
+  decodeSnowflake: 'floor string → bigint',
+  slot: 'floor string → number',
+};
+const floors = [
+  ['floor bigint → number', (i) => addon.floorNumberOfBigint(snowflakes[i])],
+  ['floor (string, bigint) → string', (i) => addon.floorStringOfStringBigint('JOB', snowflakes[i])],
+  ['floor string → scratch + bigint', (i) => addon.floorScratchOfString(ids[i])],
+  ['floor string → bigint', (i) => addon.floorBigintOfString(ids[i])],
+  ['floor string → number', (i, n) => addon.floorNumberOfString(keys[n % 1000])],
+];
+const raw = [
+  ['raw hash32', (i) => addon.hash32(snowflakes[i])],
+  ['raw encode', (i) => addon.encode('JOB', snowflakes[i])],
+  ['raw decode', (i) => addon.decodeInto(ids[i])],
+  ['raw decodeSnowflake', (i) => addon.decodeSnowflake(ids[i])],
+  ['raw slot', (i, n) => addon.slot(keys[n % 1000])],
+];
+
 const rows = [
   ['native noop (floor)', () => addon.noop()],
+  ...floors,
+  ...raw,
   ...suite('native', native),
   ...others.flatMap(([name, pkg]) => suite(name, pkg)),
   ['anchor cluster-key-slot', (i, n) => clusterKeySlot(keys[n % 1000])],
@@ -82,7 +109,12 @@ for (const [name, pkg] of others) {
 
 const floor = results.get('native noop (floor)');
 console.log(`node ${process.version}, ${N} calls x ${ROUNDS} rounds, median ns per call\n`);
-console.log('| call | ns | ÷ floor |');
-console.log('|---|---|---|');
-for (const [name, ns] of results) console.log(`| ${name} | ${ns.toFixed(1)} | ${(ns / floor).toFixed(2)}× |`);
+console.log('| call | ns | ÷ empty call | ÷ same-signature floor |');
+console.log('|---|---|---|---|');
+const ownFloor = (name) => {
+  const fn = name.split(' ').slice(1).join(' ');
+  const f = /^(native|raw) /.test(name) && FLOOR_OF[fn];
+  return f ? `${(results.get(name) / results.get(f)).toFixed(2)}×` : '';
+};
+for (const [name, ns] of results) console.log(`| ${name} | ${ns.toFixed(1)} | ${(ns / floor).toFixed(2)}× | ${ownFloor(name)} |`);
 if (sink === 42) console.log('');

@@ -12,6 +12,7 @@ mod api;
 mod contract;
 mod convert;
 mod error;
+mod floors;
 mod lease;
 mod minter;
 mod raw;

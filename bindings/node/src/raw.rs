@@ -21,7 +21,7 @@ use napi::JsValue;
 use crate::convert::{check, Arg, Cx};
 use crate::error::{gate, napi_failed, wrong_type, JsError, JsResult};
 
-type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
+pub(crate) type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
 
 /// The first `N` arguments (missing ones are `undefined`).
 ///
@@ -81,7 +81,7 @@ fn throw(cx: Cx, e: JsError) -> sys::napi_value {
 ///
 /// # Safety
 /// `env` and `info` are what N-API passed to the callback in progress.
-unsafe fn call<const N: usize>(
+pub(crate) unsafe fn call<const N: usize>(
     env: sys::napi_env,
     info: sys::napi_callback_info,
     body: impl FnOnce(Cx, [Arg; N]) -> JsResult<sys::napi_value>,
@@ -194,6 +194,18 @@ unsafe extern "C" fn decode_into(env: sys::napi_env, info: sys::napi_callback_in
 fn decode_fields(cx: Cx, text: Arg) -> JsResult<sys::napi_value> {
     let text = text.bytes("an id is a string or a Uint8Array")?;
     let (ns, s) = emq_id::decode(text.as_slice()).map_err(gate)?;
+    let fields = [
+        emq_id::unix_ms(s) as f64,
+        emq_id::node(s) as f64,
+        emq_id::seq(s) as f64,
+        ((ns[0] as u32) << 16 | (ns[1] as u32) << 8 | ns[2] as u32) as f64,
+    ];
+    decode_scratch(cx, fields, s)
+}
+
+/// Writes `fields` to the scratch array given to `setScratch` and answers
+/// `snowflake` as a bigint: the output half of `decodeInto` (and its floor's).
+pub(crate) fn decode_scratch(cx: Cx, fields: [f64; 4], snowflake: u64) -> JsResult<sys::napi_value> {
     let reference = SCRATCH.get();
     if reference.is_null() {
         return Err(napi_failed("decodeInto before setScratch"));
@@ -208,16 +220,10 @@ fn decode_fields(cx: Cx, text: Arg) -> JsResult<sys::napi_value> {
     let Some(data) = float64x4(unsafe { cx.arg(array) })? else {
         return Err(napi_failed("the scratch array of decodeInto is gone or detached"));
     };
-    let fields = [
-        emq_id::unix_ms(s) as f64,
-        emq_id::node(s) as f64,
-        emq_id::seq(s) as f64,
-        ((ns[0] as u32) << 16 | (ns[1] as u32) << 8 | ns[2] as u32) as f64,
-    ];
     // SAFETY: float64x4 just read the array's live data: at least 4 aligned f64s,
     // not detached, and no JS runs between that look-up and this write.
     unsafe { std::ptr::copy_nonoverlapping(fields.as_ptr(), data, 4) };
-    cx.bigint(s)
+    cx.bigint(snowflake)
 }
 
 unsafe extern "C" fn set_scratch(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
@@ -364,7 +370,7 @@ const FUNCTIONS: &[(&CStr, Callback)] = &[
 #[napi(module_exports)]
 pub fn register(exports: Object, env: Env) -> napi::Result<()> {
     let (env, exports) = (env.raw(), exports.raw());
-    for (name, f) in FUNCTIONS {
+    for (name, f) in FUNCTIONS.iter().chain(crate::floors::FLOORS) {
         let mut function = ptr::null_mut();
         // SAFETY: env and exports come from module registration, on its thread; the
         // name is a static NUL-terminated string of count_bytes() bytes.

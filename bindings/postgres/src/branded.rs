@@ -33,7 +33,7 @@ impl Stored {
         [self.ns[0], self.ns[1], self.ns[2]]
     }
     /// The core's id (a stored value always holds one; a corrupt page is refused, never trusted).
-    fn to_id(&self) -> emq::Id {
+    fn to_id(self) -> emq::Id {
         emq::Id::new(&self.ns(), self.snowflake()).unwrap_or_else(|e| refuse(e))
     }
     fn text(&self) -> [u8; emq::ID_LEN] {

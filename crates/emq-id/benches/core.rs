@@ -86,6 +86,15 @@ fn codec(c: &mut Criterion) {
             black_box(emq_id::hash32(black_box(values[i])))
         })
     });
+    // The anchor: a bare xor-shift-multiply of a u64, written here (the least a 64-bit mix can cost).
+    g.bench_function("bare u64 xor-shift-multiply", |b| {
+        let mut i = 0;
+        b.iter(|| {
+            i = (i + 1) & 63;
+            let x = black_box(values[i]);
+            black_box(((x ^ (x >> 33)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32) as u32)
+        })
+    });
     g.finish();
 }
 

@@ -13,7 +13,7 @@ use std::process::Command;
 
 use anyhow::{ensure, Context, Result};
 
-use crate::runtimes::{c, elixir, node, postgres, wasm};
+use crate::runtimes::{c, elixir, node, postgres, python, wasm};
 
 /// One file a user installs.
 pub struct Artifact {
@@ -54,6 +54,7 @@ const ROOMS: &[(&str, Build)] = &[
     ("PostgreSQL", postgres::dist::build),
     ("Node", node::dist::build),
     ("WASM", wasm::dist::build),
+    ("Python", python::dist::build),
     ("Elixir", elixir::dist::build),
 ];
 
@@ -120,6 +121,7 @@ const OUTSIDE: &[(&str, Check)] = &[
     ("Go (its module alone, linked through pkg-config against libemqid-dev)", crate::runtimes::go::dist::from_outside),
     ("Node (npm install of the tarball, require and import, both backends)", node::dist::from_outside),
     ("WASM (npm install of the tarball, require and import)", wasm::dist::from_outside),
+    ("Python (the wheel, the sdist and the source, each in an empty virtual environment)", python::dist::from_outside),
     ("Elixir (a fresh mix project depending on the unpacked package by path)", elixir::dist::from_outside),
 ];
 

@@ -15,6 +15,7 @@ pub mod elixir;
 pub mod go;
 pub mod node;
 pub mod postgres;
+pub mod python;
 pub mod rust;
 pub mod valkey;
 pub mod wasm;
@@ -84,6 +85,13 @@ pub const TARGETS: &[Target] = &[
         name: "elixir",
         about: "the Elixir binding (a rustler NIF, Mix project), conformance/elixir",
         prepare: elixir::adapter::prepare,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "python",
+        about: "the Python package (a PyO3 abi3 wheel) in a fresh virtual environment, conformance/python",
+        prepare: python::adapter::prepare,
         scope: None,
         fields: None,
     },

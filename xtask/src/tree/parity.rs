@@ -3,7 +3,7 @@
 //! Each runtime's public surface is read from its own source of truth (the
 //! core's re-exports and impls, the C header, Go's exported identifiers, the
 //! npm packages' `.d.ts`, the extension's SQL functions, the Elixir modules'
-//! `def`s). `xtask/parity/operations.txt` names every operation in each
+//! `def`s, the Python package's stub). `xtask/parity/operations.txt` names every operation in each
 //! runtime's spelling; an operation a runtime lacks fails the run unless
 //! `xtask/parity/exclusions.txt` gives the reason. The table goes into
 //! ARCHITECTURE.md between markers; `--check` fails when it is stale.
@@ -14,7 +14,7 @@ use anyhow::{bail, Context, Result};
 
 use crate::root;
 
-pub const RUNTIMES: [&str; 6] = ["rust", "c", "go", "js", "sql", "elixir"];
+pub const RUNTIMES: [&str; 7] = ["rust", "c", "go", "js", "sql", "elixir", "python"];
 const OPERATIONS: &str = "xtask/parity/operations.txt";
 const EXCLUSIONS: &str = "xtask/parity/exclusions.txt";
 const DOC: &str = "ARCHITECTURE.md";
@@ -233,6 +233,52 @@ fn elixir() -> Result<BTreeSet<String>> {
     Ok(out)
 }
 
+/// Python: the package's stub, `emq_id/__init__.pyi` (which stubtest holds
+/// to the package as it runs): its functions, constants, type aliases and
+/// classes, and `Class.member` for each class's methods, properties and
+/// constants (a class is its constructor).
+fn python() -> Result<BTreeSet<String>> {
+    let stub = read("bindings/python/python/emq_id/__init__.pyi")?;
+    let mut out = BTreeSet::new();
+    let mut class: Option<String> = None;
+    let mut in_docstring = false;
+    for line in stub.lines() {
+        let quotes = line.matches("\"\"\"").count();
+        if in_docstring || quotes > 0 {
+            // Docstrings are prose: skip them (one closes where an odd count of quotes is).
+            in_docstring ^= quotes % 2 == 1;
+            continue;
+        }
+        let (member, top) = match line.strip_prefix("    ") {
+            Some(inner) if !inner.starts_with(' ') => (inner, false),
+            Some(_) => continue,
+            None => (line, true),
+        };
+        if top && !line.is_empty() && !line.starts_with(['#', '@', ')']) {
+            class = None;
+        }
+        if let Some(rest) = line.strip_prefix("class ") {
+            let name = ident(rest).to_string();
+            out.insert(name.clone());
+            class = Some(name);
+            continue;
+        }
+        // `def name(`, `NAME: Final[...]`, `Alias = ...`.
+        let rest = member.strip_prefix("def ").unwrap_or(member);
+        let name = ident(rest);
+        let bound = rest[name.len()..].starts_with(['(', ':']) || rest[name.len()..].starts_with(" = ");
+        if name.is_empty() || name.starts_with('_') || !bound {
+            continue;
+        }
+        match (&class, top) {
+            (Some(c), false) => out.insert(format!("{c}.{name}")),
+            (None, true) => out.insert(name.to_string()),
+            _ => false,
+        };
+    }
+    Ok(out)
+}
+
 pub fn surfaces() -> Result<BTreeMap<&'static str, BTreeSet<String>>> {
     Ok(BTreeMap::from([
         ("rust", rust()?),
@@ -241,6 +287,7 @@ pub fn surfaces() -> Result<BTreeMap<&'static str, BTreeSet<String>>> {
         ("js", js()?),
         ("sql", sql()?),
         ("elixir", elixir()?),
+        ("python", python()?),
     ]))
 }
 

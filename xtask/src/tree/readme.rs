@@ -1,4 +1,4 @@
-//! The README's C, Go, Node and Elixir examples, compiled and run as written: a
+//! The README's C, Go, Node, Elixir and Python examples, compiled and run as written: a
 //! README whose examples rot is worse than none. (Its SQL runs in
 //! `runtimes::postgres::tests`, on the live server.)
 
@@ -6,7 +6,7 @@ use std::process::Command;
 
 use anyhow::{ensure, Result};
 
-use crate::runtimes::{c, elixir, node};
+use crate::runtimes::{c, elixir, node, python};
 use crate::{root, sh};
 
 fn blocks(lang: &str) -> Result<Vec<String>> {
@@ -62,5 +62,17 @@ pub fn examples() -> Result<()> {
     sh(Command::new("mix")
         .current_dir(root().join(elixir::PROJECT))
         .args(["run", "--no-start", "--no-compile", "-e", &one("elixir")?])
+        .env("EMQ_NODE_DIR", dir.join("claims")))?;
+
+    // The wheel in a fresh environment, with EMQ_NODE set as the example says; any warning fails it.
+    let wheel = python::build::wheel()?;
+    let env = python::build::fresh("readme", &wheel)?;
+    write("example.py", &one("python")?)?;
+    sh(env
+        .python()
+        .current_dir(&dir)
+        .args(["-I", "-W", "error"])
+        .arg(dir.join("example.py"))
+        .env("EMQ_NODE", "7")
         .env("EMQ_NODE_DIR", dir.join("claims")))
 }

@@ -4,10 +4,13 @@
 use anyhow::Result;
 
 use super::mix;
-use crate::sh;
+use crate::sh_out;
 
 /// `cargo xtask bench elixir`: NIF calls beside the empty NIF and pure-Elixir anchors.
 pub fn run() -> Result<()> {
     super::build::compile()?;
-    sh(mix(&["run", "--no-start", "--no-compile", "bench/bench.exs"]).env("EMQ_NODE_DIR", crate::bench::claims()))
+    let tables = sh_out(
+        mix(&["run", "--no-start", "--no-compile", "bench/bench.exs"]).env("EMQ_NODE_DIR", crate::bench::claims()),
+    )?;
+    crate::bench::record("elixir", &tables)
 }

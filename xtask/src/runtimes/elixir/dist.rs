@@ -1,5 +1,5 @@
 //! The Elixir binding as the package a `mix.exs` depends on by path:
-//! `emq_id-<version>.tar.gz`, a source package. It holds the Mix project
+//! `emq_id-elixir-<version>.tar.gz` (unpacking to `emq_id-<version>/`), a source package. It holds the Mix project
 //! (mix.exs, lib/), its NIF crate (native/, a cargo workspace of its own, with
 //! the Cargo.lock the tree builds with) and a copy of the core crate beside it
 //! (core/), each manifest made standalone: the workspace's values written in,
@@ -41,7 +41,8 @@ pub fn build() -> Result<Vec<Artifact>> {
     crate::write(top.join("core/Cargo.toml"), core)?;
     lock(&top.join("native"))?;
 
-    let tarball = dist::dir()?.join(format!("{name}.tar.gz"));
+    // Not `{name}.tar.gz`: that is the Python sdist's name (PEP 625) in the same directory.
+    let tarball = dist::dir()?.join(format!("emq_id-elixir-{}.tar.gz", dist::version()));
     sh(Command::new("tar")
         .args(["--sort=name", "--mtime=@0", "--owner=0", "--group=0", "--numeric-owner", "-czf"])
         .arg(&tarball)

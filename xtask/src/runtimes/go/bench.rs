@@ -37,6 +37,5 @@ pub fn run() -> Result<()> {
         let (Some(o), Some(a)) = (ns(ours), ns(anchor)) else { continue };
         t.push_str(&format!("| {ours} | {o:.2} ns | {:.2}× | {anchor} | {a:.2} ns | **{:.2}×** |\n", o / floor, a / o));
     }
-    println!("{t}");
-    Ok(())
+    crate::bench::record("go", &t)
 }

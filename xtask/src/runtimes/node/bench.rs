@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use super::{npm, PACKAGE};
 use crate::runtimes::wasm;
-use crate::{root, sh};
+use crate::{root, sh, sh_out};
 
 /// The package's dev dependencies (the benchmark anchors, and ioredis for the
 /// lease example the live tests run), installed when missing.
@@ -25,10 +25,12 @@ pub fn run() -> Result<()> {
     super::build::package()?;
     dev_dependencies()?;
     let (raw, gz) = wasm::build::package()?;
-    println!("WASM package: emq_id_wasm_bg.wasm {raw} B raw, {gz} B gzip -9\n");
-    sh(Command::new("node")
-        .arg(root().join("bindings/node/bench/bench.js"))
-        .env("EMQ_ID_PACKAGE", root().join(wasm::PACKAGE))
-        .env("EMQ_NODE", "1")
-        .env("EMQ_NODE_DIR", crate::bench::claims()))
+    let tables = sh_out(
+        Command::new("node")
+            .arg(root().join("bindings/node/bench/bench.js"))
+            .env("EMQ_ID_PACKAGE", root().join(wasm::PACKAGE))
+            .env("EMQ_NODE", "1")
+            .env("EMQ_NODE_DIR", crate::bench::claims()),
+    )?;
+    crate::bench::record("node", &format!("WASM package: emq_id_wasm_bg.wasm {raw} B raw, {gz} B gzip -9\n\n{tables}"))
 }

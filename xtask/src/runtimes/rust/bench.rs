@@ -22,8 +22,7 @@ pub fn run() -> Result<()> {
     let started = SystemTime::now();
     sh(Command::new("cargo").args(["bench", "-p", "emq-id", "--bench", "core"]))?;
     let rows = collect(&root().join("target/criterion"), started)?;
-    println!("{}", table(&rows));
-    Ok(())
+    crate::bench::record("core", &table(&rows))
 }
 
 /// Every result criterion wrote since `since` (older ones are from other runs).

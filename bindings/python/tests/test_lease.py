@@ -1,0 +1,119 @@
+"""Node leases (emq-lease/1) in Python terms: the scripts as data, keys,
+reply parsers, terms and the leased minter's life (start after the previous
+mark, the fence, renewals, the stop). The live protocol runs in
+`cargo xtask leases`; the answers are checked by the vector file."""
+
+from __future__ import annotations
+
+import threading
+from typing import List
+
+import pytest
+
+import emq_id
+
+T = 1769526697641
+
+
+def test_the_scripts_are_the_cores_by_name_and_read_only() -> None:
+    scripts = emq_id.LEASE_SCRIPTS
+    assert list(scripts) == ["acquire", "renew", "release"]
+    acquire = scripts["acquire"]
+    assert isinstance(acquire, emq_id.LeaseScript) and acquire.name == "acquire"
+    assert "redis.call('SET'" in acquire.text and acquire.text.endswith("\n")
+    assert len(acquire.keys) == 1 and len(acquire.args) == 5 and type(acquire.keys) is tuple
+    assert [len(scripts[n].keys) for n in ("renew", "release")] == [2, 2]
+    with pytest.raises(TypeError):
+        scripts["acquire"] = acquire  # type: ignore[index]
+    assert emq_id.LEASE_PROTOCOL == "emq-lease/1"
+
+
+def test_keys_share_the_reserves_slot() -> None:
+    assert emq_id.lease_prefix() == "{emq}:node:"
+    assert emq_id.lease_key(7) == "{emq}:node:7" and emq_id.mark_key(1023) == "{emq}:node:1023:mark"
+    assert emq_id.slot(emq_id.lease_key(0)) == emq_id.slot(emq_id.mark_key(999)) == emq_id.slot(emq_id.lease_prefix())
+    with pytest.raises(emq_id.EmqIdError) as e:
+        emq_id.lease_key(emq_id.LEASE_NODES)
+    assert e.value.gate == "range"
+
+
+def test_replies_are_read_or_refused() -> None:
+    fresh = emq_id.parse_acquire(7, -1)
+    assert (fresh.node, fresh.previous_mark) == (7, None)
+    assert repr(fresh) == "Acquired(node=7, previous_mark=None)"
+    assert emq_id.parse_acquire(1023, T).previous_mark == T
+    assert fresh == emq_id.parse_acquire(7, -1) and hash(fresh) == hash(emq_id.parse_acquire(7, -1))
+    for node, previous in [(1024, -1), (-1, -1), (0, -2)]:
+        with pytest.raises(emq_id.EmqIdError) as e:
+            emq_id.parse_acquire(node, previous)
+        assert e.value.gate == "range"
+    emq_id.parse_renewal(1)
+    with pytest.raises(emq_id.EmqIdError) as lost:
+        emq_id.parse_renewal(0)
+    assert lost.value.gate == "node"
+    every = emq_id.parse_acquire_error("ERR EMQLEASE every node is leased")
+    assert isinstance(every, emq_id.EmqIdError) and every.gate == "node"
+    assert emq_id.parse_acquire_error(b"EMQLEASE every node is leased") is not None
+    assert emq_id.parse_acquire_error("NOSCRIPT No matching script") is None
+    assert emq_id.parse_acquire_error(b"\xff\xfe") is None
+
+
+def test_terms_are_the_cores() -> None:
+    default = emq_id.LeaseTerms.DEFAULT
+    assert (default.ttl_ms, default.margin_ms) == (emq_id.LEASE_TTL_MS, emq_id.LEASE_MARGIN_MS)
+    assert emq_id.LeaseTerms.for_ttl(3_000) == emq_id.LeaseTerms(3_000, 500)
+    assert repr(emq_id.LeaseTerms(3_000, 500)) == "LeaseTerms(ttl_ms=3000, margin_ms=500)"
+    for ttl, margin in [(10, 10), (30_000, 0), (30_000, 20_001), (2, 1)]:
+        with pytest.raises(emq_id.EmqIdError) as e:
+            emq_id.LeaseTerms(ttl, margin)
+        assert e.value.gate == "range"
+
+
+def test_a_leased_minter_starts_after_the_previous_mark_and_stops_at_its_fence() -> None:
+    previous = T + 35_000
+    minter = emq_id.LeasedMinter(emq_id.parse_acquire(3, previous), T, 0)
+    assert minter.node == 3 and minter.terms == emq_id.LeaseTerms.DEFAULT
+    first = minter.next_at(T, 0)
+    assert emq_id.unix_ms(first) == previous + 1 and emq_id.node(first) == 3
+    assert minter.fence_ms == emq_id.LEASE_TTL_MS - emq_id.LEASE_MARGIN_MS
+    with pytest.raises(emq_id.EmqIdError) as fenced:
+        minter.next_at(T, minter.fence_ms)
+    assert fenced.value.gate == "node"
+    mark = minter.next_mark(T + 20_000)
+    minter.renewed(20_000, mark)
+    assert minter.next_at(T + 20_000, 44_999) > first
+    minter.stop()
+    with pytest.raises(emq_id.EmqIdError) as stopped:
+        minter.next_at(T + 21_000, 21_000)
+    assert stopped.value.gate == "node"
+    assert minter.high_water >= previous + 1
+
+
+def test_a_leased_minter_mints_with_its_own_clocks_and_between_threads() -> None:
+    now = emq_id.unix_ms(emq_id.Minter(0).next())
+    minter = emq_id.LeasedMinter(emq_id.parse_acquire(5, -1), now, emq_id.monotonic_ms(), emq_id.LeaseTerms(30_000, 5_000))
+    minted: List[int] = []
+
+    def work() -> None:
+        for _ in range(10_000):
+            minted.append(minter.next())
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(minted)) == 40_000 and {emq_id.node(s) for s in minted} == {5}
+    a = emq_id.monotonic_ms()
+    assert emq_id.monotonic_ms() >= a >= 0
+
+
+def test_a_lease_before_the_epoch_or_with_bad_terms_is_refused() -> None:
+    acquired = emq_id.parse_acquire(1, -1)
+    with pytest.raises(emq_id.EmqIdError) as e:
+        emq_id.LeasedMinter(acquired, 0, 0)
+    assert e.value.gate == "range"
+    with pytest.raises(TypeError):
+        emq_id.LeasedMinter(acquired, T, 0, (30_000, 5_000))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        emq_id.LeasedMinter((1, None), T, 0)  # type: ignore[arg-type]

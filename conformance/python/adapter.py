@@ -1,0 +1,159 @@
+"""The Python adapter of `cargo xtask conformance` (conformance/PROTOCOL.md).
+
+JSON lines in, one answer per request out, each through the public `emq_id`
+API of the package installed in this interpreter (the runner's fresh virtual
+environment). It translates; the runner judges. Fields a request carries that
+it does not read (a case's `source`) are ignored.
+
+Run: <venv>/bin/python conformance/python/adapter.py < requests > answers
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, Callable, Dict, Union
+
+import emq_id
+
+Request = Dict[str, Any]
+Answer = Dict[str, Any]
+
+
+def data(r: Request, name: str) -> Union[str, bytes]:
+    """A byte input: `<name>_hex` as bytes (the bytes API), else `<name>` as str (the str API)."""
+    if f"{name}_hex" in r:
+        return bytes.fromhex(r[f"{name}_hex"])
+    value: str = r[name]
+    return value
+
+
+def refused(error: emq_id.EmqIdError) -> Answer:
+    return {"error": {"gate": error.gate, "message": str(error)}}
+
+
+def ok(call: Callable[[], Any]) -> Answer:
+    """`{"ok": call()}`, or the contract's refusal the call raised."""
+    try:
+        return {"ok": call()}
+    except emq_id.EmqIdError as error:
+        return refused(error)
+
+
+def decoded(d: emq_id.Decoded) -> Any:
+    return {
+        "ns": d.ns,
+        "snowflake": str(d.snowflake),
+        "unix_ms": str(d.unix_ms),
+        "node": d.node,
+        "seq": d.seq,
+        "hash32": emq_id.hash32(d.snowflake),
+    }
+
+
+def mint(r: Request) -> Any:
+    minter = emq_id.Minter(r["node"])
+    steps = []
+    for now in r["now_ms"]:
+        try:
+            steps.append({"snowflake": str(minter.next_at(int(now)))})
+        except emq_id.EmqIdError as error:
+            steps.append({"gate": error.gate})
+    return {"steps": steps}
+
+
+def placed(key: Union[str, bytes]) -> Any:
+    tag = emq_id.hashtag(key)
+    return {"slot": emq_id.slot(key), "hashtag_hex": (tag.encode() if isinstance(tag, str) else tag).hex()}
+
+
+def parsed(p: emq_id.ParsedKey) -> Any:
+    out = {"queue": p.queue, "family": p.family}
+    if p.param is not None:
+        out["param"] = p.param
+    return out
+
+
+def lease_keys(r: Request) -> Any:
+    return {"lease_key": emq_id.lease_key(r["node"]), "mark_key": emq_id.mark_key(r["node"])}
+
+
+def acquired(a: emq_id.Acquired) -> Any:
+    return {"node": a.node, "previous_mark": a.previous_mark}
+
+
+def renewal(reply: int) -> Any:
+    emq_id.parse_renewal(reply)
+    return {}
+
+
+def lease_start(r: Request) -> Any:
+    previous = -1 if r["previous_mark"] is None else r["previous_mark"]
+    acquired = emq_id.parse_acquire(r["node"], previous)
+    terms = emq_id.LeaseTerms(r["ttl_ms"], r["margin_ms"])
+    now = r["now_ms"]
+    minter = emq_id.LeasedMinter(acquired, now, 0, terms)
+    snowflake = minter.next_at(now, 0)
+    return {"snowflake": str(snowflake), "fence_ms": minter.fence_ms, "next_mark": minter.next_mark(now)}
+
+
+def translate(r: Request) -> Answer:
+    op = r.get("op")
+    if op == "decode":
+        return ok(lambda: decoded(emq_id.decode(data(r, "text"))))
+    if op == "encode":
+        return ok(lambda: {"text": emq_id.encode(r["ns"], int(r["snowflake"]))})
+    if op == "min_for":
+        return ok(lambda: {"snowflake": str(emq_id.min_for(int(r["unix_ms"])))})
+    if op == "mint":
+        return ok(lambda: mint(r))
+    if op == "slot":
+        return ok(lambda: placed(data(r, "key")))
+    if op == "key":
+        return ok(lambda: {"key": emq_id.key(r["queue"], r["kind"], r.get("id"))})
+    if op == "parse_key":
+        return ok(lambda: parsed(emq_id.parse_key(r["key"])))
+    if op == "reserve":
+        return ok(lambda: {"key": emq_id.reserve(r["name"])})
+    if op == "prefix_bytes":
+        return ok(lambda: {"bytes": emq_id.prefix_bytes(r["queue"], r["type"])})
+    if op == "job_prefix":
+        return ok(lambda: {"key": emq_id.job_prefix(r["queue"])})
+    if op == "xadd_id":
+        return ok(lambda: {"entry": emq_id.xadd_id(r["id"])})
+    if op == "from_xadd_id":
+        return ok(lambda: {"id": emq_id.from_xadd_id(r["entry"], r["ns"])})
+    if op == "lease_script":
+        script = emq_id.LEASE_SCRIPTS.get(r["name"])
+        if script is None:
+            return {"unsupported": f"no lease script named {r['name']!r}"}
+        return {"ok": {"text": script.text}}
+    if op == "lease_keys":
+        return ok(lambda: lease_keys(r))
+    if op == "parse_acquire":
+        return ok(lambda: acquired(emq_id.parse_acquire(r["node"], r["previous"])))
+    if op == "parse_acquire_error":
+        refusal = emq_id.parse_acquire_error(r["message"])
+        return {"ok": {"refusal": False}} if refusal is None else refused(refusal)
+    if op == "parse_renewal":
+        return ok(lambda: renewal(r["reply"]))
+    if op == "lease_start":
+        return ok(lambda: lease_start(r))
+    return {"unsupported": f"unknown op {op!r}"}
+
+
+def main() -> None:
+    out = sys.stdout
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        answer = translate(request)
+        answer["req"] = request["req"]
+        out.write(json.dumps(answer))
+        out.write("\n")
+    out.flush()
+
+
+if __name__ == "__main__":
+    main()
