@@ -6,7 +6,9 @@
 # The same file builds in the repository (native/ is a member of the cargo
 # workspace, over crates/emq-id) and in the package `cargo xtask dist` makes
 # (native/ is a workspace of its own with a Cargo.lock, over a copy of the
-# core in core/): cargo says which target directory it used.
+# core in core/): cargo says which target directory it used. The build is
+# --locked in both: the workspace's Cargo.lock in the repository, the
+# package's own (the tree's, cut down to the NIF) in the package.
 defmodule Mix.Tasks.Compile.EmqIdNif do
   use Mix.Task.Compiler
 
@@ -14,7 +16,7 @@ defmodule Mix.Tasks.Compile.EmqIdNif do
   @impl true
   def run(_args) do
     manifest = Path.join(__DIR__, "native/Cargo.toml")
-    cargo!(["build", "--quiet", "--release", "--manifest-path", manifest])
+    cargo!(["build", "--quiet", "--release", "--locked", "--manifest-path", manifest])
     target = target_directory(manifest)
     library = if match?({:unix, :darwin}, :os.type()), do: "libemq_id_nif.dylib", else: "libemq_id_nif.so"
     File.mkdir_p!(Path.join(__DIR__, "priv"))

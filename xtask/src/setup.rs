@@ -10,7 +10,8 @@ use anyhow::{ensure, Result};
 
 use crate::{have, sh};
 
-fn installed(package: &str) -> bool {
+/// Whether a Debian package is installed.
+pub fn installed(package: &str) -> bool {
     Command::new("dpkg-query")
         .args(["-W", "-f=${Status}", package])
         .output()
@@ -46,11 +47,8 @@ pub fn require(program: &str, hint: &str) -> Result<()> {
 /// Node child) and step that process's wall clock through an offset file.
 pub fn faketime() -> Result<std::path::PathBuf> {
     apt(&["libfaketime"], "the clock-jump tests (a wall clock that steps back and forward)")?;
-    let files = Command::new("dpkg").args(["-L", "libfaketime"]).output()?;
-    let lib = String::from_utf8_lossy(&files.stdout)
-        .lines()
-        .find(|l| l.ends_with("/libfaketimeMT.so.1"))
-        .map(std::path::PathBuf::from);
+    let files = crate::sh_out(Command::new("dpkg").args(["-L", "libfaketime"]))?;
+    let lib = files.lines().find(|l| l.ends_with("/libfaketimeMT.so.1")).map(std::path::PathBuf::from);
     lib.ok_or_else(|| anyhow::anyhow!("the libfaketime package has no libfaketimeMT.so.1"))
 }
 

@@ -13,9 +13,15 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 
-// Debian's libfaketime, its multithreaded build, as Node is (`cargo xtask test`
-// installs it and says where).
-const FAKETIME = process.env.EMQ_FAKETIME_LIB || '/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1';
+// Debian's libfaketime, its multithreaded build, as Node is: where `cargo xtask
+// test` (which installs it) says, else where the package put it.
+function faketime() {
+  if (process.env.EMQ_FAKETIME_LIB) return process.env.EMQ_FAKETIME_LIB;
+  const listed = spawnSync('dpkg', ['-L', 'libfaketime'], { encoding: 'utf8' });
+  const lib = (listed.stdout || '').split('\n').find((l) => l.endsWith('/libfaketimeMT.so.1'));
+  assert.ok(lib, 'libfaketime is not installed: apt-get install libfaketime (cargo xtask test does), or set EMQ_FAKETIME_LIB');
+  return lib;
+}
 
 // The clock's offsets from the real time, in seconds, one phase each: back
 // 3 s, forward again, back 5 s, back a minute more, forward to 2 s behind,
@@ -55,7 +61,9 @@ const CHILD = `
   const skew = () => Date.now() - (performance.timeOrigin + performance.now());
   (async () => {
     for (const offset of JSON.parse(offsets)) {
-      fs.writeFileSync(clockFile, (offset < 0 ? '' : '+') + offset + '\\n');
+      // Written aside, then renamed over: a reading never sees a half-written file.
+      fs.writeFileSync(clockFile + '.next', (offset < 0 ? '' : '+') + offset + '\\n');
+      fs.renameSync(clockFile + '.next', clockFile);
       await new Promise((r) => setTimeout(r, Number(phaseMs)));
       seen.push(Math.round(skew() / 1000));
     }
@@ -66,7 +74,8 @@ const CHILD = `
 `;
 
 function mintThroughJumps(backend, nodes) {
-  assert.ok(fs.existsSync(FAKETIME), `libfaketime is missing at ${FAKETIME}: apt-get install libfaketime (cargo xtask test does)`);
+  const FAKETIME = faketime();
+  assert.ok(fs.existsSync(FAKETIME), `libfaketime is missing at ${FAKETIME}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'emq-id-clock-'));
   try {
     const clockFile = path.join(dir, 'offset');
@@ -98,6 +107,8 @@ function mintThroughJumps(backend, nodes) {
   }
 }
 
+// With a minter per thread on nodes of their own, ids of two threads cannot be
+// equal; what the wasm run proves is each thread's order through the jumps.
 function check(backend, { seen, ids }, nodeOf, minters) {
   assert.deepEqual(seen, OFFSETS, 'the child must have seen the wall clock at each offset (is libfaketime working?)');
   for (const [w, list] of ids.entries()) {

@@ -3,7 +3,9 @@
 //! one mint state per process, on a node held on this host; `set_node`, else
 //! `EMQ_NODE`, else a drawn node with a warning).
 
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::cell::Cell;
+use core::sync::atomic::{AtomicU8, Ordering};
+use core::time::Duration;
 use std::ffi::CString;
 
 use pyo3::exceptions::PyMemoryError;
@@ -75,17 +77,80 @@ pub fn mint_step(state: &Bound<'_, PyAny>, node: &Bound<'_, PyAny>, now_ms: &Bou
     answer(state.py(), emq_id::step(s, n, now))
 }
 
-/// Whether this process has looked at where its node came from (and warned
-/// if it was drawn). A forked child looks again: it takes a node of its own.
-static LOOKED: AtomicBool = AtomicBool::new(false);
+/// Where this process stands on its node's source: not looked at yet, being
+/// looked at by one thread (the others' first mints wait for its outcome), or
+/// looked at (and warned, if the node was drawn). A forked child looks again:
+/// it takes a node of its own.
+static LOOK: AtomicU8 = AtomicU8::new(UNLOOKED);
+const UNLOOKED: u8 = 0;
+const LOOKING: u8 = 1;
+const LOOKED: u8 = 2;
+
+thread_local! {
+    /// Whether this thread is the one looking: a mint from inside its own
+    /// warning (a `showwarning` or logging handler) goes on, the warning being
+    /// shown and not raised, where another thread's first mint waits.
+    static LOOKING_HERE: Cell<bool> = const { Cell::new(false) };
+}
 
 static NODE_WARNING: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
 /// `warnings.warn(NodeWarning)` once per process when its node was drawn.
 /// Where warnings are errors (`filterwarnings("error", category=NodeWarning)`)
 /// the warning raises, every time: a drawn node is then never minted with.
+///
+/// One thread looks at a time, and only a look that did not raise lets the
+/// process mint: the warning may run Python code that releases the GIL
+/// (filters, `showwarning`), and a first mint in another thread meanwhile
+/// waits for the outcome instead of minting. After a raise the next first
+/// mint looks again, in its own thread, and raises again where warnings are
+/// still errors.
 fn look_at_source(py: Python<'_>, minter: &emq_id::ProcessMinter) -> PyResult<()> {
-    if LOOKED.swap(true, Ordering::AcqRel) || minter.source() != emq_id::NodeSource::Fallback {
+    loop {
+        match LOOK.compare_exchange(UNLOOKED, LOOKING, Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => break,
+            Err(LOOKED) => return Ok(()),
+            Err(_) if LOOKING_HERE.get() => return Ok(()),
+            Err(_) => {
+                // Another thread is looking: wait for its outcome, with the GIL released.
+                py.detach(|| std::thread::sleep(Duration::from_millis(1)));
+                py.check_signals()?;
+            }
+        }
+    }
+    let looking = Looking::start();
+    warn_if_drawn(py, minter)?;
+    looking.done();
+    Ok(())
+}
+
+/// This thread's look: ended by `done` (the process has looked), else, when
+/// dropped (the warning raised, or a panic), the process is not looked at
+/// and its next first mint looks again.
+struct Looking;
+
+impl Looking {
+    fn start() -> Looking {
+        LOOKING_HERE.set(true);
+        Looking
+    }
+
+    fn done(self) {
+        LOOK.store(LOOKED, Ordering::Release);
+    }
+}
+
+impl Drop for Looking {
+    fn drop(&mut self) {
+        LOOKING_HERE.set(false);
+        // After `done` the process has looked, and the exchange leaves it so.
+        let _ = LOOK.compare_exchange(LOOKING, UNLOOKED, Ordering::AcqRel, Ordering::Acquire);
+    }
+}
+
+/// The warning, when the node was drawn.
+fn warn_if_drawn(py: Python<'_>, minter: &emq_id::ProcessMinter) -> PyResult<()> {
+    if minter.source() != emq_id::NodeSource::Fallback {
         return Ok(());
     }
     let category = NODE_WARNING.import(py, ERRORS, "NodeWarning")?;
@@ -99,7 +164,7 @@ fn look_at_source(py: Python<'_>, minter: &emq_id::ProcessMinter) -> PyResult<()
         emq_id::MAX_NODE
     );
     let message = CString::new(message).unwrap_or_default();
-    PyErr::warn(py, category.as_any(), &message, 1).inspect_err(|_| LOOKED.store(false, Ordering::Release))
+    PyErr::warn(py, category.as_any(), &message, 1)
 }
 
 /// An id in namespace `ns` from the process-wide minter.
@@ -107,8 +172,8 @@ fn look_at_source(py: Python<'_>, minter: &emq_id::ProcessMinter) -> PyResult<()
 pub fn mint<'py>(ns: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyString>> {
     let py = ns.py();
     let ns = bytes_in(ns, "ns")?;
-    if !LOOKED.load(Ordering::Acquire) {
-        // The first mint: the namespace's refusal first (as the core's mint
+    if LOOK.load(Ordering::Acquire) != LOOKED {
+        // A first mint: the namespace's refusal first (as the core's mint
         // gives it), then the node, taken with the GIL released (its claim is
         // file I/O), and a warning if it was drawn.
         answer(py, emq_id::check_namespace(ns.as_bytes()))?;
@@ -155,7 +220,7 @@ pub fn set_node(node: &Bound<'_, PyAny>) -> PyResult<(u16, &'static str)> {
 #[pyfunction]
 pub fn _forked() {
     emq_id::process_forked();
-    LOOKED.store(false, Ordering::Release);
+    LOOK.store(UNLOOKED, Ordering::Release);
 }
 
 /// The descriptor of this process's node claim file, or -1 (the fork handler

@@ -24,6 +24,7 @@ pub fn architecture() -> Result<String> {
 
 /// This machine's multiarch library directory name (`x86_64-linux-gnu`).
 pub fn multiarch() -> Result<String> {
+    crate::setup::apt(&["dpkg-dev"], "dpkg-architecture, which names the multiarch library directory")?;
     Ok(sh_out(Command::new("dpkg-architecture").arg("-qDEB_HOST_MULTIARCH"))?.trim().to_string())
 }
 
@@ -61,9 +62,15 @@ pub fn field(deb: &Path, name: &str) -> Result<String> {
 }
 
 /// A `.deb` installed with `dpkg -i` for a check, removed with `dpkg -r` when
-/// dropped. Files it replaces that no package owned (a `cargo pgrx install`
-/// of the same extension) are set aside first and put back after the
-/// removal, so the machine is left as it was found.
+/// dropped (however the check ends). Files it would replace that no package
+/// owns (a `cargo pgrx install` of the same extension) are set aside first and
+/// put back after the removal, so the machine is left as it was found. A file
+/// another package owns is left alone: `dpkg -i` then refuses the conflict.
+///
+/// An interrupted run (a kill between `dpkg -i` and its drop) leaves the
+/// package installed and the set-aside files named `<file>.emq-id-aside-<pid>`:
+/// `dpkg -r <package>` and renaming them back restores the machine; the next
+/// check refuses to start until then.
 pub struct Installed {
     package: String,
     set_aside: Vec<(PathBuf, PathBuf)>,
@@ -72,20 +79,22 @@ pub struct Installed {
 impl Installed {
     pub fn new(deb: &Path) -> Result<Installed> {
         let package = field(deb, "Package")?;
-        let installed = sh_out(Command::new("dpkg-query").args(["-W", "-f=${Status}", &package])).unwrap_or_default();
         ensure!(
-            !installed.contains("install ok installed"),
+            !crate::setup::installed(&package),
             "{package} is already installed; this check installs and removes it, so it will not touch one it did not install"
         );
-        let mut set_aside = vec![];
+        // The guard exists before the first file moves: whatever fails below, its drop undoes it.
+        let mut guard = Installed { package, set_aside: vec![] };
         for path in contents(deb)? {
-            if path.is_file() {
-                let aside = path.with_extension(format!("emq-id-aside-{}", std::process::id()));
+            let owned = Command::new("dpkg").arg("-S").arg(&path).output().is_ok_and(|o| o.status.success());
+            if path.is_file() && !owned {
+                let mut aside = path.clone().into_os_string();
+                aside.push(format!(".emq-id-aside-{}", std::process::id()));
+                let aside = PathBuf::from(aside);
                 std::fs::rename(&path, &aside).with_context(|| format!("setting {} aside", path.display()))?;
-                set_aside.push((path, aside));
+                guard.set_aside.push((path, aside));
             }
         }
-        let guard = Installed { package, set_aside };
         sh(Command::new("dpkg").arg("-i").arg(deb))?;
         Ok(guard)
     }
@@ -94,7 +103,7 @@ impl Installed {
 impl Drop for Installed {
     fn drop(&mut self) {
         let removed = Command::new("dpkg").args(["-r", &self.package]).status();
-        if !matches!(removed, Ok(s) if s.success()) {
+        if !matches!(removed, Ok(s) if s.success()) || crate::setup::installed(&self.package) {
             eprintln!("xtask: dpkg -r {} failed; remove it by hand", self.package);
         }
         for (path, aside) in &self.set_aside {
@@ -103,6 +112,31 @@ impl Drop for Installed {
             }
         }
     }
+}
+
+/// Fails when `package` is still installed (a check must leave the machine as it found it).
+pub fn ensure_removed(package: &str) -> Result<()> {
+    ensure!(!crate::setup::installed(package), "{package} is still installed after its check");
+    Ok(())
+}
+
+/// Debian's machine-readable copyright file: the workspace's licences, the
+/// MIT text in full and Apache-2.0 by Debian's common copy (policy 12.5).
+pub fn copyright() -> Result<String> {
+    let mit = crate::read(crate::root().join("LICENSE-MIT"))?;
+    let mit_body: String = mit
+        .lines()
+        .skip_while(|l| !l.starts_with("Permission"))
+        .map(|l| format!(" {}\n", if l.is_empty() { "." } else { l }))
+        .collect();
+    Ok(format!(
+        "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n\
+         Upstream-Name: emq-id\nSource: {}\n\nFiles: *\nCopyright: the emq-id authors\nLicense: MIT or Apache-2.0\n\n\
+         License: MIT\n{mit_body}\n\
+         License: Apache-2.0\n On Debian systems, the full text of the Apache License, Version 2.0 is in\n \
+         /usr/share/common-licenses/Apache-2.0 (and in LICENSE-APACHE of the source).\n",
+        env!("CARGO_PKG_REPOSITORY")
+    ))
 }
 
 /// The absolute paths of the regular files a `.deb` installs.

@@ -37,13 +37,50 @@ pub fn dir() -> Result<PathBuf> {
     Ok(dir)
 }
 
+/// The workspace's licence texts (it is MIT OR Apache-2.0), which every
+/// package carries.
+pub const LICENSES: [&str; 2] = ["LICENSE-MIT", "LICENSE-APACHE"];
+
+/// Copies [`LICENSES`] from the workspace root into `dir` (a package's
+/// folder, where its packer picks them up; the copies are ignored by git).
+pub fn licenses_into(dir: &Path) -> Result<()> {
+    for name in LICENSES {
+        let (from, to) = (crate::root().join(name), dir.join(name));
+        std::fs::copy(&from, &to).with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+    }
+    Ok(())
+}
+
 /// An empty directory for a from-outside check, under the system's temporary
-/// directory (never inside the checkout), removed first if a run left it.
-pub fn scratch(name: &str) -> Result<PathBuf> {
+/// directory (never inside the checkout), removed first if a run left it and
+/// removed again when dropped, however the check ends.
+pub fn scratch(name: &str) -> Result<Scratch> {
     let dir = std::env::temp_dir().join(format!("emq-id-outside-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     crate::mkdir(&dir)?;
-    Ok(dir)
+    Ok(Scratch(dir))
+}
+
+/// A directory of [`scratch`], removed on drop.
+pub struct Scratch(PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for Scratch {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 type Build = fn() -> Result<Vec<Artifact>>;

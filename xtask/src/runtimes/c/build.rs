@@ -3,15 +3,36 @@
 
 use std::process::Command;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use crate::{root, sh};
 
-/// Builds `target/release/libemqid.{a,so}`, and writes the in-tree
+/// The shared library's SONAME: `libemqid.so.<major>`, and while the major
+/// is 0, `libemqid.so.0.<minor>` (in semver a 0.x minor is a breaking
+/// release). `bindings/c/build.rs` sets the same name when it links; this
+/// is the xtask's copy of the rule (a build script cannot import it), and
+/// `runtimes/c/dist.rs` checks the built library says this name.
+pub fn soname() -> String {
+    let version = crate::dist::version();
+    let mut parts = version.split('.');
+    let (major, minor) = (parts.next().unwrap_or("0"), parts.next().unwrap_or("0"));
+    if major == "0" {
+        format!("libemqid.so.0.{minor}")
+    } else {
+        format!("libemqid.so.{major}")
+    }
+}
+
+/// Builds `target/release/libemqid.{a,so}`, links the SONAME beside the
+/// shared library (so a program linked against it there runs with
+/// `LD_LIBRARY_PATH=target/release`), and writes the in-tree
 /// `target/pkgconfig/emqid.pc` ([`in_tree_pc`]).
 pub fn library() -> Result<()> {
     crate::setup::apt(&["pkg-config"], "linking libemqid through emqid.pc (the Go module, libemqid-dev)")?;
     sh(Command::new("cargo").args(["build", "--quiet", "--release", "-p", "emq-id-c"]))?;
+    let link = root().join("target/release").join(soname());
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink("libemqid.so", &link).with_context(|| format!("linking {}", link.display()))?;
     crate::mkdir(root().join("target/pkgconfig"))?;
     crate::write(root().join("target/pkgconfig/emqid.pc"), in_tree_pc())
 }

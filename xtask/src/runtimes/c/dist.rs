@@ -26,7 +26,7 @@ pub fn build() -> Result<Vec<Artifact>> {
     crate::mkdir(stage.join("usr/share/doc").join(PACKAGE))?;
 
     let version = dist::version();
-    let major = version.split('.').next().context("a version has a major number")?;
+    let soname = super::build::soname();
     let release = root().join("target/release");
     copy(&release.join("libemqid.a"), &libdir.join("libemqid.a"))?;
     // Debian ships libraries without their debug sections.
@@ -34,9 +34,14 @@ pub fn build() -> Result<Vec<Artifact>> {
     let shared = format!("libemqid.so.{version}");
     copy(&release.join("libemqid.so"), &libdir.join(&shared))?;
     sh(Command::new("strip").arg("--strip-unneeded").arg(libdir.join(&shared)))?;
-    // The SONAME the library carries (bindings/c/build.rs), then the name -lemqid finds.
-    symlink(&shared, libdir.join(format!("libemqid.so.{major}")))?;
-    symlink(format!("libemqid.so.{major}"), libdir.join("libemqid.so"))?;
+    // The SONAME the library carries (bindings/c/build.rs, checked here), then the name -lemqid finds.
+    let dynamic = sh_out(Command::new("readelf").arg("-d").arg(libdir.join(&shared)))?;
+    ensure!(
+        dynamic.contains(&format!("Library soname: [{soname}]")),
+        "libemqid.so does not carry the SONAME {soname}:\n{dynamic}"
+    );
+    symlink(&shared, libdir.join(&soname))?;
+    symlink(&soname, libdir.join("libemqid.so"))?;
     copy(&root().join("bindings/c/include/emq_id.h"), &stage.join("usr/include/emq_id.h"))?;
     let pc = PkgConfig {
         prefix: "/usr",
@@ -46,7 +51,7 @@ pub fn build() -> Result<Vec<Artifact>> {
         libs_private: SYSTEM_LIBS,
     };
     crate::write(libdir.join("pkgconfig/emqid.pc"), pc.text())?;
-    crate::write(stage.join("usr/share/doc").join(PACKAGE).join("copyright"), copyright())?;
+    crate::write(stage.join("usr/share/doc").join(PACKAGE).join("copyright"), deb::copyright()?)?;
 
     let deb = deb::build(
         &stage,
@@ -70,15 +75,6 @@ fn copy(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Debian's machine-readable copyright file: the workspace's licence.
-pub fn copyright() -> String {
-    format!(
-        "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/\n\
-         Upstream-Name: emq-id\nSource: {}\n\nFiles: *\nCopyright: the emq-id authors\nLicense: MIT or Apache-2.0\n",
-        env!("CARGO_PKG_REPOSITORY")
-    )
-}
-
 /// `dpkg -i` the package, build the README's C example with
 /// `gcc $(pkg-config --cflags --libs emqid)` in an empty directory, run it,
 /// and `dpkg -r` (also when a step fails).
@@ -96,26 +92,28 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     let linked = sh_out(Command::new("ldd").arg(dir.join("example")))?;
     let multiarch = deb::multiarch()?;
     // /lib is /usr/lib on a merged-/usr system: either spelling is the installed file.
-    let major = dist::version().split('.').next().unwrap_or("0");
     ensure!(
-        linked.contains(&format!("lib/{multiarch}/libemqid.so.{major} ")),
+        linked.contains(&format!("lib/{multiarch}/{} ", super::build::soname())),
         "the example is not linked against the installed libemqid.so: {linked}"
     );
     sh(Command::new(dir.join("example")).current_dir(&dir).env("EMQ_NODE_DIR", dir.join("claims")))?;
-    println!("dist: {PACKAGE} installed; the README's C example built with `gcc $(pkg-config --cflags --libs emqid)` ({flags}) and ran, linked to the installed libemqid.so");
+    // The static library, for a program that must not depend on the package where it runs.
+    sh(Command::new("gcc")
+        .current_dir(&dir)
+        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "example.c"])
+        .args(pkg_config(&["--cflags", "emqid"])?.split_whitespace())
+        .arg("-l:libemqid.a")
+        .args(SYSTEM_LIBS.split_whitespace())
+        .args(["-o", "example-static"]))?;
+    let linked = sh_out(Command::new("ldd").arg(dir.join("example-static")))?;
+    ensure!(!linked.contains("libemqid"), "the static example still needs libemqid.so: {linked}");
+    sh(Command::new(dir.join("example-static")).current_dir(&dir).env("EMQ_NODE_DIR", dir.join("claims")))?;
+    println!("dist: {PACKAGE} installed; the README's C example built with `gcc $(pkg-config --cflags --libs emqid)` ({flags}) and ran, linked to the installed libemqid.so; and with -l:libemqid.a, needing no library where it runs");
     drop(installed);
-    let _ = std::fs::remove_dir_all(&dir);
-    not_installed(PACKAGE)
+    deb::ensure_removed(PACKAGE)
 }
 
 /// pkg-config as a user runs it: the system's directories, not the checkout's.
 pub fn pkg_config(args: &[&str]) -> Result<String> {
     Ok(sh_out(Command::new("pkg-config").args(args).env_remove("PKG_CONFIG_PATH"))?.trim().to_string())
-}
-
-/// Fails when `package` is still installed (a check must leave the machine as it found it).
-pub fn not_installed(package: &str) -> Result<()> {
-    let status = sh_out(Command::new("dpkg-query").args(["-W", "-f=${Status}", package])).unwrap_or_default();
-    ensure!(!status.contains("install ok installed"), "{package} is still installed after its check");
-    Ok(())
 }

@@ -32,6 +32,7 @@ pub fn build() -> Result<Vec<Artifact>> {
     let top = stage.join(&name);
     copy_tree(&project.join("mix.exs"), &top.join("mix.exs"))?;
     copy_tree(&project.join("lib"), &top.join("lib"))?;
+    dist::licenses_into(&top)?;
     copy_tree(&project.join("native/src"), &top.join("native/src"))?;
     copy_tree(&root().join(CORE).join("src"), &top.join("core/src"))?;
     let workspace = Workspace::read()?;
@@ -62,7 +63,7 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     super::setup::prerequisites()?;
     let artifact = dist::find(artifacts, "Elixir", ".tar.gz")?;
     let unpacked = dist::scratch("elixir-package")?;
-    sh(Command::new("tar").arg("-xzf").arg(&artifact.path).arg("-C").arg(&unpacked))?;
+    sh(Command::new("tar").arg("-xzf").arg(&artifact.path).arg("-C").arg(&*unpacked))?;
     let package = unpacked.join(format!("emq_id-{}", artifact.version));
     ensure!(package.join("mix.exs").is_file(), "{} unpacks no {}/mix.exs", artifact.path.display(), package.display());
 
@@ -99,9 +100,6 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     ensure!(out.contains("consumer: minted") && out.contains("1 test, 0 failures"), "the consumer's test did not run");
     let built = package.join("native/target/release/libemq_id_nif.so");
     ensure!(built.is_file(), "no {}: the NIF was not built from the package's sources", built.display());
-    for dir in [&unpacked, &outside] {
-        std::fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
-    }
     Ok(())
 }
 

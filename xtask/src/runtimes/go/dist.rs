@@ -57,6 +57,5 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
         c::dist::PACKAGE
     );
     drop(installed);
-    let _ = std::fs::remove_dir_all(&dir);
-    c::dist::not_installed(c::dist::PACKAGE)
+    deb::ensure_removed(c::dist::PACKAGE)
 }

@@ -44,6 +44,7 @@ pub fn pack(package: &str, runtime: &'static str) -> Result<Artifact> {
         eprintln!("xtask: {package}/package.json says {declared}: writing the workspace's {}", dist::version());
         sh(npm(&dir).args(["version", dist::version(), "--no-git-tag-version", "--allow-same-version"]))?;
     }
+    dist::licenses_into(&dir)?;
     let out = dist::dir()?;
     let json = sh_out(npm(&dir).arg("pack").arg("--json").arg("--pack-destination").arg(&out))?;
     let packed: Value = serde_json::from_str(&json).with_context(|| format!("npm pack --json printed {json:?}"))?;
@@ -186,7 +187,7 @@ console.log(`${process.argv[1].split('/').pop()}: ${backend()}: minted ${id}, no
             sh(&mut node)?;
         }
     }
-    std::fs::remove_dir_all(&consumer).with_context(|| format!("removing {}", consumer.display()))
+    Ok(())
 }
 
 #[cfg(test)]

@@ -8,12 +8,21 @@ use anyhow::{ensure, Result};
 
 use super::server::Cluster;
 
-/// One timed statement: what the table calls it, its SQL, and the row of the
-/// anchor it is compared with (`None` for an anchor, or a figure alone).
+/// One timed statement: what the table calls it, its SQL, the row of the
+/// anchor it is compared with (`None` for an anchor), SQL run untimed before
+/// it (settings), the index whose size the table shows beside it, and the
+/// count it must answer (a measurement over fewer rows than it says is void).
 struct Timed {
     name: &'static str,
     sql: &'static str,
     anchor: Option<usize>,
+    before: &'static str,
+    index: Option<&'static str>,
+    count: Option<u64>,
+}
+
+const fn row(name: &'static str, sql: &'static str, anchor: Option<usize>) -> Timed {
+    Timed { name, sql, anchor, before: "", index: None, count: None }
 }
 
 const SETUP: &str = "
@@ -26,47 +35,73 @@ CREATE TABLE snowflakes AS SELECT emq_mint_snowflake() AS s FROM generate_series
 CREATE TABLE texts AS SELECT emq_encode('JOB', s) AS t FROM snowflakes;
 ";
 
+/// Sorting is timed without the primary keys' help (the sorts must sort).
+const NO_INDEX: &str =
+    "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; SET work_mem = '256MB';";
+/// Lookups are timed as index nested loops over fresh statistics.
+const INDEX_LOOPS: &str = "VACUUM ANALYZE t_uuid; VACUUM ANALYZE t_branded; RESET enable_indexscan; \
+     RESET enable_indexonlyscan; RESET enable_bitmapscan; SET enable_hashjoin = off; SET enable_mergejoin = off;";
+
 const TIMED: &[Timed] = &[
-    Timed { name: "count(gen_random_uuid())", sql: "SELECT count(gen_random_uuid()) FROM generate_series(1, 1000000)", anchor: None },
-    Timed { name: "count(emq_mint_snowflake())", sql: "SELECT count(emq_mint_snowflake()) FROM generate_series(1, 1000000)", anchor: Some(0) },
-    Timed { name: "count(emq_mint('JOB')) (text ids)", sql: "SELECT count(emq_mint('JOB')) FROM generate_series(1, 1000000)", anchor: Some(0) },
-    Timed { name: "INSERT uuid v4 PK", sql: "INSERT INTO t_uuid SELECT u FROM uuids", anchor: None },
-    Timed { name: "INSERT bigint snowflake PK", sql: "INSERT INTO t_bigint SELECT s FROM snowflakes", anchor: Some(3) },
-    Timed { name: "INSERT branded_id PK", sql: "INSERT INTO t_branded SELECT t::branded_id FROM texts", anchor: Some(3) },
-    Timed { name: "encode: count(u::text) over uuid", sql: "SELECT count(u::text) FROM uuids", anchor: None },
-    Timed { name: "encode: count(emq_encode('JOB', s)) over bigint", sql: "SELECT count(emq_encode('JOB', s)) FROM snowflakes", anchor: Some(6) },
-    Timed { name: "encode: count(id::text) over branded_id", sql: "SELECT count(id::text) FROM t_branded", anchor: Some(6) },
-    Timed { name: "decode: count(t::uuid) over text", sql: "SELECT count(t::uuid) FROM uuid_texts", anchor: None },
-    Timed { name: "decode: count(emq_decode(t)) over text", sql: "SELECT count(emq_decode(t)) FROM texts", anchor: Some(9) },
-    Timed { name: "decode: count(t::branded_id) over text", sql: "SELECT count(t::branded_id) FROM texts", anchor: Some(9) },
+    row("count(gen_random_uuid())", "SELECT count(gen_random_uuid()) FROM generate_series(1, 1000000)", None),
+    row("count(emq_mint_snowflake())", "SELECT count(emq_mint_snowflake()) FROM generate_series(1, 1000000)", Some(0)),
+    row("count(emq_mint('JOB')) (text ids)", "SELECT count(emq_mint('JOB')) FROM generate_series(1, 1000000)", Some(0)),
+    Timed { index: Some("t_uuid_pkey"), ..row("INSERT uuid v4 PK", "INSERT INTO t_uuid SELECT u FROM uuids", None) },
     Timed {
-        name: "sort: ORDER BY uuid (no index)",
-        sql: "SELECT count(*) FROM (SELECT id FROM t_uuid ORDER BY id OFFSET 0) s",
-        anchor: None,
+        index: Some("t_bigint_pkey"),
+        ..row("INSERT bigint snowflake PK", "INSERT INTO t_bigint SELECT s FROM snowflakes", Some(3))
     },
     Timed {
-        name: "sort: ORDER BY branded_id (no index)",
-        sql: "SELECT count(*) FROM (SELECT id FROM t_branded ORDER BY id OFFSET 0) s",
-        anchor: Some(12),
+        index: Some("t_branded_pkey"),
+        ..row("INSERT branded_id PK", "INSERT INTO t_branded SELECT t::branded_id FROM texts", Some(3))
+    },
+    row("encode: count(u::text) over uuid", "SELECT count(u::text) FROM uuids", None),
+    row(
+        "encode: count(emq_encode('JOB', s)) over bigint",
+        "SELECT count(emq_encode('JOB', s)) FROM snowflakes",
+        Some(6),
+    ),
+    row("encode: count(id::text) over branded_id", "SELECT count(id::text) FROM t_branded", Some(6)),
+    row("decode: count(t::uuid) over text", "SELECT count(t::uuid) FROM uuid_texts", None),
+    row("decode: count(emq_decode(t)) over text", "SELECT count(emq_decode(t)) FROM texts", Some(9)),
+    row("decode: count(t::branded_id) over text", "SELECT count(t::branded_id) FROM texts", Some(9)),
+    Timed {
+        before: NO_INDEX,
+        count: Some(1_000_000),
+        ..row(
+            "sort: ORDER BY uuid (no index)",
+            "SELECT count(*) FROM (SELECT id FROM t_uuid ORDER BY id OFFSET 0) s",
+            None,
+        )
     },
     Timed {
-        name: "index: 100,000 uuid lookups",
-        sql: "SELECT count(*) FROM (SELECT id FROM t_uuid TABLESAMPLE SYSTEM (10) REPEATABLE (7) LIMIT 100000) p JOIN t_uuid USING (id)",
-        anchor: None,
+        count: Some(1_000_000),
+        ..row(
+            "sort: ORDER BY branded_id (no index)",
+            "SELECT count(*) FROM (SELECT id FROM t_branded ORDER BY id OFFSET 0) s",
+            Some(12),
+        )
     },
     Timed {
-        name: "index: 100,000 branded_id lookups",
-        sql: "SELECT count(*) FROM (SELECT id FROM t_branded TABLESAMPLE SYSTEM (10) REPEATABLE (7) LIMIT 100000) p JOIN t_branded USING (id)",
-        anchor: Some(14),
+        before: INDEX_LOOPS,
+        count: Some(100_000),
+        ..row(
+            "index: 100,000 uuid lookups",
+            "SELECT count(*) FROM (SELECT id FROM t_uuid TABLESAMPLE SYSTEM (25) REPEATABLE (7) LIMIT 100000) p \
+             JOIN t_uuid USING (id)",
+            None,
+        )
+    },
+    Timed {
+        count: Some(100_000),
+        ..row(
+            "index: 100,000 branded_id lookups",
+            "SELECT count(*) FROM (SELECT id FROM t_branded TABLESAMPLE SYSTEM (25) REPEATABLE (7) LIMIT 100000) p \
+             JOIN t_branded USING (id)",
+            Some(14),
+        )
     },
 ];
-
-/// Sorting is timed without the primary keys' help (the sorts above must
-/// sort); the lookups are timed as index nested loops.
-const SORT_SETTINGS: &str =
-    "SET enable_indexscan = off; SET enable_indexonlyscan = off; SET enable_bitmapscan = off; SET work_mem = '256MB';";
-const LOOKUP_SETTINGS: &str =
-    "RESET enable_indexscan; RESET enable_indexonlyscan; RESET enable_bitmapscan; SET enable_hashjoin = off; SET enable_mergejoin = off;";
 
 /// `cargo xtask bench postgres`: timings from one run on a live server.
 pub fn run() -> Result<()> {
@@ -76,71 +111,66 @@ pub fn run() -> Result<()> {
     c.psql("VACUUM ANALYZE;")?;
     let mut script = String::from("\\timing on\n");
     for (i, t) in TIMED.iter().enumerate() {
-        if i == 12 {
-            script.push_str(SORT_SETTINGS);
-            script.push('\n');
-        }
-        if i == 14 {
-            script.push_str("VACUUM ANALYZE t_uuid; VACUUM ANALYZE t_branded;\n");
-            script.push_str(LOOKUP_SETTINGS);
-            script.push('\n');
-        }
-        script.push_str(&format!("SELECT 'timed {i}';\n{};\n", t.sql));
+        script.push_str(&format!("{}\nSELECT 'timed {i}';\n{};\n", t.before, t.sql));
     }
-    script.push_str(
-        "\\timing off\nSELECT pg_relation_size('t_uuid_pkey') || '|' || pg_relation_size('t_bigint_pkey') || '|' || pg_relation_size('t_branded_pkey');\n",
-    );
+    let indexes: Vec<&str> = TIMED.iter().filter_map(|t| t.index).collect();
+    let sizes: Vec<String> = indexes.iter().map(|i| format!("pg_relation_size('{i}')")).collect();
+    script.push_str(&format!("\\timing off\nSELECT {};\n", sizes.join(" || '|' || ")));
     let out = c.psql(&script)?;
-    let times = timings(&out);
+    let results = timings(&out);
     ensure!(
-        times.len() == TIMED.len(),
+        results.len() == TIMED.len(),
         "postgres bench: {} timings for {} statements:\n{out}",
-        times.len(),
+        results.len(),
         TIMED.len()
     );
     let sizes: Vec<u64> = out.lines().last().unwrap_or("").split('|').filter_map(|x| x.trim().parse().ok()).collect();
-    let mib = |i: usize| sizes.get(i).map(|&b| format!(", index {:.1} MiB", b as f64 / 1048576.0)).unwrap_or_default();
+    ensure!(sizes.len() == indexes.len(), "postgres bench: no index sizes in {out}");
 
-    let mut t = String::from("| SQL, 1,000,000 rows | time | anchor ÷ this |\n|---|---|---|\n");
+    let mut table = String::from("| SQL, 1,000,000 rows | time | anchor ÷ this |\n|---|---|---|\n");
     for (i, row) in TIMED.iter().enumerate() {
-        let index = match i {
-            3 => mib(0),
-            4 => mib(1),
-            5 => mib(2),
-            _ => String::new(),
+        let (ms, answer) = &results[i];
+        if let Some(count) = row.count {
+            ensure!(
+                answer.as_deref() == Some(count.to_string().as_str()),
+                "postgres bench: {} counted {answer:?}, not {count}",
+                row.name
+            );
+        }
+        let index = match row.index.and_then(|ix| indexes.iter().position(|x| *x == ix)) {
+            Some(k) => format!(", index {:.1} MiB", sizes[k] as f64 / 1048576.0),
+            None => String::new(),
         };
         let ratio = match row.anchor {
             None => "(anchor)".to_string(),
-            Some(a) => format!("**{:.2}×**", times[a] / times[i]),
+            Some(a) => format!("**{:.2}×**", results[a].0 / ms),
         };
-        t.push_str(&format!("| {} | {:.0} ms{index} | {ratio} |\n", row.name, times[i]));
+        table.push_str(&format!("| {} | {ms:.0} ms{index} | {ratio} |\n", row.name));
     }
-    crate::bench::record("postgres", &t)
+    crate::bench::record("postgres", &table)
 }
 
-/// The time psql printed after each `SELECT 'timed N'` marker's statement.
-fn timings(out: &str) -> Vec<f64> {
-    let mut times = vec![];
-    let mut armed = false;
-    let mut skip_marker_time = false;
-    for line in out.lines() {
-        if line.starts_with("timed ") {
-            armed = true;
-            skip_marker_time = true; // the marker SELECT's own "Time:" line comes next
+/// For each `SELECT 'timed N'` marker, the time psql printed for the statement
+/// after it, and the statement's one-line answer (a count), if it had one.
+fn timings(out: &str) -> Vec<(f64, Option<String>)> {
+    let mut found = vec![];
+    let mut lines = out.lines().peekable();
+    while let Some(line) = lines.next() {
+        if !line.starts_with("timed ") {
             continue;
         }
-        if let Some(rest) = line.strip_prefix("Time: ") {
-            if skip_marker_time {
-                skip_marker_time = false;
-                continue;
-            }
-            if armed {
+        // The marker's own "Time:" line, then the statement's answer (if any) and its time.
+        let _ = lines.next();
+        let mut answer = None;
+        for l in lines.by_ref() {
+            if let Some(rest) = l.strip_prefix("Time: ") {
                 if let Some(ms) = rest.split_whitespace().next().and_then(|v| v.parse().ok()) {
-                    times.push(ms);
+                    found.push((ms, answer.take()));
                 }
-                armed = false;
+                break;
             }
+            answer = Some(l.trim().to_string());
         }
     }
-    times
+    found
 }

@@ -24,8 +24,25 @@ fn one(c: &Cluster, sql: &str) -> Result<String> {
     Ok(c.psql(sql)?.trim().to_string())
 }
 
+/// Writes the offset to a file beside `file`, then renames it over `file`: a
+/// server process reading it at that moment sees the old offset or the new,
+/// never an empty file (which libfaketime would read as no offset).
 fn set_offset(file: &Path, seconds: i64) -> Result<()> {
-    crate::write(file, format!("{seconds:+}\n"))
+    let next = file.with_extension("next");
+    crate::write(&next, format!("{seconds:+}\n"))?;
+    std::fs::rename(&next, file).with_context(|| format!("renaming {} over {}", next.display(), file.display()))
+}
+
+/// The minting connections, killed and reaped if the test stops early.
+struct Minters(Vec<Child>);
+
+impl Drop for Minters {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
 }
 
 /// One connection minting 200 ids per transaction into `clock_mint` (with its
@@ -47,11 +64,15 @@ fn minter(c: &Cluster, conn: usize) -> Result<Child> {
 }
 
 /// The server's wall clock minus this process's (which libfaketime leaves
-/// alone), in whole seconds.
+/// alone), in whole seconds: against the midpoint of this process's readings
+/// before and after the query, so psql's start-up on a loaded machine does
+/// not count as offset.
 fn server_offset(c: &Cluster) -> Result<i64> {
+    let now = || -> Result<f64> { Ok(SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs_f64() * 1000.0) };
+    let before = now()?;
     let server_ms: f64 =
         one(c, "SELECT extract(epoch FROM clock_timestamp()) * 1000")?.parse().context("reading the server's clock")?;
-    let real_ms = SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs_f64() * 1000.0;
+    let real_ms = (before + now()?) / 2.0;
     Ok(((server_ms - real_ms) / 1000.0).round() as i64)
 }
 
@@ -71,7 +92,10 @@ fn mint_through_jumps(c: &Cluster, offset_file: &Path) -> Result<()> {
         "CREATE TABLE clock_mint (id text COLLATE \"C\" NOT NULL, conn int NOT NULL, ord bigint NOT NULL);
          CREATE SEQUENCE clock_order; CREATE TABLE clock_stop ();",
     )?;
-    let children: Vec<Child> = (0..CONNECTIONS).map(|conn| minter(c, conn)).collect::<Result<_>>()?;
+    let mut minters = Minters(vec![]);
+    for conn in 0..CONNECTIONS {
+        minters.0.push(minter(c, conn)?);
+    }
     let mut seen = vec![];
     for offset in OFFSETS {
         set_offset(offset_file, offset)?;
@@ -79,7 +103,7 @@ fn mint_through_jumps(c: &Cluster, offset_file: &Path) -> Result<()> {
         seen.push(server_offset(c)?);
     }
     c.psql("INSERT INTO clock_stop DEFAULT VALUES;")?;
-    for child in children {
+    for child in std::mem::take(&mut minters.0) {
         let out = child.wait_with_output().context("waiting for psql")?;
         ensure!(
             out.status.success(),

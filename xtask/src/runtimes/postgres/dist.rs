@@ -9,7 +9,6 @@ use anyhow::{ensure, Result};
 use super::server::Cluster;
 use super::{EXTENSION, PG_CONFIG};
 use crate::dist::{self, deb, Artifact};
-use crate::runtimes::c;
 use crate::{root, sh, sh_out};
 
 pub const PACKAGE: &str = "postgresql-15-emq-id";
@@ -28,9 +27,17 @@ pub fn build() -> Result<Vec<Artifact>> {
     let library = stage.join(pkglibdir.trim().trim_start_matches('/')).join("emq_id.so");
     ensure!(library.exists(), "cargo pgrx package wrote no {}", library.display());
     sh(Command::new("strip").arg("--strip-unneeded").arg(&library))?;
+    // The extension's own version, which CREATE EXTENSION installs: its control file's and its script's name.
+    let sharedir = sh_out(Command::new(PG_CONFIG).arg("--sharedir"))?;
+    let extension = stage.join(sharedir.trim().trim_start_matches('/')).join("extension");
+    let control = crate::read(extension.join("emq_id.control"))?;
+    let default_version = format!("default_version = '{}'", dist::version());
+    ensure!(control.lines().any(|l| l.trim() == default_version), "emq_id.control lacks {default_version}:\n{control}");
+    let script = extension.join(format!("emq_id--{}.sql", dist::version()));
+    ensure!(script.is_file(), "cargo pgrx package wrote no {}", script.display());
     let docs = stage.join("usr/share/doc").join(PACKAGE);
     crate::mkdir(&docs)?;
-    crate::write(docs.join("copyright"), c::dist::copyright())?;
+    crate::write(docs.join("copyright"), deb::copyright()?)?;
     let deb = deb::build(
         &stage,
         &deb::Control {
@@ -67,5 +74,5 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     );
     drop(cluster);
     drop(installed);
-    c::dist::not_installed(PACKAGE)
+    deb::ensure_removed(PACKAGE)
 }

@@ -30,6 +30,8 @@ pub fn sdist() -> Result<PathBuf> {
 /// that kind a previous run left, so the one found afterwards is this run's.
 fn maturin(task: &str, args: &[&str], ext: &str) -> Result<PathBuf> {
     let tools = super::setup::tools()?;
+    // The licence texts, which maturin ships in the wheel's and the sdist's metadata (PEP 639's default globs).
+    crate::dist::licenses_into(&root().join(PACKAGE))?;
     let out = dir("dist");
     crate::mkdir(&out)?;
     for old in files(&out, ext)? {

@@ -16,19 +16,20 @@ pub fn build() -> Result<Vec<Artifact>> {
     super::package::check_wheel(&wheel)?;
     super::package::check_sdist(&sdist)?;
     let (wheel, sdist) = (ship(&wheel)?, ship(&sdist)?);
-    // A wheel's file name is its metadata's name-version-tags (PEP 427); an sdist says it in PKG-INFO.
-    let wheel_version = file_name(&wheel).split('-').nth(1).context("a wheel's file name has a version")?.to_string();
+    // The version each declares in its metadata: the wheel's METADATA (which pip installs by), the sdist's PKG-INFO.
+    let wheel_version = metadata_version(&super::package::wheel_metadata(&wheel)?)?;
     let top = file_name(&sdist).trim_end_matches(".tar.gz").to_string();
     let pkg_info = sh_out(Command::new("tar").arg("-xOzf").arg(&sdist).arg(format!("{top}/PKG-INFO")))?;
-    let sdist_version = pkg_info
-        .lines()
-        .find_map(|l| l.strip_prefix("Version: "))
-        .context("the sdist's PKG-INFO has no Version")?
-        .to_string();
+    let sdist_version = metadata_version(&pkg_info)?;
     Ok(vec![
         Artifact { runtime: "Python", path: wheel, version: wheel_version },
         Artifact { runtime: "Python", path: sdist, version: sdist_version },
     ])
+}
+
+/// The `Version:` field of a core-metadata file (METADATA, PKG-INFO).
+fn metadata_version(metadata: &str) -> Result<String> {
+    Ok(metadata.lines().find_map(|l| l.strip_prefix("Version: ")).context("metadata without a Version")?.to_string())
 }
 
 fn file_name(path: &Path) -> String {

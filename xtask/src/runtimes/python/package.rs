@@ -6,7 +6,7 @@
 //! decodes and slots there (and, from the wheel, the example of the package's
 //! own README, its description on PyPI).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{ensure, Context, Result};
@@ -34,33 +34,22 @@ assert emq_id.slot(key) == emq_id.slot("orders") == emq_id.slot_many([key])[0], 
 print(f"{os.path.basename(sys.prefix)}: {job} {minted} -> {key} (slot {emq_id.slot(key)})")
 "#;
 
-/// A temporary directory, removed however the proof ends.
-struct Scratch(PathBuf);
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
 /// The wheel, the sdist (as `cargo xtask dist` ships them, already checked
 /// by [`check_wheel`] and [`check_sdist`]) and the source, each installed
 /// into an empty environment outside the tree and used there.
 pub fn outside(wheel: &Path, sdist: &Path) -> Result<()> {
-    let scratch = Scratch(std::env::temp_dir().join(format!("emq-id-python-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(&scratch.0);
-    crate::mkdir(&scratch.0)?;
-    crate::write(scratch.0.join("use_it.py"), SCRIPT)?;
-    crate::write(scratch.0.join("readme_example.py"), readme_example()?)?;
+    let scratch = crate::dist::scratch("python")?;
+    crate::write(scratch.join("use_it.py"), SCRIPT)?;
+    crate::write(scratch.join("readme_example.py"), readme_example()?)?;
     let source = root().join(PACKAGE);
     for (name, what) in [("from-wheel", wheel), ("from-sdist", sdist), ("from-source", source.as_path())] {
-        let env = super::setup::empty(&scratch.0.join(name))?;
+        let env = super::setup::empty(&scratch.join(name))?;
         // The sdist and the source are compiled by maturin from PyPI (pip's build
         // isolation) into the workspace's target directory, so cargo reuses what it built.
         sh(env.pip().args(["install", "--quiet"]).arg(what).env("CARGO_TARGET_DIR", root().join("target")))?;
-        use_it(&env, &scratch.0, "use_it.py")?;
+        use_it(&env, &scratch, "use_it.py")?;
         if name == "from-wheel" {
-            use_it(&env, &scratch.0, "readme_example.py")?;
+            use_it(&env, &scratch, "readme_example.py")?;
         }
     }
     Ok(())
@@ -90,7 +79,7 @@ fn use_it(env: &Venv, dir: &Path, script: &str) -> Result<()> {
 /// the package, its stub and `py.typed`, the extension, and nothing of the tree's tests.
 pub fn check_wheel(wheel: &Path) -> Result<()> {
     let name = wheel.file_name().unwrap_or_default().to_string_lossy().to_string();
-    let version = env!("CARGO_PKG_VERSION");
+    let version = crate::dist::version();
     ensure!(name.starts_with(&format!("emq_id-{version}-cp39-abi3-")), "{name}: not emq_id {version} for cp39-abi3");
     let listing = zip_listing(wheel)?;
     for file in
@@ -100,13 +89,16 @@ pub fn check_wheel(wheel: &Path) -> Result<()> {
     }
     ensure!(listing.iter().any(|f| f.starts_with("emq_id/_emq_id.") && f.ends_with(".so")), "{name} has no extension");
     ensure!(!listing.iter().any(|f| f.contains("tests/")), "{name} ships tests: {listing:?}");
+    for licence in crate::dist::LICENSES {
+        ensure!(listing.iter().any(|f| f.ends_with(&format!("/{licence}"))), "{name} lacks {licence}: {listing:?}");
+    }
     eprintln!("xtask: {name}: {} files, the package, its stub, py.typed and the extension", listing.len());
     Ok(())
 }
 
 /// The sdist: builds on its own (the core crate and a workspace manifest inside), at the workspace's version.
 pub fn check_sdist(sdist: &Path) -> Result<()> {
-    let version = env!("CARGO_PKG_VERSION");
+    let version = crate::dist::version();
     let top = format!("emq_id-{version}/");
     let listing: Vec<String> = sh_out(Command::new("tar").arg("-tzf").arg(sdist))?.lines().map(str::to_owned).collect();
     for file in [
@@ -124,6 +116,15 @@ pub fn check_sdist(sdist: &Path) -> Result<()> {
         ensure!(listing.contains(&path), "{} lacks {path}", sdist.display());
     }
     Ok(())
+}
+
+/// The wheel's `*.dist-info/METADATA`, read with Python's zipfile.
+pub fn wheel_metadata(wheel: &Path) -> Result<String> {
+    let tools = super::setup::tools()?;
+    let read = "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\n\
+                print(z.read(next(n for n in z.namelist() if n.endswith('.dist-info/METADATA'))).decode())";
+    sh_out(tools.python().args(["-c", read]).arg(wheel))
+        .with_context(|| format!("reading {}'s METADATA", wheel.display()))
 }
 
 /// The file names inside a wheel (a zip), read with Python's zipfile.
