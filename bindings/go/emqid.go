@@ -8,7 +8,9 @@
 // `cargo build -p emq-id-c --release` does not write but every xtask task
 // that builds the library does (`cargo xtask conformance --target go`).
 // Every call crosses cgo, which costs tens of nanoseconds: use the
-// batch calls (SlotMany, Minter.NextMany) on hot paths.
+// batch calls (ParseMany, EncodeMany, SlotMany, Minter.NextMany) on hot
+// paths. A batch stops at its first refused item and returns the items
+// before it with a *BatchError naming the index.
 //
 // At load the package runs the contract's self-check vectors through the
 // library and through its own API, and panics on any disagreement (see

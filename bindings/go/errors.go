@@ -5,7 +5,10 @@ package emqid
 */
 import "C"
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+)
 
 // Error is every refusal of the contract. Gate is the contract's name for
 // the rule that was broken ("length", "namespace", "charset", "range",
@@ -76,6 +79,33 @@ func check(status C.branded_status) error {
 		return nil
 	}
 	return refusal(status, details[status])
+}
+
+// BatchError is the refusal of one item of a batch call (ParseMany,
+// EncodeMany): Index is the first item refused, Err its *Error. errors.Is
+// and errors.As see Err through Unwrap, so errors.Is(err, ErrCharset) holds
+// for a batch whose item failed the charset gate. The items before Index
+// were done, and the call returns them with the error.
+type BatchError struct {
+	Index int
+	Err   error
+}
+
+// Error is Err's message and the index, e.g. "emqid: length: … (index 3)".
+func (e *BatchError) Error() string {
+	return e.Err.Error() + " (index " + strconv.Itoa(e.Index) + ")"
+}
+
+// Unwrap is Err, the gate's *Error.
+func (e *BatchError) Unwrap() error { return e.Err }
+
+// checkBatch is check for a batch call, whose count says how many items were
+// done: nil, or a *BatchError naming the item refused.
+func checkBatch(status C.branded_status, done C.size_t) error {
+	if err := check(status); err != nil {
+		return &BatchError{Index: int(done), Err: err}
+	}
+	return nil
 }
 
 // rangeError is for values a Go type can hold but the contract cannot

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/bits"
+	"strings"
 	"testing"
 
 	emqid "github.com/echomq/emq-id/bindings/go"
@@ -121,9 +122,12 @@ func gateOf(err error) string {
 
 // FuzzParse: any bytes through Parse, ParseBytes, IsValid, Compare and
 // UnmarshalText answer the reference's value or gate; every accepted text
-// encodes back to itself.
+// encodes back to itself. The same bytes cut at every '\n' into texts give
+// ParseMany each text's reference answer up to the first refused (its index
+// and gate), and EncodeMany the accepted snowflakes' reference texts.
 func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text []byte) {
+		checkParseMany(t, strings.Split(string(text), "\n"))
 		ns, want, gate := refParse(text)
 		str := string(text)
 		id, err := emqid.ParseBytes(text)
@@ -161,6 +165,44 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("NewID(%s, %d) = %v, %v; Parse gave %v", ns, want, rebuilt, err, id)
 		}
 	})
+}
+
+// checkParseMany judges ParseMany of texts by the reference, then
+// EncodeMany of the snowflakes it accepted, in the first text's namespace.
+func checkParseMany(t *testing.T, texts []string) {
+	ids, err := emqid.ParseMany(texts)
+	refused, gate := len(texts), ""
+	for i, text := range texts {
+		if _, _, g := refParse([]byte(text)); g != "" {
+			refused, gate = i, g
+			break
+		}
+	}
+	var batch *emqid.BatchError
+	if got := gateOf(err); got != gate || len(ids) != refused || (gate != "" && (!errors.As(err, &batch) || batch.Index != refused)) {
+		t.Fatalf("ParseMany(%q): %d ids, %v; the reference refuses text %d with gate %q", texts, len(ids), err, refused, gate)
+	}
+	snowflakes := make([]uint64, len(ids))
+	for i, id := range ids {
+		ns, s, _ := refParse([]byte(texts[i]))
+		if id.NS() != ns || id.Snowflake() != s {
+			t.Fatalf("ParseMany(%q)[%d] = %v; the reference says %s %d", texts, i, id, ns, s)
+		}
+		snowflakes[i] = s
+	}
+	ns := "JOB"
+	if len(ids) > 0 {
+		ns = ids[0].NS()
+	}
+	encoded, err := emqid.EncodeMany(ns, snowflakes)
+	if err != nil || len(encoded) != len(snowflakes) {
+		t.Fatalf("EncodeMany(%q, %v) = %q, %v", ns, snowflakes, encoded, err)
+	}
+	for i, s := range snowflakes {
+		if encoded[i] != refEncode(ns, s) {
+			t.Fatalf("EncodeMany(%q, %v)[%d] = %q; the reference encodes %q", ns, snowflakes, i, encoded[i], refEncode(ns, s))
+		}
+	}
 }
 
 // FuzzSlot: any bytes through Slot, SlotString and Hashtag answer the
@@ -276,6 +318,28 @@ func TestEmptyInputs(t *testing.T) {
 	if emqid.IsValid("") {
 		t.Error(`IsValid("")`)
 	}
+	for _, c := range []struct {
+		name string
+		n    int
+		err  error
+	}{
+		{"ParseMany(nil)", len(first(emqid.ParseMany(nil))), second(emqid.ParseMany(nil))},
+		{"ParseMany([]string{})", len(first(emqid.ParseMany([]string{}))), second(emqid.ParseMany([]string{}))},
+		{"ParseManyInto(nil, nil)", len(first(emqid.ParseManyInto(nil, nil))), second(emqid.ParseManyInto(nil, nil))},
+		{`EncodeMany("JOB", nil)`, len(first(emqid.EncodeMany("JOB", nil))), second(emqid.EncodeMany("JOB", nil))},
+		// An empty batch is no call: not even its namespace is judged.
+		{`EncodeMany("", []uint64{})`, len(first(emqid.EncodeMany("", []uint64{}))), second(emqid.EncodeMany("", []uint64{}))},
+	} {
+		if c.n != 0 || c.err != nil {
+			t.Errorf("%s: %d items, %v; want none and no error", c.name, c.n, c.err)
+		}
+	}
+	if ids, err := emqid.ParseMany([]string{"", ""}); len(ids) != 0 || !errors.Is(err, emqid.ErrLength) {
+		t.Errorf(`ParseMany([]string{"", ""}) = %v, %v; want the length gate at index 0`, ids, err)
+	}
+	if texts, err := emqid.EncodeMany("", []uint64{0}); len(texts) != 0 || !errors.Is(err, emqid.ErrRange) {
+		t.Errorf(`EncodeMany("", []uint64{0}) = %q, %v; want the range gate at index 0`, texts, err)
+	}
 	if err := emqid.ParseAcquireError(""); err != nil {
 		t.Errorf(`ParseAcquireError(""): %v; an empty message is not the protocol's refusal`, err)
 	}
@@ -294,6 +358,8 @@ func TestEmptyInputs(t *testing.T) {
 		t.Errorf("NextAt after NextMany(0) = %d, %v", first, err)
 	}
 }
+
+func first[T any](v T, _ error) T { return v }
 
 func equalSlots(a, b []uint16) bool {
 	for i := range a {

@@ -58,8 +58,9 @@ func ParseBytes(text []byte) (ID, error) {
 
 // withNS is id with the namespace taken from the first bytes of text, which
 // the library has already accepted (Parse) or the caller has checked (NewID).
+// The copy's length is a constant: three bytes moved in place, no memmove call.
 func withNS[T string | []byte](id ID, text T) ID {
-	copy(id.ns[:], text)
+	copy(id.ns[:], text[:NSLen])
 	return id
 }
 

@@ -5,10 +5,7 @@ package emqid
 */
 import "C"
 
-import (
-	"sync"
-	"unsafe"
-)
+import "unsafe"
 
 // Slot is the Valkey Cluster hash slot (0-16383) of a key's bytes.
 func Slot(key []byte) uint16 {
@@ -35,56 +32,16 @@ func SlotMany(keys [][]byte) []uint16 {
 // SlotManyInto is SlotMany writing into dst (len(dst) must be len(keys)),
 // for callers that reuse their result slice.
 func SlotManyInto(dst []uint16, keys [][]byte) []uint16 {
-	p := packs.Get().(*pack)
+	p := packed(keys)
 	defer packs.Put(p)
-	p.reset(len(keys))
-	for _, k := range keys {
-		p.add(k)
-	}
 	return p.slots(dst[:len(keys)])
 }
 
 // SlotManyStrings is SlotMany over strings.
 func SlotManyStrings(keys []string) []uint16 {
-	p := packs.Get().(*pack)
+	p := packed(keys)
 	defer packs.Put(p)
-	p.reset(len(keys))
-	for _, k := range keys {
-		p.data = append(p.data, k...)
-		p.lens = append(p.lens, C.size_t(len(k)))
-	}
 	return p.slots(make([]uint16, len(keys)))
-}
-
-// pack lays keys back to back for emq_slot_many: Go may not hand C a slice of
-// Go pointers, so the keys are copied into one buffer, reused across calls.
-type pack struct {
-	data []byte
-	lens []C.size_t
-}
-
-var packs = sync.Pool{New: func() any { return new(pack) }}
-
-func (p *pack) reset(n int) {
-	p.data = p.data[:0]
-	if cap(p.lens) < n {
-		p.lens = make([]C.size_t, 0, n)
-	}
-	p.lens = p.lens[:0]
-}
-
-func (p *pack) add(key []byte) {
-	p.data = append(p.data, key...)
-	p.lens = append(p.lens, C.size_t(len(key)))
-}
-
-func (p *pack) slots(out []uint16) []uint16 {
-	if len(out) == 0 {
-		return out
-	}
-	C.emq_slot_many((*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(p.data))), &p.lens[0], C.size_t(len(p.lens)),
-		(*C.uint16_t)(unsafe.Pointer(&out[0])))
-	return out
 }
 
 // Hashtag is the part of the key the cluster hashes: the bytes between the

@@ -24,18 +24,38 @@ export function wasmBackend(raw, { envNode } = {}) {
       v.set(x);
       return x.length;
     }
-    for (let i = 0; i < x.length; i++) {
-      const c = x.charCodeAt(i);
-      if (c > 127) return -1;
-      v[i] = c;
+    return ascii(x, v, 0) ? x.length : -1;
+  }
+  /**
+   * Writes a string's char codes into `into` from `at` while each is ASCII,
+   * where they are its UTF-8: whether all were (if not, the caller encodes it
+   * again). A plain loop: a TextEncoder call costs several times a short
+   * key's copy, far more in Chromium than in Node.
+   */
+  function ascii(s, into, at) {
+    for (let i = 0; i < s.length; i++) {
+      const c = s.charCodeAt(i);
+      if (c > 127) return false;
+      into[at + i] = c;
     }
-    return x.length;
+    return true;
+  }
+  /** The 14-byte id an `*Scratch` export wrote to the front of the scratch buffer. */
+  function scratchId() {
+    const v = scratch();
+    return String.fromCharCode(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]);
   }
 
   // Bytes for the exports that take `&[u8]`: a string's UTF-8 (a lone
   // surrogate becomes U+FFFD, as Buffer.from does).
   const encoder = new TextEncoder();
-  const utf8 = (x) => (typeof x === 'string' ? encoder.encode(x) : x);
+  // An ASCII string is copied code by code, several times cheaper than a
+  // TextEncoder call for the short names and keys the key builders take.
+  const utf8 = (x) => {
+    if (typeof x !== 'string') return x;
+    const bytes = new Uint8Array(x.length);
+    return ascii(x, bytes, 0) ? bytes : encoder.encode(x);
+  };
 
   function decodeSnowflake(text) {
     const n = put(text);
@@ -48,17 +68,24 @@ export function wasmBackend(raw, { envNode } = {}) {
 
   // One crossing for a whole batch: the keys' UTF-8 laid back to back.
   function slotMany(keys) {
+    // Every key's type first, in a loop that reads no length. Node 20's
+    // optimiser (V8 11.3) can schedule a string's length load ahead of the
+    // typeof test that guards it: a number key then crashed the process
+    // (SIGSEGV) where it must throw. Past this loop every key is a string or bytes.
+    for (let i = 0; i < keys.length; i++) {
+      const k = keys[i]; // a hole reads as undefined and is refused, as the addon refuses it
+      if (typeof k !== 'string' && !(k instanceof Uint8Array)) throw 'ERR_INVALID_ARG_TYPE: a key is a string or a Uint8Array';
+    }
     let room = 0;
-    for (const k of keys) room += typeof k === 'string' ? k.length * 3 : k instanceof Uint8Array ? k.length : 0;
+    for (const k of keys) room += typeof k === 'string' ? k.length * 3 : k.length;
     const data = new Uint8Array(room);
     const lens = new Uint32Array(keys.length);
     let at = 0;
     for (let i = 0; i < keys.length; i++) {
-      const k = keys[i]; // a hole reads as undefined and is refused, as the addon refuses it
-      let n;
-      if (typeof k === 'string') n = encoder.encodeInto(k, data.subarray(at)).written;
-      else if (k instanceof Uint8Array) (k.length > 0 && data.set(k, at), (n = k.length));
-      else throw 'ERR_INVALID_ARG_TYPE: a key is a string or a Uint8Array';
+      const k = keys[i];
+      let n = k.length;
+      if (typeof k !== 'string') n > 0 && data.set(k, at);
+      else if (!ascii(k, data, at)) n = encoder.encodeInto(k, data.subarray(at)).written;
       lens[i] = n;
       at += n;
     }
@@ -94,6 +121,11 @@ export function wasmBackend(raw, { envNode } = {}) {
   function mintable() {
     if (envError !== null) throw envError;
   }
+  /** An id from the module-wide state, through the scratch buffer; else the export that throws the gate. */
+  function mintAt(ns, nowMs) {
+    const n = put(ns);
+    return n >= 0 && raw.mintScratch(n, nowMs) === 0 ? scratchId() : raw.mint(utf8(ns), nowMs);
+  }
 
   return {
     name: 'wasm',
@@ -105,11 +137,7 @@ export function wasmBackend(raw, { envNode } = {}) {
     gateError: raw.gateError,
     encode(ns, s) {
       const n = put(ns);
-      if (n >= 0 && raw.encodeScratch(n, s) === 0) {
-        const v = scratch();
-        return String.fromCharCode(v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11], v[12], v[13]);
-      }
-      return raw.encode(utf8(ns), s); // throws the gate
+      return n >= 0 && raw.encodeScratch(n, s) === 0 ? scratchId() : raw.encode(utf8(ns), s); // throws the gate
     },
     decode(text) {
       const snowflake = decodeSnowflake(text);
@@ -145,15 +173,14 @@ export function wasmBackend(raw, { envNode } = {}) {
     Minter,
     mint(ns) {
       mintable();
-      return raw.mint(utf8(ns), Date.now());
+      return mintAt(ns, Date.now());
     },
     mintMany(ns, n) {
       mintable();
-      const bytes = utf8(ns);
-      raw.checkNamespace(bytes); // refused even when n is 0
+      raw.checkNamespace(utf8(ns)); // refused even when n is 0
       const now = Date.now();
       const ids = new Array(n);
-      for (let i = 0; i < n; i++) ids[i] = raw.mint(bytes, now);
+      for (let i = 0; i < n; i++) ids[i] = mintAt(ns, now);
       return ids;
     },
     mintStep: (state, node, nowMs) => [...raw.mintStep(state, node, nowMs)],

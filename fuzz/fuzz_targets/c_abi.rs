@@ -153,6 +153,44 @@ fn check_written(
     }
 }
 
+/// Checks a batch call that writes `done` items of `outputs` and stops at the
+/// first refused (`emq_decode_many`, `emq_encode_many`), against the core's
+/// answer per item (`answers`; `Err` when the call must refuse before any
+/// item: a NULL, or a batch of none, which is `Ok` with nothing written).
+fn check_batch<T: PartialEq + std::fmt::Debug + Copy>(
+    what: &str,
+    status: branded_status,
+    done: &Out<usize>,
+    count: usize,
+    answers: Result<Vec<Result<T, branded_status>>, branded_status>,
+    outputs: &[T],
+    untouched: T,
+) {
+    if done.null {
+        assert_eq!(status, EMQ_ERR_NULL, "{what}: a NULL count");
+        assert!(outputs.iter().all(|o| *o == untouched), "{what}: written with a NULL count");
+        return;
+    }
+    let answers = match answers {
+        _ if count == 0 => vec![],
+        Err(refusal) => {
+            assert_eq!((status, done.get()), (refusal, 0), "{what}: refused before any item");
+            assert!(outputs.iter().all(|o| *o == untouched), "{what}: written on a refusal");
+            return;
+        }
+        Ok(answers) => answers,
+    };
+    let refused = answers.iter().position(Result::is_err).unwrap_or(answers.len());
+    let want = answers.get(refused).map_or(BRANDED_OK, |a| a.err().expect("the first refused"));
+    assert_eq!((status, done.get()), (want, refused), "{what}: the status and count");
+    for (i, output) in outputs.iter().enumerate() {
+        match answers.get(i) {
+            Some(Ok(value)) if i < refused => assert_eq!(output, value, "{what}: item {i}"),
+            _ => assert_eq!(*output, untouched, "{what}: item {i} written after the refusal"),
+        }
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let mut input = Input::new(data);
     let selector = input.u8();
@@ -160,7 +198,7 @@ fuzz_target!(|data: &[u8]| {
     let is_null = |bit: u8| flags & (1 << bit) != 0;
     let cap = usize::from(input.u16()) % 320;
 
-    match selector % 14 {
+    match selector % 16 {
         // branded_decode: the id's gates, then NULL outputs; outputs only on OK.
         0 => {
             let id = Arg::new(input.rest(), is_null(0));
@@ -415,6 +453,56 @@ fuzz_target!(|data: &[u8]| {
                 unsafe { emqid::keyspace::emq_job_prefix(name.ptr(), name.len(), out.ptr(), out.cap(), len_out.ptr()) };
             let key = name.read().and_then(|n| emq_id::job_prefix(n).map_err(status_of));
             check_written("emq_job_prefix", status, key.as_ref().map(|k| k.as_bytes()).map_err(|s| *s), &out, &len_out);
+        }
+        // emq_decode_many: ids back to back (lengths mostly 14), stopping at the first refused.
+        14 => {
+            let count = usize::from(input.u8() % 8);
+            let lens: Vec<usize> = (0..count).map(|_| input.u8()).map(|b| usize::from(if b < 192 { 14 } else { b % 18 })).collect();
+            let total: usize = lens.iter().sum();
+            let mut ids = input.rest().to_vec();
+            ids.resize(total, b'0');
+            let ids = Arg::new(&ids, is_null(0));
+            let lens_ptr: *const usize = if is_null(1) { null() } else { lens.as_ptr() };
+            let mut snowflakes = vec![u64::MAX; count];
+            let out_ptr = if is_null(3) { null_mut() } else { snowflakes.as_mut_ptr() };
+            let mut done = Out::new(usize::MAX, is_null(4));
+            // SAFETY: `lens` holds `count` lengths, `ids` their sum, `snowflakes`
+            // `count` outputs, `done` one; each NULL or as promised.
+            let status = unsafe { emqid::codec::emq_decode_many(ids.cptr(), lens_ptr, count, out_ptr, done.ptr()) };
+            let decoded = |bytes: &[u8]| -> Vec<Result<u64, branded_status>> {
+                let mut at = 0;
+                let one = |len: &usize| {
+                    at += len;
+                    emq_id::decode(&bytes[at - len..at]).map(|(_, s)| s).map_err(status_of)
+                };
+                lens.iter().map(one).collect()
+            };
+            let answers = if count == 0 || lens_ptr.is_null() || out_ptr.is_null() { Err(EMQ_ERR_NULL) } else { ids.read().map(decoded) };
+            check_batch("emq_decode_many", status, &done, count, answers, &snowflakes, u64::MAX);
+        }
+        // emq_encode_many: one namespace, snowflakes from the input, stopping at the first refused.
+        15 => {
+            let mut ns = input.bytes(3).to_vec();
+            ns.resize(3, 0);
+            let ns = Arg::new(&ns, is_null(0));
+            let count = usize::from(input.u8() % 8);
+            // Mostly below 2^63 (the top bit cleared unless the input's flag byte says so).
+            let snowflakes: Vec<u64> = (0..count).map(|_| input.u64()).map(|s| if s & 0xFF < 224 { s >> 1 } else { s }).collect();
+            let snowflakes_ptr = if is_null(1) { null() } else { snowflakes.as_ptr() };
+            let mut out = OutBuf::new(14 * count, is_null(3));
+            let mut done = Out::new(usize::MAX, is_null(4));
+            // SAFETY: `ns` NULL or 3 bytes, `snowflakes` `count` values, `out`
+            // `14 * count` bytes, `done` one; each NULL or as promised.
+            let status = unsafe {
+                emqid::codec::emq_encode_many(ns.cptr(), snowflakes_ptr, count, out.ptr().cast(), done.ptr())
+            };
+            let answers = if count == 0 || snowflakes_ptr.is_null() || out.null {
+                Err(EMQ_ERR_NULL)
+            } else {
+                ns.read().map(|ns| snowflakes.iter().map(|&s| emq_id::encode(ns, s).map_err(status_of)).collect())
+            };
+            let texts: Vec<[u8; 14]> = out.buf.chunks_exact(14).map(|t| t.try_into().expect("14 bytes")).collect();
+            check_batch("emq_encode_many", status, &done, count, answers, &texts, [SENTINEL; 14]);
         }
         // emq_parse_acquire_error: never OK; NODE for the script's refusal, else VALKEY.
         _ => {

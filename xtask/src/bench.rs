@@ -4,13 +4,18 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 
 use crate::root;
-use crate::runtimes::{elixir, go, node, postgres, python, rust};
+use crate::runtimes::{elixir, go, node, postgres, python, rust, wasm};
 
-/// `cargo xtask bench [core|go|node|elixir|python|postgres]...` (default: all; `wasm` is `node`).
+/// `cargo xtask bench [core|go|node|wasm|elixir|python|postgres]...` (default: all).
+/// `node` is the addon's table; `wasm` the WASM package's, in Node and in headless Chromium.
 pub fn run(which: &[String]) -> Result<()> {
+    const TARGETS: [&str; 7] = ["core", "go", "node", "wasm", "elixir", "python", "postgres"];
+    if let Some(unknown) = which.iter().find(|w| !TARGETS.contains(&w.as_str())) {
+        bail!("no benchmark is called {unknown:?}; they are {}", TARGETS.join(", "));
+    }
     let all = which.is_empty();
     let named = |names: &[&str]| all || which.iter().any(|w| names.contains(&w.as_str()));
     if named(&["core"]) {
@@ -19,8 +24,11 @@ pub fn run(which: &[String]) -> Result<()> {
     if named(&["go"]) {
         go::bench::run()?;
     }
-    if named(&["node", "wasm"]) {
+    if named(&["node"]) {
         node::bench::run()?;
+    }
+    if named(&["wasm"]) {
+        wasm::bench::run()?;
     }
     if named(&["elixir"]) {
         elixir::bench::run()?;

@@ -47,8 +47,9 @@ Tasks:
                               run the libFuzzer targets of fuzz/ (decode, slot, keyspace,
                               resp, c_abi, lease, pg_binary; default: all) for SECONDS each (60) under
                               AddressSanitizer and print executions and crashes
-  bench [TARGET]...           run benchmarks (core, go, node, elixir, python, postgres; default: all)
-                              and print the tables for BENCHMARKS.md (ratios against the anchors)
+  bench [TARGET]...           run benchmarks (core, go, node, wasm, elixir, python, postgres;
+                              default: all; wasm runs in Node and in headless Chromium) and write
+                              the tables into BENCHMARKS.md (ratios against the anchors)
 ";
 
 fn main() -> ExitCode {

@@ -6,7 +6,9 @@
  * Everything this library adds is prefixed emq_.
  *
  * Conventions: every function returns a branded_status (0 = BRANDED_OK) unless it
- * cannot fail; outputs are written only on BRANDED_OK; buffers belong to the caller;
+ * cannot fail; outputs are written only on BRANDED_OK, but for the batch calls
+ * (emq_decode_many, emq_encode_many, emq_minter_next_many), which write the items before
+ * the first refusal and say how many in count_out; buffers belong to the caller;
  * nothing allocates except emq_minter_new and emq_leased_minter_start; NULL pointers are refused with
  * EMQ_ERR_NULL; no panic ever crosses the boundary (EMQ_ERR_PANIC).
  */
@@ -231,6 +233,56 @@ branded_status branded_decode(const char *id, size_t len, char *ns_out, uint64_t
  * `id` must be readable for `len` bytes.
  */
 int64_t emq_parse_i64(const char *id, size_t len);
+
+/**
+ * Decodes `count` ids in one call (for hosts whose per-call cost dominates,
+ * like cgo). The ids lie back to back in `data`, as `emq_slot_many` takes
+ * keys: id `i` is `lens[i]` bytes long, so each meets every gate of
+ * [`branded_decode`] on its own, `length` included. Writes id `i`'s snowflake
+ * to `snowflakes_out[i]`; its namespace is its own first three bytes.
+ *
+ * Stops at the first id that fails a gate and returns that gate's status.
+ * `count_out` is written on every return but a NULL `count_out`
+ * (`EMQ_ERR_NULL`): the number of snowflakes written, which on a refusal is
+ * the index of the id refused. The snowflakes before it are written, those
+ * from it on are untouched. With `count` 0 nothing else is read or written
+ * and the other pointers may be NULL; otherwise a NULL `lens` or
+ * `snowflakes_out` is `EMQ_ERR_NULL`, and `data` may be NULL only when
+ * every length is 0.
+ *
+ * # Safety
+ * `lens` must be readable for `count` values, `data` for their sum,
+ * `snowflakes_out` writable for `count` values and `count_out` for one.
+ */
+branded_status emq_decode_many(const char *data,
+                               const size_t *lens,
+                               size_t count,
+                               uint64_t *snowflakes_out,
+                               size_t *count_out);
+
+/**
+ * Encodes `count` snowflakes of one namespace in one call (for hosts whose
+ * per-call cost dominates, like cgo): the 14-byte text of `(ns,
+ * snowflakes[i])` at `out + 14 * i`, back to back with no terminators.
+ *
+ * Stops at the first snowflake [`branded_encode`] would refuse and returns
+ * its status (`BRANDED_ERR_RANGE`: a snowflake ≥ 2^63, or a namespace that is
+ * not three bytes A-Z, which is refused at index 0). `count_out` is written
+ * on every return but a NULL `count_out` (`EMQ_ERR_NULL`): the number of
+ * texts written, which on a refusal is the index of the snowflake refused.
+ * The texts before it are written, those from it on are untouched. With
+ * `count` 0 nothing else is read or written and the other pointers may be
+ * NULL; otherwise a NULL `ns`, `snowflakes` or `out` is `EMQ_ERR_NULL`.
+ *
+ * # Safety
+ * `ns` must be readable for 3 bytes, `snowflakes` for `count` values, `out`
+ * writable for `14 * count` bytes and `count_out` for one `size_t`.
+ */
+branded_status emq_encode_many(const char *ns,
+                               const uint64_t *snowflakes,
+                               size_t count,
+                               char *out,
+                               size_t *count_out);
 
 /**
  * The contract's 32-bit placement hash of a snowflake. Total; cannot fail.

@@ -1,8 +1,10 @@
-//! The bus's four symbols, unchanged, and the snowflake's fields.
+//! The bus's four symbols, unchanged, the snowflake's fields, and the codec
+//! in batches (`emq_decode_many`, `emq_encode_many`) for hosts whose per-call
+//! cost dominates.
 
 use std::ffi::c_char;
 
-use crate::status::{branded_status, bytes, guard, guard_value, non_null};
+use crate::status::{branded_status, bytes, counted, guard, guard_value, non_null, packed};
 
 /// Writes the 14-byte text of `(ns, snowflake)` to `out`, with no terminator.
 ///
@@ -69,6 +71,95 @@ pub unsafe extern "C" fn emq_parse_i64(id: *const c_char, len: usize) -> i64 {
         let text = unsafe { bytes(id.cast(), len)? };
         let (_, snowflake) = emq_id::decode(text)?;
         Ok(snowflake as i64) // below 2^63 by the range gate
+    })
+}
+
+/// Decodes `count` ids in one call (for hosts whose per-call cost dominates,
+/// like cgo). The ids lie back to back in `data`, as `emq_slot_many` takes
+/// keys: id `i` is `lens[i]` bytes long, so each meets every gate of
+/// [`branded_decode`] on its own, `length` included. Writes id `i`'s snowflake
+/// to `snowflakes_out[i]`; its namespace is its own first three bytes.
+///
+/// Stops at the first id that fails a gate and returns that gate's status.
+/// `count_out` is written on every return but a NULL `count_out`
+/// (`EMQ_ERR_NULL`): the number of snowflakes written, which on a refusal is
+/// the index of the id refused. The snowflakes before it are written, those
+/// from it on are untouched. With `count` 0 nothing else is read or written
+/// and the other pointers may be NULL; otherwise a NULL `lens` or
+/// `snowflakes_out` is `EMQ_ERR_NULL`, and `data` may be NULL only when
+/// every length is 0.
+///
+/// # Safety
+/// `lens` must be readable for `count` values, `data` for their sum,
+/// `snowflakes_out` writable for `count` values and `count_out` for one.
+#[no_mangle]
+pub unsafe extern "C" fn emq_decode_many(
+    data: *const c_char,
+    lens: *const usize,
+    count: usize,
+    snowflakes_out: *mut u64,
+    count_out: *mut usize,
+) -> branded_status {
+    guard(|| {
+        let decode = |done: &mut usize| {
+            // SAFETY: the caller promises `count` writable snowflakes.
+            let out = unsafe { std::slice::from_raw_parts_mut(non_null(snowflakes_out)? as *mut u64, count) };
+            // SAFETY: the caller promises `count` lengths and the ids' total length at `data`.
+            let texts = unsafe { packed(data.cast(), lens, count)? };
+            for (snowflake, text) in out.iter_mut().zip(texts) {
+                *snowflake = emq_id::decode(text)?.1;
+                *done += 1;
+            }
+            Ok(())
+        };
+        // SAFETY: `count_out` is writable by the caller's promise.
+        unsafe { counted(count, count_out, decode) }
+    })
+}
+
+/// Encodes `count` snowflakes of one namespace in one call (for hosts whose
+/// per-call cost dominates, like cgo): the 14-byte text of `(ns,
+/// snowflakes[i])` at `out + 14 * i`, back to back with no terminators.
+///
+/// Stops at the first snowflake [`branded_encode`] would refuse and returns
+/// its status (`BRANDED_ERR_RANGE`: a snowflake ≥ 2^63, or a namespace that is
+/// not three bytes A-Z, which is refused at index 0). `count_out` is written
+/// on every return but a NULL `count_out` (`EMQ_ERR_NULL`): the number of
+/// texts written, which on a refusal is the index of the snowflake refused.
+/// The texts before it are written, those from it on are untouched. With
+/// `count` 0 nothing else is read or written and the other pointers may be
+/// NULL; otherwise a NULL `ns`, `snowflakes` or `out` is `EMQ_ERR_NULL`.
+///
+/// # Safety
+/// `ns` must be readable for 3 bytes, `snowflakes` for `count` values, `out`
+/// writable for `14 * count` bytes and `count_out` for one `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn emq_encode_many(
+    ns: *const c_char,
+    snowflakes: *const u64,
+    count: usize,
+    out: *mut c_char,
+    count_out: *mut usize,
+) -> branded_status {
+    guard(|| {
+        let encode = |done: &mut usize| {
+            // SAFETY: the caller promises 3 readable bytes at a non-NULL `ns`,
+            // `count` readable snowflakes and `14 * count` writable bytes at `out`.
+            let (ns, snowflakes, out) = unsafe {
+                (
+                    bytes(non_null(ns)?.cast(), emq_id::NS_LEN)?,
+                    std::slice::from_raw_parts(non_null(snowflakes)?, count),
+                    std::slice::from_raw_parts_mut(non_null(out)? as *mut [u8; emq_id::ID_LEN], count),
+                )
+            };
+            for (text, &snowflake) in out.iter_mut().zip(snowflakes) {
+                emq_id::encode_into(ns, snowflake, text)?;
+                *done += 1;
+            }
+            Ok(())
+        };
+        // SAFETY: `count_out` is writable by the caller's promise.
+        unsafe { counted(count, count_out, encode) }
     })
 }
 

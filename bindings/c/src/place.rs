@@ -1,6 +1,6 @@
 //! Cluster placement: slot and hashtag over `(const uint8_t *key, size_t len)`.
 
-use crate::status::{branded_status, bytes, guard, guard_value, non_null};
+use crate::status::{branded_status, bytes, guard, guard_value, non_null, packed};
 
 /// The Valkey Cluster hash slot (0-16383) of the `len` bytes at `key`.
 /// Keys are bytes: NUL and invalid UTF-8 are fine. `key` may be NULL only
@@ -50,21 +50,12 @@ pub unsafe extern "C" fn emq_slot_many(
         if count == 0 {
             return Ok(());
         }
-        // SAFETY: the caller promises `count` lengths and `count` output slots.
-        let (lens, out) = unsafe {
-            (
-                std::slice::from_raw_parts(non_null(lens)?, count),
-                std::slice::from_raw_parts_mut(non_null(slots_out)? as *mut u16, count),
-            )
-        };
-        let total =
-            lens.iter().try_fold(0usize, |acc, &l| acc.checked_add(l)).ok_or(branded_status::BRANDED_ERR_RANGE)?;
-        // SAFETY: the caller promises the keys' total length is readable at `data`.
-        let mut rest = unsafe { bytes(data, total)? };
-        for (slot, &len) in out.iter_mut().zip(lens) {
-            let (key, tail) = rest.split_at(len);
+        // SAFETY: the caller promises `count` writable output slots.
+        let out = unsafe { std::slice::from_raw_parts_mut(non_null(slots_out)? as *mut u16, count) };
+        // SAFETY: the caller promises `count` lengths and the keys' total length at `data`.
+        let keys = unsafe { packed(data, lens, count)? };
+        for (slot, key) in out.iter_mut().zip(keys) {
             *slot = emq_id::slot(key);
-            rest = tail;
         }
         Ok(())
     })

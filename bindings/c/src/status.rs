@@ -1,5 +1,6 @@
-//! `branded_status`, the only status type of the ABI, and the guard that keeps
-//! panics on this side of the boundary.
+//! `branded_status`, the only status type of the ABI, the guard that keeps
+//! panics on this side of the boundary, and the pointer helpers every entry
+//! point shares (one pointer, bytes, a batch's packed items and its count).
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -102,6 +103,61 @@ pub(crate) unsafe fn bytes<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], b
     }
     // SAFETY: non-NULL, and the caller promises `len` readable bytes.
     Ok(unsafe { std::slice::from_raw_parts(non_null(ptr)?, len) })
+}
+
+/// The items a batch call takes laid back to back at `data`, item `i` being
+/// `lens[i]` bytes (how `emq_slot_many` takes keys and `emq_decode_many` ids).
+/// With `count` 0 nothing is read, whatever the pointers; otherwise a NULL
+/// `lens` is `EMQ_ERR_NULL`, and lengths whose sum overflows `size_t`
+/// `BRANDED_ERR_RANGE`. `data` may be NULL only when the lengths sum to 0.
+///
+/// # Safety
+/// `lens` must be readable for `count` values and `data` for their sum.
+pub(crate) unsafe fn packed<'a>(
+    data: *const u8,
+    lens: *const usize,
+    count: usize,
+) -> Result<impl Iterator<Item = &'a [u8]>, branded_status> {
+    let lens: &[usize] = if count == 0 {
+        &[]
+    } else {
+        // SAFETY: non-NULL, and the caller promises `count` readable lengths.
+        unsafe { std::slice::from_raw_parts(non_null(lens)?, count) }
+    };
+    let total = lens.iter().try_fold(0usize, |acc, &l| acc.checked_add(l)).ok_or(BRANDED_ERR_RANGE)?;
+    // SAFETY: the caller promises the items' total length is readable at `data`.
+    let mut rest = unsafe { bytes(data, total)? };
+    Ok(lens.iter().map(move |&len| {
+        let (item, tail) = rest.split_at(len);
+        rest = tail;
+        item
+    }))
+}
+
+/// A batch call's count of items done. `count_out` is set to 0, which is all
+/// a batch of none (`count` 0) does: nothing else is read or written, whatever
+/// the pointers. Otherwise `body` runs with the count to keep, and the count
+/// is written whatever `body` answers: on a refusal it is the index of the
+/// item refused. A NULL `count_out` is `EMQ_ERR_NULL` before anything runs.
+///
+/// # Safety
+/// `count_out` must be writable for one `size_t` when non-NULL.
+pub(crate) unsafe fn counted(
+    count: usize,
+    count_out: *mut usize,
+    body: impl FnOnce(&mut usize) -> Result<(), branded_status>,
+) -> Result<(), branded_status> {
+    non_null(count_out)?;
+    // SAFETY: non-NULL and writable by the caller's promise.
+    unsafe { count_out.write_unaligned(0) };
+    if count == 0 {
+        return Ok(());
+    }
+    let mut done = 0;
+    let result = body(&mut done);
+    // SAFETY: as above.
+    unsafe { count_out.write_unaligned(done) };
+    result
 }
 
 /// The stable lowercase name of a status (`"ok"`, `"length"`, …, `"queue"`,

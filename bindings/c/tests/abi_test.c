@@ -65,6 +65,68 @@ static void codec(void) {
     CHECK(emq_min_for(T1, NULL) == EMQ_ERR_NULL);
 }
 
+/* The batch codec: every answer is the one-by-one call's, up to the first refusal. */
+static void codec_many(void) {
+    const char *texts[] = {"USR0KHTOWnGLuC", "USR0NgWEfAEJfs", "MAXAzL8n0Y58m7", "JOB0KHTOWnGLuC"};
+    char data[4 * 14];
+    size_t lens[4] = {14, 14, 14, 14}, made = 99;
+    for (int i = 0; i < 4; i++) memcpy(data + 14 * i, texts[i], 14);
+    uint64_t s[4] = {0, 0, 0, 0};
+    CHECK(emq_decode_many(data, lens, 4, s, &made) == BRANDED_OK && made == 4);
+    CHECK(s[0] == S1 && s[1] == S2 && s[2] == 9223372036854775807ULL && s[3] == S1);
+
+    /* One id of each gate, alone: the status of branded_decode, and nothing written. */
+    const char *bad[] = {"USR0KHTOWnGLu", "usr0KHTOWnGLuC", "USR0KHTOWnGL!C", "USRzzzzzzzzzzz", "USR0KHTOWnGL\0C"};
+    const size_t bad_len[] = {13, 14, 14, 14, 14};
+    for (int i = 0; i < 5; i++) {
+        char ns[3];
+        uint64_t one = 42, alone = 42;
+        branded_status want = branded_decode(bad[i], bad_len[i], ns, &alone);
+        made = 99;
+        CHECK(want != BRANDED_OK && emq_decode_many(bad[i], &bad_len[i], 1, &one, &made) == want);
+        CHECK(made == 0 && one == 42);
+    }
+
+    /* A refusal in the middle: its index, the ids before it written, the rest untouched. */
+    memcpy(data + 14 * 2, "USR0KHTOWnGL!C", 14);
+    uint64_t mid[4] = {7, 7, 7, 7};
+    CHECK(emq_decode_many(data, lens, 4, mid, &made) == BRANDED_ERR_CHARSET && made == 2);
+    CHECK(mid[0] == S1 && mid[1] == S2 && mid[2] == 7 && mid[3] == 7);
+    /* Lengths are per id: a 13-byte id then a 15-byte one is the length gate at index 0. */
+    size_t uneven[2] = {13, 15};
+    CHECK(emq_decode_many(data, uneven, 2, mid, &made) == BRANDED_ERR_LENGTH && made == 0 && mid[0] == S1);
+
+    /* Count 0 reads nothing; NULL where something would be read is EMQ_ERR_NULL. */
+    made = 99;
+    CHECK(emq_decode_many(NULL, NULL, 0, NULL, &made) == BRANDED_OK && made == 0);
+    CHECK(emq_decode_many(data, lens, 0, NULL, NULL) == EMQ_ERR_NULL);
+    CHECK(emq_decode_many(NULL, lens, 1, s, &made) == EMQ_ERR_NULL && made == 0);
+    CHECK(emq_decode_many(data, NULL, 1, s, &made) == EMQ_ERR_NULL);
+    CHECK(emq_decode_many(data, lens, 1, NULL, &made) == EMQ_ERR_NULL);
+    CHECK(emq_decode_many(data, lens, 1, s, NULL) == EMQ_ERR_NULL);
+    size_t huge[2] = {SIZE_MAX, 2};
+    CHECK(emq_decode_many(data, huge, 2, s, &made) == BRANDED_ERR_RANGE && made == 0);
+
+    const uint64_t flakes[3] = {S1, S2, 9223372036854775807ULL};
+    char out[3 * 14], one[14];
+    CHECK(emq_encode_many("USR", flakes, 3, out, &made) == BRANDED_OK && made == 3);
+    for (int i = 0; i < 3; i++) {
+        CHECK(branded_encode("USR", flakes[i], one) == BRANDED_OK && memcmp(out + 14 * i, one, 14) == 0);
+    }
+    const uint64_t with_bad[3] = {S2, 9223372036854775808ULL, S1};
+    memset(out, '#', sizeof out);
+    CHECK(emq_encode_many("JOB", with_bad, 3, out, &made) == BRANDED_ERR_RANGE && made == 1);
+    CHECK(memcmp(out, "JOB0NgWEfAEJfs", 14) == 0 && out[14] == '#' && out[41] == '#');
+    CHECK(emq_encode_many("job", flakes, 3, out, &made) == BRANDED_ERR_RANGE && made == 0 && out[0] == 'J');
+    made = 99;
+    CHECK(emq_encode_many(NULL, NULL, 0, NULL, &made) == BRANDED_OK && made == 0);
+    CHECK(emq_encode_many("USR", flakes, 0, out, NULL) == EMQ_ERR_NULL);
+    CHECK(emq_encode_many(NULL, flakes, 1, out, &made) == EMQ_ERR_NULL && made == 0);
+    CHECK(emq_encode_many("USR", NULL, 1, out, &made) == EMQ_ERR_NULL);
+    CHECK(emq_encode_many("USR", flakes, 1, NULL, &made) == EMQ_ERR_NULL);
+    CHECK(emq_encode_many("USR", flakes, 1, out, NULL) == EMQ_ERR_NULL);
+}
+
 static void place(void) {
     uint16_t slot = 1;
     CHECK(emq_slot((const uint8_t *)"123456789", 9, &slot) == BRANDED_OK && slot == 12739);
@@ -507,6 +569,7 @@ static void gates(void) {
 int main(void) {
     gates();
     codec();
+    codec_many();
     place();
     keyspace();
     mint();

@@ -4,7 +4,7 @@
  * pointer one past the end of an array with length 0 (what an empty slice of
  * a host often is) — answers the same status and the same outputs each way,
  * and writes its outputs only on BRANDED_OK. Batches of none: zero keys, zero
- * ids, keys of length 0 with no data at all.
+ * ids (minted, decoded, encoded), keys and ids of length 0 with no data at all.
  *
  * Built like abi_test.c (-std=c11 -Wall -Wextra -Werror) against the
  * generated header and the static library, and run under valgrind memcheck:
@@ -50,6 +50,19 @@ static void codec(void) {
         CHECK(emq_compare("USR0KHTOWnGLuC", 14, empty(w), 0, &order) == BRANDED_ERR_LENGTH);
         CHECK(emq_compare(empty(w), 0, empty(w), 0, &order) == BRANDED_ERR_LENGTH);
         CHECK(order == 7);
+
+        /* Zero ids: nothing is read or written, whatever the pointers; the count is 0. */
+        size_t lens[2] = {0, 0}, made = 99;
+        uint64_t many[2] = {9, 9};
+        char texts[14] = {'#'};
+        CHECK(emq_decode_many(empty(w), lens, 0, many, &made) == BRANDED_OK && made == 0 && many[0] == 9);
+        made = 99;
+        CHECK(emq_decode_many(empty(w), NULL, 0, NULL, &made) == BRANDED_OK && made == 0);
+        made = 99;
+        CHECK(emq_encode_many(empty(w), NULL, 0, texts, &made) == BRANDED_OK && made == 0 && texts[0] == '#');
+        /* Two empty ids: their lengths sum to 0, so `data` is read for no bytes; the first is the length gate. */
+        made = 99;
+        CHECK(emq_decode_many(empty(w), lens, 2, many, &made) == BRANDED_ERR_LENGTH && made == 0 && many[0] == 9);
     }
 }
 

@@ -18,7 +18,9 @@ var (
 	sinkU16  uint16
 	sinkU32  uint32
 	sinkStr  string
+	sinkStrs []string
 	sinkID   emqid.ID
+	sinkIDs  []emqid.ID
 	sinkULID ulid.ULID
 )
 
@@ -30,15 +32,40 @@ var keys = func() [][]byte {
 	return out
 }()
 
-var snowflakes = func() []uint64 {
-	out := make([]uint64, 64)
+// pseudoSnowflakes is n snowflakes (below 2^63) from a fixed LCG, the same
+// ones every run.
+func pseudoSnowflakes(n int) []uint64 {
+	out := make([]uint64, n)
 	x := uint64(0x2545F4914F6CDD1D)
 	for i := range out {
 		x = x*6364136223846793005 + 1442695040888963407
 		out[i] = x >> 1
 	}
 	return out
-}()
+}
+
+var snowflakes = pseudoSnowflakes(64)
+
+// A batch of 1,000 snowflakes, as ids and as ULIDs of the same bits, for the
+// batch calls per id and their anchors over the same values one by one.
+var (
+	batchSnowflakes = pseudoSnowflakes(1000)
+	batchTexts, _   = emqid.EncodeMany("JOB", batchSnowflakes)
+	batchULIDs      = func() []ulid.ULID {
+		out := make([]ulid.ULID, len(batchSnowflakes))
+		for i, s := range batchSnowflakes {
+			out[i] = ulid.MustNew(s>>20, nil)
+		}
+		return out
+	}()
+	batchULIDTexts = func() []string {
+		out := make([]string, len(batchULIDs))
+		for i, u := range batchULIDs {
+			out[i] = u.String()
+		}
+		return out
+	}()
+)
 
 func BenchmarkCgoFloor(b *testing.B) {
 	for i := 0; i < b.N; i++ {
@@ -131,5 +158,43 @@ func BenchmarkMinterNextManyPerID(b *testing.B) {
 	defer m.Close()
 	for i := 0; i < b.N; i += 1000 {
 		_, _ = m.NextMany(1000)
+	}
+}
+
+// Per id, over 1,000 ids a call.
+func BenchmarkParseManyPerID(b *testing.B) {
+	for i := 0; i < b.N; i += len(batchTexts) {
+		sinkIDs, _ = emqid.ParseMany(batchTexts)
+	}
+}
+
+// ParseMany into a slice reused across calls, as a caller's loop would.
+func BenchmarkParseManyIntoPerID(b *testing.B) {
+	dst := make([]emqid.ID, len(batchTexts))
+	for i := 0; i < b.N; i += len(batchTexts) {
+		sinkIDs, _ = emqid.ParseManyInto(dst, batchTexts)
+	}
+}
+
+func BenchmarkULIDParsePerID(b *testing.B) {
+	for i := 0; i < b.N; i += len(batchULIDTexts) {
+		for _, t := range batchULIDTexts {
+			sinkULID, _ = ulid.Parse(t)
+		}
+	}
+}
+
+// Per id, over 1,000 snowflakes a call.
+func BenchmarkEncodeManyPerID(b *testing.B) {
+	for i := 0; i < b.N; i += len(batchSnowflakes) {
+		sinkStrs, _ = emqid.EncodeMany("JOB", batchSnowflakes)
+	}
+}
+
+func BenchmarkULIDStringPerID(b *testing.B) {
+	for i := 0; i < b.N; i += len(batchULIDs) {
+		for _, u := range batchULIDs {
+			sinkStr = u.String()
+		}
 	}
 }

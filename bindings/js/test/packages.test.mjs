@@ -94,6 +94,33 @@ test('the same answers and the same errors for the same inputs, in every package
   }
 });
 
+// Keys for slotMany's packing, which copies ASCII strings code by code and
+// hands any other string to TextEncoder from where the key starts: every side
+// of that line, next to each other in one batch.
+const PACKED_KEYS = [
+  'emq:{orders}:pending', '', 'a', '\0\x7f', // ASCII, its edges
+  '\x80', 'é', '{é}', '\u07ff\u0800', '\uffff', 'emq:{orders}:job:é', // the BMP past ASCII, after an ASCII run
+  '🚀', 'x{🚀}y', '\ud83d\ude80\ud83d\ude80', // astral (surrogate pairs)
+  '\ud800', '\udc00', 'a\ud800', '\udfffb', '{\ud800}', '\ude80\ud83d', 'x\ud83d', // lone surrogates: U+FFFD each
+  'x'.repeat(300), `${'é'.repeat(150)}{🚀}`, // past the 256-byte scratch buffer, where slot() takes its other path
+  ascii('emq:{orders}:x'), new Uint8Array([0xff, 0x7b, 0x80, 0x7d]), new Uint8Array(0), // bytes between strings
+];
+
+test('slotMany answers slot of each key, whatever the keys beside it (ASCII, BMP, astral, lone surrogates, empty)', () => {
+  const utf8 = (k) => (typeof k === 'string' ? new TextEncoder().encode(k) : k);
+  for (const [name, api] of Object.entries(apis)) {
+    const want = PACKED_KEYS.map((k) => api.slot(k));
+    // The UTF-8 a string stands for (a lone surrogate is U+FFFD's), in every API.
+    assert.deepEqual(want, PACKED_KEYS.map((k) => api.slot(utf8(k))), `${name}: slot of a string is slot of its UTF-8`);
+    assert.deepEqual([...api.slotMany(PACKED_KEYS)], want, `${name}: one batch`);
+    assert.deepEqual([...api.slotMany([...PACKED_KEYS].reverse())], [...want].reverse(), `${name}: reversed`);
+    PACKED_KEYS.forEach((k, i) => assert.deepEqual([...api.slotMany([k])], [want[i]], `${name}: ${JSON.stringify(String(k))} alone`));
+    // Each key between a non-ASCII one and an ASCII one, at every offset.
+    const [e, a] = [api.slot('é'), api.slot('a')];
+    PACKED_KEYS.forEach((k, i) => assert.deepEqual([...api.slotMany(['é', k, 'a'])], [e, want[i], a], `${name}: key ${i} between two`));
+  }
+});
+
 // What each gate of the core must be in JS. A gate the core adds fails here
 // until it has a row: walking the core's list, not this table, decides.
 const JS_CODE = { length: 'length', namespace: 'namespace', charset: 'charset', range: 'range', queue: 'queue', kind: 'kind', node: 'node' };

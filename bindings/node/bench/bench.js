@@ -1,19 +1,13 @@
 'use strict';
 // Per-call cost of the Node package beside the empty-call floor and pure-JS
 // anchors, in one run: `node bench/bench.js` (or `cargo xtask bench node`).
-// A benchmark, not a test: it prints a table and asserts nothing.
-//
-// EMQ_ID_PACKAGE=<dir> measures another package with the same API (the WASM
-// package uses this to put itself beside the native one).
+// A benchmark, not a test: it prints a table and asserts nothing. The WASM
+// package has its own, run in Node and in a browser (bindings/wasm/bench).
 
 const path = require('node:path');
 const native = require(path.join(__dirname, '..'));
 const clusterKeySlot = require('cluster-key-slot');
 const ulid = require('ulid');
-
-const others = (process.env.EMQ_ID_PACKAGE || '').split(',').filter(Boolean).map((p) => [path.basename(p), require(p)]);
-// Each package here is a mint state of its own: one node each (the native one takes EMQ_NODE).
-others.forEach(([, pkg], i) => pkg.setNode && pkg.setNode(100 + i));
 
 const N = 1 << 20;
 const ROUNDS = 7;
@@ -76,7 +70,6 @@ const rows = [
   ...floors,
   ...raw,
   ...suite('native', native),
-  ...others.flatMap(([name, pkg]) => suite(name, pkg)),
   ['anchor cluster-key-slot', (i, n) => clusterKeySlot(keys[n % 1000])],
   ['anchor ulid encodeTime', (i) => ulid.encodeTime(1769526697641 + i, 10)],
   ['anchor ulid decodeTime', (i) => ulid.decodeTime(ulids[i])],
@@ -103,9 +96,6 @@ results.set('native slotMany, per key (1,000 keys)', perKey(() => native.slotMan
 results.set('anchor cluster-key-slot, per key (1,000 calls)', perKey(() => { let s = 0; for (const k of keys) s ^= clusterKeySlot(k); return s + 1; }, 1000));
 results.set('native mintMany, per id (1,000 ids)', perKey(() => native.mintMany('JOB', 1000).length, 1000));
 results.set('native mint, per id', perKey(() => native.mint('JOB').length, 1));
-for (const [name, pkg] of others) {
-  results.set(`${name} slotMany, per key (1,000 keys)`, perKey(() => pkg.slotMany(keys).length, 1000));
-}
 
 const floor = results.get('native noop (floor)');
 console.log(`node ${process.version}, ${N} calls x ${ROUNDS} rounds, median ns per call\n`);

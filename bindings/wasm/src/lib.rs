@@ -72,14 +72,19 @@ fn u64_arg(v: JsValue) -> Js<u64> {
 /// Unix ms as a finite number (floored) or a bigint that fits i64.
 fn millis(v: JsValue) -> Js<i64> {
     if let Some(f) = v.as_f64() {
-        if !f.is_finite() || f.abs() >= 9.2e18 {
-            return Err(range("a time in unix ms is a finite number"));
-        }
-        // Floor by hand: `f64::floor` lives in std. |f| < 2^63, so the cast is exact enough.
-        let t = f as i64;
-        return Ok(if (t as f64) > f { t - 1 } else { t });
+        return floor_ms(f).ok_or_else(|| range("a time in unix ms is a finite number"));
     }
     i64::try_from(v).map_err(|_| range("a time in unix ms is a number or a bigint that fits 64 bits"))
+}
+
+/// A finite number of unix ms, floored; `None` for one that is not finite or does not fit i64.
+fn floor_ms(f: f64) -> Option<i64> {
+    if !f.is_finite() || f.abs() >= 9.2e18 {
+        return None;
+    }
+    // Floor by hand: `f64::floor` lives in std. |f| < 2^63, so the cast is exact enough.
+    let t = f as i64;
+    Some(if (t as f64) > f { t - 1 } else { t })
 }
 
 /// A whole number that fits a node's type; the core decides whether it is a
@@ -195,11 +200,25 @@ pub fn slot_scratch(len: usize) -> u16 {
 #[cfg(target_arch = "wasm32")]
 #[wasm_bindgen(js_name = encodeScratch)]
 pub fn encode_scratch(ns_len: usize, snowflake: u64) -> i32 {
-    if ns_len > SCRATCH_LEN {
-        return -1;
-    }
+    id_to_scratch(ns_len, |ns| emq_id::encode(ns, snowflake).ok())
+}
+
+/// mint (the module-wide state, as [`mint`]) with the namespace in the first
+/// `ns_len` scratch bytes; the id is written to the first 14. 0, or −1 when
+/// refused: a refused mint leaves the state as it was, so the JS's repeat
+/// through [`mint`] meets the same refusal. `now_ms` is `Date.now()`, a number.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen(js_name = mintScratch)]
+pub fn mint_scratch(ns_len: usize, now_ms: f64) -> i32 {
+    id_to_scratch(ns_len, |ns| mint_id(ns, floor_ms(now_ms)?).ok())
+}
+
+/// The id `make` answers for the namespace in the first `ns_len` scratch
+/// bytes, written to the first 14: 0, or −1 when `make` refuses.
+#[cfg(target_arch = "wasm32")]
+fn id_to_scratch(ns_len: usize, make: impl FnOnce(&[u8]) -> Option<[u8; emq_id::ID_LEN]>) -> i32 {
     let written = scratch::with(SCRATCH_LEN, |buf| {
-        let text = emq_id::encode(&buf[..ns_len], snowflake).ok()?;
+        let text = make(buf.get(..ns_len)?)?;
         buf[..emq_id::ID_LEN].copy_from_slice(&text);
         Some(())
     });
@@ -481,30 +500,35 @@ pub fn set_node_text(text: &str) -> Js<()> {
 pub fn process_node() -> Js<u32> {
     let node = MODULE_NODE.load(Ordering::Acquire);
     if node & NODE_SET == 0 {
-        return Err(no_node());
+        return Err(gate(no_node()));
     }
     Ok(node & !NODE_SET)
 }
 
-fn no_node() -> JsValue {
-    gate(emq_id::Error::from_gate(
+fn no_node() -> emq_id::Error {
+    emq_id::Error::from_gate(
         emq_id::Gate::Node,
         "no node given: call setNode(node) first. Each instance of this module is a mint state of its own, \
          so each browser tab, web worker and Node worker thread needs a node of its own \
          (in Node, EMQ_NODE is the main thread's alone)",
-    ))
+    )
 }
 
 /// `mint(ns, nowMs)`: an id from the module-wide state (`setNode` first).
 #[wasm_bindgen]
 pub fn mint(ns: &[u8], now_ms: JsValue) -> Js<String> {
-    emq_id::check_namespace(ns).map_err(gate)?;
+    Ok(ascii(&mint_id(ns, millis(now_ms)?).map_err(gate)?))
+}
+
+/// An id from the module-wide state; refused, the state is as it was.
+fn mint_id(ns: &[u8], now_ms: i64) -> emq_id::Result<[u8; emq_id::ID_LEN]> {
+    emq_id::check_namespace(ns)?;
     let node = MODULE_NODE.load(Ordering::Acquire);
     if node & NODE_SET == 0 {
         return Err(no_node());
     }
-    let s = emq_id::step_shared(&MODULE_STATE, node as u16, millis(now_ms)?).map_err(gate)?;
-    Ok(ascii(&emq_id::encode(ns, s).map_err(gate)?))
+    let s = emq_id::step_shared(&MODULE_STATE, node as u16, now_ms)?;
+    emq_id::encode(ns, s)
 }
 
 // ---------------------------------------------------------------- leases (emq-lease/1)

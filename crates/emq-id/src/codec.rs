@@ -1,12 +1,8 @@
-//! The 14-byte text form: a 3-letter namespace and 11 base62 digits.
-//!
-//! Encoding splits the snowflake into three parts that each fit a `u32`
-//! (`3 + 4 + 4` digits) and spells them two digits at a time from a table,
-//! so no digit waits for the one before it.
-//! Decoding checks the gates in the contract's order and decides `range` by
-//! comparing bytes with [`MAX_PAYLOAD`]: eleven base62 digits can hold more
-//! than 2^64, so an integer accumulation alone could wrap.
+//! The 14-byte text form: a 3-letter namespace and 11 base62 digits. This
+//! file holds the gates, in the contract's order; the digit arithmetic of
+//! the payload is `base62.rs`.
 
+use crate::base62;
 use crate::error::{Error, Gate, Result};
 use crate::snowflake::MAX_SNOWFLAKE;
 
@@ -21,40 +17,18 @@ pub const PAYLOAD_LEN: usize = 11;
 /// `base62(2^63 − 1)`: the greatest payload the contract accepts.
 pub const MAX_PAYLOAD: &[u8; PAYLOAD_LEN] = b"AzL8n0Y58m7";
 
-/// Marks a byte outside the alphabet; digit values are below 62, so one OR
-/// over all eleven lookups tells whether any byte was invalid.
-const INVALID: u8 = 0x80;
-/// Digit value of each byte, or `INVALID`.
-static DIGIT: [u8; 256] = {
-    let mut table = [INVALID; 256];
-    let mut i = 0;
-    while i < ALPHABET.len() {
-        table[ALPHABET[i] as usize] = i as u8;
-        i += 1;
-    }
-    table
-};
-
-/// Every two-digit base62 string, `PAIRS[2n..2n+2]` spelling `n < 62²`.
-#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
-static PAIRS: [u8; 2 * 62 * 62] = {
-    let mut table = [0u8; 2 * 62 * 62];
-    let mut n = 0;
-    while n < 62 * 62 {
-        table[2 * n] = ALPHABET[n / 62];
-        table[2 * n + 1] = ALPHABET[n % 62];
-        n += 1;
-    }
-    table
-};
-
-const P2: u32 = 62 * 62;
-const P4: u64 = 62 * 62 * 62 * 62;
-
 /// Whether `ns` is a valid namespace: exactly three bytes `A`–`Z`.
 #[inline]
 pub const fn is_namespace(ns: &[u8]) -> bool {
-    ns.len() == NS_LEN && ns[0].is_ascii_uppercase() && ns[1].is_ascii_uppercase() && ns[2].is_ascii_uppercase()
+    if ns.len() != NS_LEN {
+        return false;
+    }
+    // All three bytes at once: bit 7 of a byte is set by the byte itself (not
+    // ASCII), missing after adding 0x3F (below 'A'), or set after adding 0x25
+    // (above 'Z'). An ASCII byte plus either constant stays below 0x100, so
+    // no carry crosses into its neighbour; a non-ASCII one is refused anyway.
+    let x = u32::from_le_bytes([ns[0], ns[1], ns[2], 0]);
+    (x | !(x + 0x3F_3F3F) | (x + 0x25_2525)) & 0x80_8080 == 0
 }
 
 /// The refusal `encode` gives a namespace that is not three bytes `A`–`Z`
@@ -72,15 +46,6 @@ pub fn check_namespace(ns: &[u8]) -> Result<()> {
     } else {
         Err(Error::new(Gate::Range, "a namespace is three bytes A-Z"))
     }
-}
-
-/// Writes `value < 62⁴` as four base62 digits: two independent pair lookups.
-#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
-#[inline(always)]
-fn put4(out: &mut [u8], value: u32) {
-    let (hi, lo) = ((value / P2) as usize, (value % P2) as usize);
-    out[..2].copy_from_slice(&PAIRS[2 * hi..2 * hi + 2]);
-    out[2..4].copy_from_slice(&PAIRS[2 * lo..2 * lo + 2]);
 }
 
 /// The text form of `(ns, snowflake)`: 14 bytes, no terminator.
@@ -116,50 +81,9 @@ pub fn encode_into(ns: &[u8], snowflake: u64, out: &mut [u8; ID_LEN]) -> Result<
     if snowflake > MAX_SNOWFLAKE {
         return Err(Error::new(Gate::Range, "a snowflake is below 2^63"));
     }
+    base62::write(snowflake, out);
     out[..NS_LEN].copy_from_slice(ns);
-    write_payload(snowflake, (&mut out[NS_LEN..]).try_into().expect("14 - 3 = 11"));
     Ok(())
-}
-
-/// The 11 base62 digits of `snowflake < 2^63`, one digit per step (the `compact` build).
-#[cfg(any(feature = "compact", target_arch = "wasm32"))]
-#[inline]
-fn write_payload(mut snowflake: u64, out: &mut [u8; PAYLOAD_LEN]) {
-    for digit in out.iter_mut().rev() {
-        *digit = ALPHABET[(snowflake % 62) as usize];
-        snowflake /= 62;
-    }
-}
-
-/// The 11 base62 digits of `snowflake < 2^63`, two digits per table lookup.
-#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
-#[inline(always)]
-fn write_payload(snowflake: u64, out: &mut [u8; PAYLOAD_LEN]) {
-    // snowflake = a·62⁸ + b·62⁴ + c; the two divisions are independent of
-    // each other, and so are the six pair lookups that follow.
-    let q4 = snowflake / P4;
-    let q8 = snowflake / (P4 * P4);
-    let c = (snowflake - q4 * P4) as u32;
-    let b = (q4 - q8 * P4) as u32;
-    let a = q8 as u32; // < 2^63 / 62⁸ < 62³: one digit and a pair
-    out[0] = ALPHABET[(a / P2) as usize];
-    let pair = (a % P2) as usize;
-    out[1..3].copy_from_slice(&PAIRS[2 * pair..2 * pair + 2]);
-    put4(&mut out[3..7], b);
-    put4(&mut out[7..], c);
-}
-
-/// Whether an 11-byte payload sorts after [`MAX_PAYLOAD`] byte-wise.
-/// Ids minted before 2087 start with a digit below `A`, so the first byte
-/// alone usually decides.
-#[inline(always)]
-fn above_max(payload: &[u8; PAYLOAD_LEN]) -> bool {
-    if payload[0] != MAX_PAYLOAD[0] {
-        return payload[0] > MAX_PAYLOAD[0];
-    }
-    let head = |p: &[u8; PAYLOAD_LEN]| u64::from_be_bytes([p[0], p[1], p[2], p[3], p[4], p[5], p[6], p[7]]);
-    let tail = |p: &[u8; PAYLOAD_LEN]| u32::from_be_bytes([0, p[8], p[9], p[10]]);
-    (head(payload), tail(payload)) > (head(MAX_PAYLOAD), tail(MAX_PAYLOAD))
 }
 
 /// Reads a branded id from arbitrary bytes: a total function that answers
@@ -184,26 +108,11 @@ pub fn decode(text: &[u8]) -> Result<([u8; NS_LEN], u64)> {
         return Err(Error::new(Gate::Namespace, "the first three bytes must be A-Z"));
     }
     let payload: &[u8; PAYLOAD_LEN] = text[NS_LEN..].try_into().expect("14 - 3 = 11");
-    let digits: [u8; PAYLOAD_LEN] = core::array::from_fn(|i| DIGIT[payload[i] as usize]);
-    if digits.iter().fold(0, |acc, d| acc | d) & INVALID != 0 {
-        return Err(Error::new(Gate::Charset, "the payload holds a byte outside base62 [0-9A-Za-z]"));
+    match base62::read(payload) {
+        Ok(snowflake) => Ok((ns, snowflake)),
+        Err(Gate::Charset) => Err(Error::new(Gate::Charset, "the payload holds a byte outside base62 [0-9A-Za-z]")),
+        Err(_) => Err(Error::new(Gate::Range, "the payload is above AzL8n0Y58m7 (2^63 - 1)")),
     }
-    // Alphabet order is ASCII order, so byte order of payloads is numeric
-    // order. The byte comparison is done as two big-endian integer compares.
-    if above_max(payload) {
-        return Err(Error::new(Gate::Range, "the payload is above AzL8n0Y58m7 (2^63 - 1)"));
-    }
-    // value = d0·62¹⁰ + Σ pairᵢ·3844^(5−i): five independent pairs, each scaled
-    // by its own constant, so no digit waits for the one before it.
-    let pair = |i: usize| (digits[2 * i - 1] as u64) * 62 + digits[2 * i] as u64;
-    let p2 = P2 as u64;
-    let value = (digits[0] as u64) * (P4 * P4 * p2)
-        + pair(1) * (P4 * P4)
-        + pair(2) * (P4 * p2)
-        + pair(3) * P4
-        + pair(4) * p2
-        + pair(5);
-    Ok((ns, value))
 }
 
 /// Whether `text` is a branded id: [`decode`] would accept it.

@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod base62;
 mod check;
 #[cfg(feature = "std")]
 mod claim;

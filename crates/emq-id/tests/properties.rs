@@ -71,8 +71,71 @@ fn id_like() -> impl Strategy<Value = Vec<u8>> {
     ]
 }
 
+/// Bytes at the edges of the classes the fast paths tell apart: each side of
+/// `0-9`, `A-Z`, `a-z`; NUL and DEL; and bytes with bit 7 set, including the
+/// alphabet's own bytes plus 0x80 (`0xB0` is `'0' | 0x80`, `0xC1` is `'A' | 0x80`).
+const EDGES: &[u8] = b"/09:@AZ[`az{\x00\x7f\x80\xb0\xb9\xc1\xda\xe1\xfa\xff";
+
+/// Payloads near the greatest one, `AzL8n0Y58m7`: the range gate's two compares
+/// on either side of each edge.
+fn near_max() -> impl Strategy<Value = Vec<u8>> {
+    let head = prop::sample::select(vec![*b"AzK", *b"AzL", *b"AzM", *b"Az0", *b"B00", *b"zzz", *b"9zz"]);
+    let tail = prop::collection::vec(prop::sample::select(b"0789mnyzAKLMYZ".to_vec()), 8);
+    (ns(), head, tail).prop_map(|(n, h, t)| [n.as_slice(), &h, &t].concat())
+}
+
+#[test]
+fn every_byte_at_every_position_of_edge_ids() {
+    // Exhaustive where the fast paths could differ from the reference: one
+    // byte replaced, in turn, at each of the 14 positions of ids at the
+    // bottom, the top and in the middle of the range.
+    for base in [b"JOB00000000000", b"ZZZAzL8n0Y58m7", b"AAAAzL8n0Y58m6", b"MQK0KHTOWnGLuC", b"JOBzzzzzzzzzzz"] {
+        for at in 0..14 {
+            for byte in 0..=255u8 {
+                let mut text = *base;
+                text[at] = byte;
+                assert_eq!(decode(&text).map_err(|e| e.gate()), naive_decode(&text), "{:?}", text);
+            }
+        }
+    }
+}
+
+#[test]
+fn encode_spells_every_digit_boundary() {
+    // Each power of 62 and its neighbours, and the top of the range: where a
+    // digit, a pair, or one of the three chunks the encoder divides into turns over.
+    let mut values = vec![0, 1, MAX_SNOWFLAKE - 1, MAX_SNOWFLAKE];
+    for power in (0..11).map(|j| 62u64.pow(j)) {
+        for at in [1, 2, 61].into_iter().filter_map(|k| power.checked_mul(k)).filter(|&v| v < MAX_SNOWFLAKE) {
+            values.extend([at - 1, at, at + 1]);
+        }
+    }
+    for s in values {
+        let text = encode(b"JOB", s).unwrap();
+        assert_eq!(naive_decode(&text), Ok((*b"JOB", s)), "{s}");
+    }
+}
+
+#[test]
+#[allow(clippy::manual_is_ascii_check)] // the reference spells the range out, as naive_decode does
+fn is_namespace_agrees_with_the_reference_on_every_three_bytes() {
+    // Every one of the 2^24 namespaces: the check reads all three bytes at once.
+    for x in 0..1u32 << 24 {
+        let [a, b, c, _] = x.to_le_bytes();
+        let naive = [a, b, c].iter().all(|byte| (b'A'..=b'Z').contains(byte));
+        assert_eq!(emq_id::is_namespace(&[a, b, c]), naive, "{:?}", [a, b, c]);
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(100_000))]
+
+    #[test]
+    fn decode_matches_the_reference_on_edge_bytes(
+        text in prop_oneof![prop::collection::vec(prop::sample::select(EDGES.to_vec()), 14), near_max()],
+    ) {
+        prop_assert_eq!(decode(&text).map_err(|e| e.gate()), naive_decode(&text));
+    }
 
     #[test]
     fn roundtrip(ns in ns(), s in 0..=MAX_SNOWFLAKE) {

@@ -1,12 +1,13 @@
-//! `cargo xtask bench node` (or `wasm`): the Node package, the WASM package
-//! beside it and the pure-JS anchors, in one run of bindings/node/bench/bench.js.
+//! `cargo xtask bench node`: the Node package (its addon, raw and through the
+//! public API) beside N-API floors and the pure-JS anchors, in one run of
+//! bindings/node/bench/bench.js. The WASM package's table is its room's
+//! (`cargo xtask bench wasm`), whose anchors are installed here.
 
 use std::process::Command;
 
 use anyhow::Result;
 
 use super::{npm, PACKAGE};
-use crate::runtimes::wasm;
 use crate::{root, sh, sh_out};
 
 /// The package's dev dependencies (the benchmark anchors, and ioredis for the
@@ -20,17 +21,15 @@ pub fn dev_dependencies() -> Result<()> {
     Ok(())
 }
 
-/// The Node package, the WASM package beside it, and the pure-JS anchors, in one Node run.
+/// The Node package and the pure-JS anchors, in one Node run.
 pub fn run() -> Result<()> {
     super::build::package()?;
     dev_dependencies()?;
-    let (raw, gz) = wasm::build::package()?;
     let tables = sh_out(
         Command::new("node")
             .arg(root().join("bindings/node/bench/bench.js"))
-            .env("EMQ_ID_PACKAGE", root().join(wasm::PACKAGE))
             .env("EMQ_NODE", "1")
             .env("EMQ_NODE_DIR", crate::bench::claims()),
     )?;
-    crate::bench::record("node", &format!("WASM package: emq_id_wasm_bg.wasm {raw} B raw, {gz} B gzip -9\n\n{tables}"))
+    crate::bench::record("node", &tables)
 }

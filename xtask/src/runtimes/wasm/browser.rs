@@ -1,9 +1,12 @@
-//! The `wasm-browser` target: a real headless Chromium (Debian's) loading the
-//! package's browser entry from a loopback server of ours, which also hands
-//! out the requests and takes the answers (conformance/wasm/harness.mjs).
-//! Chromium is killed and its profile removed however the run ends.
+//! A page in a real headless Chromium (Debian's), served by a loopback server
+//! of ours that also hands the page its input and takes back what it posts:
+//! the `wasm-browser` conformance target (conformance/wasm/harness.mjs) and
+//! the WASM benchmark's browser column (bindings/wasm/bench/browser.mjs) are
+//! both such a page. The page's half of the exchange is `page.mjs`, served at
+//! `/xtask/page.mjs`. Chromium is killed and its profile removed however the
+//! run ends.
 //!
-//! The server is std only, a thread per connection: it serves four files and
+//! The server is std only, a thread per connection: it serves a few files and
 //! takes one POST, so a crate (tiny_http brings four dependencies) would save
 //! a few lines of parsing and none of what matters here, which is that no
 //! connection and no browser can stall a run: idle connections time out, the
@@ -21,13 +24,8 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
-use super::PACKAGE;
-use crate::conformance::adapter::Adapter;
 use crate::root;
 
-/// The whole browser run: Chromium starts, loads the page, answers and posts
-/// back within it (a few seconds on this machine), or the target fails.
-const RUN_DEADLINE: Duration = Duration::from_secs(120);
 /// A connection that sends nothing for this long is dropped: Chromium opens
 /// speculative connections it may never use.
 const IDLE: Duration = Duration::from_secs(5);
@@ -41,58 +39,71 @@ const MAX_HEAD: usize = 64 * 1024;
 const MAX_POST: usize = 64 * 1024 * 1024;
 /// Connections served at once (Chromium opens six per host); more get a 503.
 const MAX_CONNECTIONS: usize = 32;
+/// The page's half of the exchange, served at `/xtask/page.mjs`.
+const PAGE_JS: &str = include_str!("page.mjs");
 
-/// Serves the harness, the package and the requests, starts Chromium on it,
-/// and waits ([`RUN_DEADLINE`] at most) for the answers the page posts back.
-pub struct BrowserAdapter;
-
-impl Adapter for BrowserAdapter {
-    fn answer_all(&mut self, requests: &[Value]) -> Result<Vec<Value>> {
-        let body = serde_json::to_vec(requests).context("the requests as JSON")?;
-        let (tx, rx) = mpsc::channel();
-        let server = Server::start(body, tx)?;
-        let profile = std::env::temp_dir().join(format!("emq-id-chromium-{}", std::process::id()));
-        let mut chromium = Chromium(
-            Command::new("chromium")
-                .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-                .args(["--disable-component-update", "--no-first-run", "--disable-sync", "--disable-dev-shm-usage"])
-                .arg(format!("--user-data-dir={}", profile.display()))
-                .arg(format!("http://127.0.0.1:{}/", server.port))
-                .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .spawn()
-                .context("starting chromium")?,
-            profile,
-        );
-        let posted = wait_for_answers(&rx, &mut chromium)?;
-        chromium.stop();
-        drop(server);
-        let mut posted: Value = serde_json::from_slice(&posted).context("the browser posted non-JSON")?;
-        if let Some(fatal) = posted.get("fatal") {
-            bail!("the page failed: {}", fatal.as_str().unwrap_or("?"));
-        }
-        eprintln!("xtask: answered by {}", posted["userAgent"].as_str().unwrap_or("?"));
-        match posted["answers"].take() {
-            Value::Array(a) => Ok(a),
-            _ => bail!("the browser posted no answers array"),
-        }
-    }
+/// What one run serves, and how long it may take.
+pub struct Page {
+    /// The HTML served at `/` (a path under the workspace root).
+    pub html: &'static str,
+    /// URL prefixes and the directories under the root they serve; the first match wins.
+    pub dirs: &'static [(&'static str, &'static str)],
+    /// What the page's work is given: JSON, served at `/input`.
+    pub input: Vec<u8>,
+    /// Chromium starts, loads the page, works and posts within this, or the run fails.
+    pub deadline: Duration,
 }
 
-/// The posted answers, unless Chromium exits first or the deadline passes.
-fn wait_for_answers(rx: &mpsc::Receiver<Vec<u8>>, chromium: &mut Chromium) -> Result<Vec<u8>> {
+/// What the page posted: the browser it ran in and what its work returned.
+pub struct Posted {
+    pub user_agent: String,
+    pub result: Value,
+}
+
+/// Serves `page`, starts Chromium on it, and waits (`page.deadline` at most)
+/// for what the page posts back; a page that failed is an error naming how.
+pub fn run(page: Page) -> Result<Posted> {
+    let deadline = page.deadline;
+    let (tx, rx) = mpsc::channel();
+    let server = Server::start(page, tx)?;
+    let profile = std::env::temp_dir().join(format!("emq-id-chromium-{}", std::process::id()));
+    let mut chromium = Chromium(
+        Command::new("chromium")
+            .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+            .args(["--disable-component-update", "--no-first-run", "--disable-sync", "--disable-dev-shm-usage"])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .arg(format!("http://127.0.0.1:{}/", server.port))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("starting chromium")?,
+        profile,
+    );
+    let posted = wait_for_result(&rx, &mut chromium, deadline)?;
+    chromium.stop();
+    drop(server);
+    let mut posted: Value = serde_json::from_slice(&posted).context("the browser posted non-JSON")?;
+    if let Some(fatal) = posted.get("fatal") {
+        bail!("the page failed: {}", fatal.as_str().unwrap_or("?"));
+    }
+    let user_agent = posted["userAgent"].as_str().unwrap_or("?").to_string();
+    Ok(Posted { user_agent, result: posted["result"].take() })
+}
+
+/// What the page posted, unless Chromium exits first or the deadline passes.
+fn wait_for_result(rx: &mpsc::Receiver<Vec<u8>>, chromium: &mut Chromium, deadline: Duration) -> Result<Vec<u8>> {
     let start = Instant::now();
     loop {
         match rx.recv_timeout(POLL) {
             Ok(posted) => return Ok(posted),
-            Err(mpsc::RecvTimeoutError::Disconnected) => bail!("the browser's server stopped before the answers came"),
+            Err(mpsc::RecvTimeoutError::Disconnected) => bail!("the browser's server stopped before the page posted"),
             Err(mpsc::RecvTimeoutError::Timeout) => {}
         }
         if let Some(status) = chromium.0.try_wait().context("watching chromium")? {
-            bail!("chromium exited ({status}) before the page posted its answers");
+            bail!("chromium exited ({status}) before the page posted");
         }
-        if start.elapsed() >= RUN_DEADLINE {
-            bail!("the browser posted no answers in {} s", RUN_DEADLINE.as_secs());
+        if start.elapsed() >= deadline {
+            bail!("the page posted nothing in {} s", deadline.as_secs());
         }
     }
 }
@@ -124,8 +135,8 @@ struct Server {
 }
 
 impl Server {
-    /// Serves on a free loopback port; the body of `POST /answers` goes to `posted`.
-    fn start(requests: Vec<u8>, posted: mpsc::Sender<Vec<u8>>) -> Result<Server> {
+    /// Serves on a free loopback port; the body of `POST /result` goes to `posted`.
+    fn start(page: Page, posted: mpsc::Sender<Vec<u8>>) -> Result<Server> {
         let listener = TcpListener::bind("127.0.0.1:0").context("binding a loopback port for the browser")?;
         let port = listener.local_addr().context("the browser server's port")?.port();
         // Non-blocking, so the loop sees its stop flag instead of waiting in accept().
@@ -133,7 +144,7 @@ impl Server {
         let stop = Arc::new(AtomicBool::new(false));
         let acceptor = {
             let stop = stop.clone();
-            std::thread::spawn(move || accept_until(&listener, &stop, Arc::new(requests), &posted))
+            std::thread::spawn(move || accept_until(&listener, &stop, Arc::new(page), &posted))
         };
         Ok(Server { port, stop, acceptor: Some(acceptor) })
     }
@@ -148,7 +159,7 @@ impl Drop for Server {
     }
 }
 
-fn accept_until(listener: &TcpListener, stop: &AtomicBool, requests: Arc<Vec<u8>>, posted: &mpsc::Sender<Vec<u8>>) {
+fn accept_until(listener: &TcpListener, stop: &AtomicBool, page: Arc<Page>, posted: &mpsc::Sender<Vec<u8>>) {
     let live = Arc::new(AtomicUsize::new(0));
     while !stop.load(Ordering::Relaxed) {
         let stream = match listener.accept() {
@@ -159,7 +170,7 @@ fn accept_until(listener: &TcpListener, stop: &AtomicBool, requests: Arc<Vec<u8>
             }
             Err(_) => continue, // e.g. a connection reset before it was accepted
         };
-        let (requests, posted, live) = (requests.clone(), posted.clone(), live.clone());
+        let (page, posted, live) = (page.clone(), posted.clone(), live.clone());
         if live.fetch_add(1, Ordering::Relaxed) >= MAX_CONNECTIONS {
             live.fetch_sub(1, Ordering::Relaxed);
             let mut stream = stream;
@@ -168,17 +179,17 @@ fn accept_until(listener: &TcpListener, stop: &AtomicBool, requests: Arc<Vec<u8>
             continue;
         }
         std::thread::spawn(move || {
-            if let Ok(Some(answers)) = handle(stream, &requests) {
-                let _ = posted.send(answers);
+            if let Ok(Some(result)) = handle(stream, &page) {
+                let _ = posted.send(result);
             }
             live.fetch_sub(1, Ordering::Relaxed);
         });
     }
 }
 
-/// Serves one request; `Some(body)` for `POST /answers`. An error (a timeout,
+/// Serves one request; `Some(body)` for `POST /result`. An error (a timeout,
 /// a reset, a head that is not HTTP) drops the connection.
-fn handle(mut stream: TcpStream, requests: &[u8]) -> io::Result<Option<Vec<u8>>> {
+fn handle(mut stream: TcpStream, page: &Page) -> io::Result<Option<Vec<u8>>> {
     // Accepted sockets do not reliably inherit the listener's flags: set them all.
     stream.set_nonblocking(false)?;
     stream.set_read_timeout(Some(IDLE))?;
@@ -208,7 +219,7 @@ fn handle(mut stream: TcpStream, requests: &[u8]) -> io::Result<Option<Vec<u8>>>
         return Ok(None);
     };
     let path = target.split('?').next().unwrap_or(target);
-    if method == "POST" && path == "/answers" {
+    if method == "POST" && path == "/result" {
         let Some(length) = length.filter(|n| *n <= MAX_POST) else {
             respond(&mut stream, "413 Content Too Large", "text/plain", b"a Content-Length up to 64 MiB is needed");
             return Ok(None);
@@ -217,19 +228,21 @@ fn handle(mut stream: TcpStream, requests: &[u8]) -> io::Result<Option<Vec<u8>>>
         let mut reader = reader.into_inner();
         (&mut reader).take(length as u64).read_to_end(&mut body)?;
         if body.len() != length {
-            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the answers were cut short"));
+            return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the result was cut short"));
         }
         respond(&mut stream, "200 OK", "text/plain", b"ok");
         return Ok(Some(body));
     }
     let file = |rel: &str| std::fs::read(root().join(rel)).ok();
     let (body, kind) = match path {
-        "/" => (file("conformance/wasm/harness.html"), "text/html"),
-        "/harness.mjs" => (file("conformance/wasm/harness.mjs"), "text/javascript"),
-        "/requests" => (Some(requests.to_vec()), "application/json"),
-        p if p.starts_with("/pkg/") && !p.contains("..") => (file(&format!("{PACKAGE}/{}", &p[5..])), mime(p)),
-        p if p.starts_with("/js/") && !p.contains("..") => (file(&format!("conformance/js/{}", &p[4..])), mime(p)),
-        _ => (None, "text/plain"),
+        "/" => (file(page.html), "text/html"),
+        "/input" => (Some(page.input.clone()), "application/json"),
+        "/xtask/page.mjs" => (Some(PAGE_JS.as_bytes().to_vec()), "text/javascript"),
+        p if p.contains("..") => (None, "text/plain"),
+        p => match page.dirs.iter().find_map(|(prefix, dir)| p.strip_prefix(prefix).map(|rest| (dir, rest))) {
+            Some((dir, rest)) => (file(&format!("{dir}/{rest}")), mime(p)),
+            None => (None, "text/plain"),
+        },
     };
     match body {
         Some(b) => respond(&mut stream, "200 OK", kind, &b),
@@ -271,19 +284,28 @@ mod tests {
     }
 
     #[test]
-    fn idle_connections_do_not_block_others_and_the_answers_arrive() {
+    fn idle_connections_do_not_block_others_and_the_result_arrives() {
         let (tx, rx) = mpsc::channel();
-        let server = Server::start(b"[1,2]".to_vec(), tx).unwrap();
+        let page = Page { html: "Cargo.toml", dirs: &[("/files/", "xtask")], input: b"[1,2]".to_vec(), deadline: IDLE };
+        let server = Server::start(page, tx).unwrap();
         // Idle connections (Chromium's speculative ones) held open while the page loads.
         let idle: Vec<TcpStream> = (0..8).map(|_| TcpStream::connect(("127.0.0.1", server.port)).unwrap()).collect();
         let start = Instant::now();
-        let requests = get(server.port, b"GET /requests HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-        assert!(requests.starts_with("HTTP/1.1 200 OK") && requests.ends_with("[1,2]"), "{requests}");
-        let missing = get(server.port, b"GET /pkg/../Cargo.toml HTTP/1.1\r\n\r\n").unwrap();
-        assert!(missing.starts_with("HTTP/1.1 404"), "{missing}");
-        let huge = get(server.port, b"POST /answers HTTP/1.1\r\nContent-Length: 99999999999\r\n\r\n").unwrap();
+        let input = get(server.port, b"GET /input HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        assert!(input.starts_with("HTTP/1.1 200 OK") && input.ends_with("[1,2]"), "{input}");
+        let html = get(server.port, b"GET / HTTP/1.1\r\n\r\n").unwrap();
+        assert!(html.starts_with("HTTP/1.1 200 OK") && html.contains("[workspace]"), "{html}");
+        let mounted = get(server.port, b"GET /files/Cargo.toml HTTP/1.1\r\n\r\n").unwrap();
+        assert!(mounted.starts_with("HTTP/1.1 200 OK") && mounted.contains("name = \"xtask\""), "{mounted}");
+        let helper = get(server.port, b"GET /xtask/page.mjs HTTP/1.1\r\n\r\n").unwrap();
+        assert!(helper.starts_with("HTTP/1.1 200 OK") && helper.ends_with(PAGE_JS), "{helper}");
+        for outside in ["/files/../Cargo.toml", "/Cargo.toml", "/elsewhere/x"] {
+            let missing = get(server.port, format!("GET {outside} HTTP/1.1\r\n\r\n").as_bytes()).unwrap();
+            assert!(missing.starts_with("HTTP/1.1 404"), "{outside}: {missing}");
+        }
+        let huge = get(server.port, b"POST /result HTTP/1.1\r\nContent-Length: 99999999999\r\n\r\n").unwrap();
         assert!(huge.starts_with("HTTP/1.1 413"), "{huge}");
-        let ok = get(server.port, b"POST /answers HTTP/1.1\r\nContent-Length: 7\r\n\r\n{\"a\":1}").unwrap();
+        let ok = get(server.port, b"POST /result HTTP/1.1\r\nContent-Length: 7\r\n\r\n{\"a\":1}").unwrap();
         assert!(ok.starts_with("HTTP/1.1 200 OK"), "{ok}");
         assert_eq!(rx.recv_timeout(Duration::from_secs(5)).unwrap(), b"{\"a\":1}");
         assert!(start.elapsed() < IDLE, "served behind idle connections in {:?}", start.elapsed());

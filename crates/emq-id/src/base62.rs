@@ -1,0 +1,151 @@
+//! The eleven base62 digits of a payload, both ways, in two builds. The
+//! default build reads and writes two digits per table lookup; `compact`
+//! (always on wasm32, where every byte of tables is downloaded) does one digit
+//! per step with ~9 KB less of tables. The two answer alike: the vector
+//! file runs against both, and the property tests hold both to a naive
+//! reference on adversarial bytes.
+//!
+//! Reading splits the value as `hi·62⁸ + lo` (three digits, then eight), so
+//! the range gate is two integer compares on values that cannot wrap: eleven
+//! base62 digits can hold more than 2^64.
+
+use crate::codec::{ALPHABET, ID_LEN, PAYLOAD_LEN};
+use crate::error::Gate;
+use crate::snowflake::MAX_SNOWFLAKE;
+
+const P2: u64 = 62 * 62;
+const P4: u64 = P2 * P2;
+const P8: u64 = P4 * P4;
+/// `MAX_SNOWFLAKE` as `hi·62⁸ + lo`: the greatest accepted pair.
+const HI_MAX: u64 = MAX_SNOWFLAKE / P8;
+const LO_MAX: u64 = MAX_SNOWFLAKE % P8;
+
+/// Whether `hi·62⁸ + lo` is at most `MAX_SNOWFLAKE`, deciding on `hi` alone
+/// unless it is the greatest (only the last hour of the 41-bit clock).
+#[inline(always)]
+fn within(hi: u64, lo: u64) -> core::result::Result<u64, Gate> {
+    if hi >= HI_MAX && (hi > HI_MAX || lo > LO_MAX) {
+        return Err(Gate::Range);
+    }
+    Ok(hi * P8 + lo)
+}
+
+/// A digit table over every byte: `digit · scale` for the 62 alphabet bytes,
+/// `invalid` for the rest. Entries are `u32` though they fit a `u16`: a
+/// 32-bit load needs no separate widening before the arithmetic.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
+const fn digit_table(scale: u32, invalid: u32) -> [u32; 256] {
+    let mut table = [invalid; 256];
+    let mut i = 0;
+    while i < ALPHABET.len() {
+        table[ALPHABET[i] as usize] = i as u32 * scale;
+        i += 1;
+    }
+    table
+}
+
+/// The first digit of a pair, times 62; `0x8000` for a byte outside the alphabet.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
+static FIRST: [u32; 256] = digit_table(62, 0x8000);
+/// The second digit of a pair (or a lone digit); `0x4000` outside the alphabet.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
+static SECOND: [u32; 256] = digit_table(1, 0x4000);
+/// Every valid pair is below this (62² = 3844); a pair with an invalid byte
+/// is at least 0x4000, so one compare of the six pairs' OR finds any invalid byte.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
+const PAIR_LIMIT: u32 = 0x1000;
+
+/// The value of an 11-digit payload, or the gate its bytes fail first
+/// (`charset`, then `range`).
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
+#[inline(always)]
+pub(crate) fn read(payload: &[u8; PAYLOAD_LEN]) -> core::result::Result<u64, Gate> {
+    // One lone digit and five pairs, each pair two lookups and an add; no
+    // digit waits for another, and one OR of the six tells any invalid byte.
+    let pair = |i: usize| FIRST[payload[i] as usize] + SECOND[payload[i + 1] as usize];
+    let (d0, p1, p2, p3, p4, p5) = (SECOND[payload[0] as usize], pair(1), pair(3), pair(5), pair(7), pair(9));
+    if d0 | p1 | p2 | p3 | p4 | p5 >= PAIR_LIMIT {
+        return Err(Gate::Charset);
+    }
+    let hi = d0 as u64 * P2 + p1 as u64;
+    let lo = p2 as u64 * (P4 * P2) + p3 as u64 * P4 + p4 as u64 * P2 + p5 as u64;
+    within(hi, lo)
+}
+
+/// The value of an 11-digit payload, one digit per step (the `compact` build).
+#[cfg(any(feature = "compact", target_arch = "wasm32"))]
+#[inline]
+pub(crate) fn read(payload: &[u8; PAYLOAD_LEN]) -> core::result::Result<u64, Gate> {
+    /// Each byte's digit; digits are below 62, so `0x80` marks an invalid byte.
+    static DIGIT: [u8; 256] = {
+        let mut table = [0x80; 256];
+        let mut i = 0;
+        while i < ALPHABET.len() {
+            table[ALPHABET[i] as usize] = i as u8;
+            i += 1;
+        }
+        table
+    };
+    let (mut hi, mut lo, mut seen) = (0u64, 0u64, 0u8);
+    for (i, &byte) in payload.iter().enumerate() {
+        let digit = DIGIT[byte as usize];
+        seen |= digit;
+        // Wrapping: garbage from an invalid byte is discarded below, never used.
+        let part = if i < 3 { &mut hi } else { &mut lo };
+        *part = part.wrapping_mul(62).wrapping_add(digit as u64);
+    }
+    if seen & 0x80 != 0 {
+        return Err(Gate::Charset);
+    }
+    within(hi, lo)
+}
+
+/// Every two-digit base62 string, `PAIRS[n]` spelling `n < 62²`.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
+static PAIRS: [[u8; 2]; P2 as usize] = {
+    let mut table = [[0u8; 2]; P2 as usize];
+    let mut n = 0;
+    while n < P2 as usize {
+        table[n] = [ALPHABET[n / 62], ALPHABET[n % 62]];
+        n += 1;
+    }
+    table
+};
+
+/// Writes `value < 62⁴` as four base62 digits: two independent pair lookups.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
+#[inline(always)]
+fn put4(out: &mut [u8], value: u32) {
+    let (hi, lo) = ((value / P2 as u32) as usize, (value % P2 as u32) as usize);
+    out[..2].copy_from_slice(&PAIRS[hi]);
+    out[2..4].copy_from_slice(&PAIRS[lo]);
+}
+
+/// Writes the 11 digits of `snowflake ≤ MAX_SNOWFLAKE` to `out[3..]`; it may
+/// also write `out[2]`, so the caller writes the namespace afterwards.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
+#[inline(always)]
+pub(crate) fn write(snowflake: u64, out: &mut [u8; ID_LEN]) {
+    // snowflake = a·62⁸ + b·62⁴ + c; the two divisions are independent of
+    // each other, and so are the six pair lookups that follow. `a` < 62³ is
+    // spelt as four digits like the others, its leading zero landing on
+    // out[2], which saves it a path of its own.
+    let q4 = snowflake / P4;
+    let q8 = snowflake / P8;
+    let c = (snowflake - q4 * P4) as u32;
+    let b = (q4 - q8 * P4) as u32;
+    put4(&mut out[2..6], q8 as u32);
+    put4(&mut out[6..10], b);
+    put4(&mut out[10..], c);
+}
+
+/// Writes the 11 digits of `snowflake ≤ MAX_SNOWFLAKE` to `out[3..]`, one
+/// digit per step (the `compact` build).
+#[cfg(any(feature = "compact", target_arch = "wasm32"))]
+#[inline]
+pub(crate) fn write(mut snowflake: u64, out: &mut [u8; ID_LEN]) {
+    for digit in out[ID_LEN - PAYLOAD_LEN..].iter_mut().rev() {
+        *digit = ALPHABET[(snowflake % 62) as usize];
+        snowflake /= 62;
+    }
+}
