@@ -60,9 +60,11 @@ func EncodeMany(ns string, snowflakes []uint64) ([]string, error) {
 	// again once it returns, so the strings can be views of it (unsafe.String
 	// requires that the bytes never change while a string refers to them).
 	out := make([]byte, IDLen*len(snowflakes))
-	var done C.size_t
+	p := packs.Get().(*pack) // for its count field: a local passed to cgo would move to the heap
+	defer packs.Put(p)
 	status := C.emq_encode_many(charsOf(ns), (*C.uint64_t)(unsafe.Pointer(&snowflakes[0])), C.size_t(len(snowflakes)),
-		(*C.char)(unsafe.Pointer(&out[0])), &done)
+		(*C.char)(unsafe.Pointer(&out[0])), &p.done)
+	done := p.done
 	for i := range texts[:done] {
 		texts[i] = unsafe.String(&out[i*IDLen], IDLen)
 	}

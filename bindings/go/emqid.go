@@ -9,8 +9,8 @@
 // that builds the library does (`cargo xtask conformance --target go`).
 // Every call crosses cgo, which costs tens of nanoseconds: use the
 // batch calls (ParseMany, EncodeMany, SlotMany, Minter.NextMany) on hot
-// paths. A batch stops at its first refused item and returns the items
-// before it with a *BatchError naming the index.
+// paths. ParseMany and EncodeMany stop at their first refused item and
+// return the items before it with a *BatchError naming the index.
 //
 // At load the package runs the contract's self-check vectors through the
 // library and through its own API, and panics on any disagreement (see

@@ -18,7 +18,7 @@ type pack struct {
 	data       []byte
 	lens       []C.size_t
 	snowflakes []C.uint64_t // emq_decode_many's output
-	done       C.size_t     // emq_decode_many's count: a field, so cgo moves no variable to the heap
+	done       C.size_t     // emq_decode_many's and emq_encode_many's count: a field, so cgo moves no variable to the heap
 }
 
 var packs = sync.Pool{New: func() any { return new(pack) }}

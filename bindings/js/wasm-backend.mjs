@@ -67,19 +67,37 @@ export function wasmBackend(raw, { envNode } = {}) {
   }
 
   // One crossing for a whole batch: the keys' UTF-8 laid back to back.
+  // Past this many code units a batch is packed key by key: every engine
+  // can make a string this long (V8's limit is 2^29 − 24).
+  const MAX_JOINED = 1 << 28;
   function slotMany(keys) {
     // Every key's type first, in a loop that reads no length. Node 20's
     // optimiser (V8 11.3) can schedule a string's length load ahead of the
     // typeof test that guards it: a number key then crashed the process
     // (SIGSEGV) where it must throw. Past this loop every key is a string or bytes.
+    let strings = true;
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i]; // a hole reads as undefined and is refused, as the addon refuses it
-      if (typeof k !== 'string' && !(k instanceof Uint8Array)) throw 'ERR_INVALID_ARG_TYPE: a key is a string or a Uint8Array';
+      if (typeof k === 'string') continue;
+      if (!(k instanceof Uint8Array)) throw 'ERR_INVALID_ARG_TYPE: a key is a string or a Uint8Array';
+      strings = false;
+    }
+    const lens = new Uint32Array(keys.length);
+    if (strings) {
+      // All strings: joined and encoded at once (one call, not one per key).
+      // A string is ASCII exactly when it fits as many bytes as it has code
+      // units, and then each key's UTF-8 length is its length.
+      let total = 0;
+      for (let i = 0; i < keys.length; i++) total += lens[i] = keys[i].length;
+      if (total <= MAX_JOINED) {
+        const data = new Uint8Array(total);
+        const { read, written } = encoder.encodeInto(keys.join(''), data);
+        if (read === total && written === total) return raw.slotPacked(data, lens);
+      }
     }
     let room = 0;
     for (const k of keys) room += typeof k === 'string' ? k.length * 3 : k.length;
     const data = new Uint8Array(room);
-    const lens = new Uint32Array(keys.length);
     let at = 0;
     for (let i = 0; i < keys.length; i++) {
       const k = keys[i];

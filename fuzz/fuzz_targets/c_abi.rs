@@ -3,7 +3,8 @@
 //! caller's buffers, which AddressSanitizer watches: every buffer is its own
 //! allocation of exactly its length), the status and outputs are the core's
 //! answer translated, and nothing is written on a refusal (but the needed
-//! length, where the ABI documents it).
+//! length, where the ABI documents it, and a batch's items before the one
+//! refused, with their count).
 //!
 //! Input: a selector byte (which entry point), a flags byte (which pointers
 //! are NULL: bit 0 the first input, 1 the second, 2 the third, 3 the output,

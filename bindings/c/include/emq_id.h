@@ -247,12 +247,14 @@ int64_t emq_parse_i64(const char *id, size_t len);
  * the index of the id refused. The snowflakes before it are written, those
  * from it on are untouched. With `count` 0 nothing else is read or written
  * and the other pointers may be NULL; otherwise a NULL `lens` or
- * `snowflakes_out` is `EMQ_ERR_NULL`, and `data` may be NULL only when
- * every length is 0.
+ * `snowflakes_out` is `EMQ_ERR_NULL`, `data` may be NULL only when every
+ * length is 0, and lengths whose sum overflows `size_t` are
+ * `BRANDED_ERR_RANGE` before any id is read (`count_out` 0).
  *
  * # Safety
  * `lens` must be readable for `count` values, `data` for their sum,
- * `snowflakes_out` writable for `count` values and `count_out` for one.
+ * `snowflakes_out` writable for `count` values and `count_out` for one; the
+ * outputs must not overlap the inputs.
  */
 branded_status emq_decode_many(const char *data,
                                const size_t *lens,
@@ -276,7 +278,9 @@ branded_status emq_decode_many(const char *data,
  *
  * # Safety
  * `ns` must be readable for 3 bytes, `snowflakes` for `count` values, `out`
- * writable for `14 * count` bytes and `count_out` for one `size_t`.
+ * writable for `14 * count` bytes and `count_out` for one `size_t`; `out`
+ * must not overlap `snowflakes` (the namespace is copied first, so `ns` may
+ * lie in `out`, as [`branded_encode`] allows).
  */
 branded_status emq_encode_many(const char *ns,
                                const uint64_t *snowflakes,

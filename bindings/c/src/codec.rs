@@ -86,12 +86,14 @@ pub unsafe extern "C" fn emq_parse_i64(id: *const c_char, len: usize) -> i64 {
 /// the index of the id refused. The snowflakes before it are written, those
 /// from it on are untouched. With `count` 0 nothing else is read or written
 /// and the other pointers may be NULL; otherwise a NULL `lens` or
-/// `snowflakes_out` is `EMQ_ERR_NULL`, and `data` may be NULL only when
-/// every length is 0.
+/// `snowflakes_out` is `EMQ_ERR_NULL`, `data` may be NULL only when every
+/// length is 0, and lengths whose sum overflows `size_t` are
+/// `BRANDED_ERR_RANGE` before any id is read (`count_out` 0).
 ///
 /// # Safety
 /// `lens` must be readable for `count` values, `data` for their sum,
-/// `snowflakes_out` writable for `count` values and `count_out` for one.
+/// `snowflakes_out` writable for `count` values and `count_out` for one; the
+/// outputs must not overlap the inputs.
 #[no_mangle]
 pub unsafe extern "C" fn emq_decode_many(
     data: *const c_char,
@@ -132,7 +134,9 @@ pub unsafe extern "C" fn emq_decode_many(
 ///
 /// # Safety
 /// `ns` must be readable for 3 bytes, `snowflakes` for `count` values, `out`
-/// writable for `14 * count` bytes and `count_out` for one `size_t`.
+/// writable for `14 * count` bytes and `count_out` for one `size_t`; `out`
+/// must not overlap `snowflakes` (the namespace is copied first, so `ns` may
+/// lie in `out`, as [`branded_encode`] allows).
 #[no_mangle]
 pub unsafe extern "C" fn emq_encode_many(
     ns: *const c_char,
@@ -147,13 +151,16 @@ pub unsafe extern "C" fn emq_encode_many(
             // `count` readable snowflakes and `14 * count` writable bytes at `out`.
             let (ns, snowflakes, out) = unsafe {
                 (
-                    bytes(non_null(ns)?.cast(), emq_id::NS_LEN)?,
+                    // Copied before anything is written: a caller may pass a
+                    // namespace that lies in `out` (the encoder writes byte 2
+                    // of each text before its namespace).
+                    <[u8; emq_id::NS_LEN]>::try_from(bytes(non_null(ns)?.cast(), emq_id::NS_LEN)?).expect("3 bytes"),
                     std::slice::from_raw_parts(non_null(snowflakes)?, count),
                     std::slice::from_raw_parts_mut(non_null(out)? as *mut [u8; emq_id::ID_LEN], count),
                 )
             };
             for (text, &snowflake) in out.iter_mut().zip(snowflakes) {
-                emq_id::encode_into(ns, snowflake, text)?;
+                emq_id::encode_into(&ns, snowflake, text)?;
                 *done += 1;
             }
             Ok(())

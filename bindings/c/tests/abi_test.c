@@ -125,6 +125,11 @@ static void codec_many(void) {
     CHECK(emq_encode_many("USR", NULL, 1, out, &made) == EMQ_ERR_NULL);
     CHECK(emq_encode_many("USR", flakes, 1, NULL, &made) == EMQ_ERR_NULL);
     CHECK(emq_encode_many("USR", flakes, 1, out, NULL) == EMQ_ERR_NULL);
+    /* The namespace may lie in the output, as branded_encode allows: it is read before any write. */
+    memcpy(out, "USR", 3);
+    CHECK(emq_encode_many(out, flakes, 2, out, &made) == BRANDED_OK && made == 2);
+    CHECK(branded_encode("USR", flakes[1], one) == BRANDED_OK && memcmp(out + 14, one, 14) == 0);
+    CHECK(branded_encode("USR", flakes[0], one) == BRANDED_OK && memcmp(out, one, 14) == 0);
 }
 
 static void place(void) {

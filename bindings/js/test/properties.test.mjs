@@ -453,3 +453,29 @@ test('slot, hashtag and slotMany agree with the naive reference (CRC16-XMODEM bi
   );
   t.diagnostic(`slot: ${RUNS} keys (${tagged} with a non-empty tag) and ${keys - RUNS} keys in batches, x ${API_NAMES.length} APIs`);
 });
+
+// The Node addon's slotMany packs a batch of ASCII strings into one crossing
+// and takes any other batch key by key: batches of ASCII keys, long ones
+// among them, and the same with one other key (bytes, or not ASCII) put in.
+const asciiKey = fc.oneof(
+  fc.string({ unit: fc.constantFrom('{', '}', 'a', 'b', ':', '\0', '\x7f'), maxLength: 40 }),
+  fc.tuple(fc.string({ maxLength: 12 }), fc.string({ maxLength: 6 })).map(([a, b]) => `emq:{${a}}:${b}`),
+  fc.nat(3000).map((n) => `{${'k'.repeat(n)}}x`),
+);
+
+test('slotMany agrees with the reference on batches of ASCII keys, and with one other key among them', (t) => {
+  let packable = 0;
+  fc.assert(
+    fc.property(fc.array(asciiKey, { maxLength: 64 }), fc.option(fc.tuple(fc.nat(), keyInput)), (ascii, other) => {
+      const batch = [...ascii];
+      if (other !== null) batch.splice(other[0] % (batch.length + 1), 0, other[1]);
+      if (batch.every((k) => typeof k === 'string' && /^[\0-\x7f]*$/.test(k))) packable++;
+      const want = batch.map((k) => refSlot(utf8(k)));
+      for (const [name, api] of Object.entries(apis)) {
+        assert.deepEqual([...api.slotMany(batch)], want, `${name}: slotMany`);
+      }
+    }),
+    params,
+  );
+  t.diagnostic(`slotMany: ${RUNS} batches (${packable} all ASCII strings), x ${API_NAMES.length} APIs`);
+});

@@ -258,30 +258,55 @@ impl Arg {
                 heap.truncate(copied);
                 Ok(Bytes(Repr::Heap(heap)))
             }
-            sys::ValueType::napi_object => {
-                let mut is_typed = false;
-                // SAFETY: env and v (an object) are the call in progress's (Arg's invariant).
-                check(unsafe { sys::napi_is_typedarray(env, v, &mut is_typed) }, "napi_is_typedarray")?;
-                if is_typed {
-                    let (mut kind, mut len, mut data) = (0, 0usize, ptr::null_mut());
-                    let (mut buffer, mut offset) = (ptr::null_mut(), 0usize);
-                    // SAFETY: env and v (a typed array) are the call in progress's; every out-pointer is valid.
-                    let status = unsafe {
-                        sys::napi_get_typedarray_info(env, v, &mut kind, &mut len, &mut data, &mut buffer, &mut offset)
-                    };
-                    check(status, "napi_get_typedarray_info")?;
-                    if kind == sys::TypedarrayType::uint8_array {
-                        if data.is_null() && len != 0 {
-                            return Err(napi_failed("napi_get_typedarray_info (no data)"));
-                        }
-                        // `data` already includes the view's byte offset.
-                        return Ok(Bytes(Repr::Borrowed(data as *const u8, len)));
-                    }
-                }
-                Err(wrong_type(what))
-            }
+            sys::ValueType::napi_object => match self.typed_array::<u8>(sys::TypedarrayType::uint8_array)? {
+                Some((data, len)) => Ok(Bytes(Repr::Borrowed(data.cast_const(), len))),
+                None => Err(wrong_type(what)),
+            },
             _ => Err(wrong_type(what)),
         }
+    }
+
+    /// The data and length (in elements) of a typed array of `kind`, whose
+    /// elements are `T`s; `None` for any other value, another kind, or data
+    /// not aligned for `T`. The pointer already includes the view's byte
+    /// offset, and is never NULL: an empty array's (which N-API may give as
+    /// NULL) is a dangling aligned one, so a slice can be made of it. It is
+    /// valid while the value is and no JS runs (JS can detach the buffer): an
+    /// array whose data V8 kept in its heap has it moved out by this look-up,
+    /// and data out of the heap never moves.
+    pub fn typed_array<T>(self, kind: sys::napi_typedarray_type) -> JsResult<Option<(*mut T, usize)>> {
+        let (mut got, mut len, mut data) = (0, 0usize, ptr::null_mut());
+        let (mut buffer, mut offset) = (ptr::null_mut(), 0usize);
+        // SAFETY: env and value are the call in progress's (Arg's invariant); every
+        // out-pointer is valid. N-API answers napi_invalid_arg for a value that is not
+        // a typed array, and writes the out-values only on napi_ok.
+        let status = unsafe {
+            sys::napi_get_typedarray_info(
+                self.env.0,
+                self.value,
+                &mut got,
+                &mut len,
+                &mut data,
+                &mut buffer,
+                &mut offset,
+            )
+        };
+        match status {
+            sys::Status::napi_ok => {}
+            sys::Status::napi_invalid_arg => return Ok(None),
+            _ => return Err(napi_failed("napi_get_typedarray_info")),
+        }
+        let data = data.cast::<T>();
+        if got != kind {
+            return Ok(None);
+        }
+        if len == 0 {
+            return Ok(Some((ptr::NonNull::dangling().as_ptr(), 0)));
+        }
+        if data.is_null() {
+            return Err(napi_failed("napi_get_typedarray_info (no data)"));
+        }
+        Ok(data.is_aligned().then_some((data, len)))
     }
 }
 

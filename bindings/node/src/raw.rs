@@ -19,7 +19,7 @@ use napi::bindgen_prelude::{Env, Object};
 use napi::JsValue;
 
 use crate::convert::{check, Arg, Cx};
-use crate::error::{gate, napi_failed, wrong_type, JsError, JsResult};
+use crate::error::{gate, napi_failed, range, wrong_type, JsError, JsResult};
 
 pub(crate) type Callback = unsafe extern "C" fn(sys::napi_env, sys::napi_callback_info) -> sys::napi_value;
 
@@ -154,31 +154,10 @@ thread_local! {
 }
 
 /// The data of a Float64Array of at least 4 elements, else `None` (for any
-/// other value, or a detached buffer, whose length is 0 and data NULL).
+/// other value, or a detached buffer, whose length is 0).
 fn float64x4(array: Arg) -> JsResult<Option<*mut f64>> {
-    let (mut kind, mut len, mut data) = (0, 0usize, ptr::null_mut());
-    let (mut buffer, mut offset) = (ptr::null_mut(), 0usize);
-    // SAFETY: env and the value are the call in progress's (Arg's invariant); every
-    // out-pointer is valid. N-API answers napi_invalid_arg for a value that is not a
-    // typed array, and writes the out-values only on napi_ok.
-    let status = unsafe {
-        sys::napi_get_typedarray_info(
-            array.env().raw(),
-            array.raw(),
-            &mut kind,
-            &mut len,
-            &mut data,
-            &mut buffer,
-            &mut offset,
-        )
-    };
-    match status {
-        sys::Status::napi_ok => {}
-        sys::Status::napi_invalid_arg => return Ok(None),
-        _ => return Err(napi_failed("napi_get_typedarray_info")),
-    }
-    let data = data.cast::<f64>();
-    Ok((kind == sys::TypedarrayType::float64_array && len >= 4 && !data.is_null() && data.is_aligned()).then_some(data))
+    let array = array.typed_array::<f64>(sys::TypedarrayType::float64_array)?;
+    Ok(array.and_then(|(data, len)| (len >= 4).then_some(data)))
 }
 
 /// `decodeInto(text)`: decode's gates; returns the snowflake and writes the
@@ -307,6 +286,54 @@ fn slots(cx: Cx, keys: Arg) -> JsResult<sys::napi_value> {
     Ok(array)
 }
 
+/// `slotPacked(bytes, lens, out)`: writes to `out` (a Uint16Array) the slots
+/// of `out.length` keys laid back to back in `bytes` (a Uint8Array), each as
+/// long as its entry of `lens` (a Uint32Array): slotMany's one crossing for a
+/// batch of ASCII strings, which native.js packs (the WebAssembly export of the
+/// same name takes the same layout). Internal, never part of the API.
+unsafe extern "C" fn slot_packed(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    // SAFETY: N-API calls this callback with its env and info.
+    unsafe { call(env, info, |cx, [bytes, lens, out]| packed_slots(cx, bytes, lens, out)) }
+}
+
+fn packed_slots(cx: Cx, bytes: Arg, lens: Arg, out: Arg) -> JsResult<sys::napi_value> {
+    let what = "slotPacked takes a Uint8Array, a Uint32Array and a Uint16Array";
+    let (bytes, size) = bytes.typed_array::<u8>(sys::TypedarrayType::uint8_array)?.ok_or_else(|| wrong_type(what))?;
+    let (lens, m) = lens.typed_array::<u32>(sys::TypedarrayType::uint32_array)?.ok_or_else(|| wrong_type(what))?;
+    let (out, n) = out.typed_array::<u16>(sys::TypedarrayType::uint16_array)?.ok_or_else(|| wrong_type(what))?;
+    if n == 0 {
+        return cx.undefined();
+    }
+    if m < n {
+        return Err(range("fewer key lengths than slots"));
+    }
+    // Written while the others are read: it must share no byte with them.
+    let span = |p: *const u8, len: usize| (p as usize, p as usize + len);
+    let written = span(out.cast_const().cast(), 2 * n);
+    let apart = |(start, end): (usize, usize)| end <= written.0 || written.1 <= start;
+    if !apart(span(bytes.cast_const(), size)) || !apart(span(lens.cast_const().cast(), 4 * n)) {
+        return Err(range("the slots would overwrite the keys"));
+    }
+    // SAFETY: typed_array just read the three arrays' live data: non-NULL, aligned,
+    // `size` bytes, `m` >= n u32s and `n` u16s, alive as long as the call's
+    // arguments; `out` shares no byte with what is read (checked above). No JS runs
+    // until this call returns, so nothing detaches, reads or writes them meanwhile.
+    let (mut rest, lens, out) = unsafe {
+        (
+            std::slice::from_raw_parts(bytes.cast_const(), size),
+            std::slice::from_raw_parts(lens.cast_const(), n),
+            std::slice::from_raw_parts_mut(out, n),
+        )
+    };
+    for (slot, &len) in out.iter_mut().zip(lens) {
+        let (key, tail) =
+            rest.split_at_checked(len as usize).ok_or_else(|| range("the key lengths run past the packed data"))?;
+        *slot = emq_id::slot(key);
+        rest = tail;
+    }
+    cx.undefined()
+}
+
 /// `mint(ns)`: an id from the process-wide minter (`EMQ_NODE`).
 unsafe extern "C" fn mint(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     // SAFETY: N-API calls this callback with its env and info.
@@ -361,6 +388,7 @@ const FUNCTIONS: &[(&CStr, Callback)] = &[
     (c"setScratch", set_scratch),
     (c"slot", slot),
     (c"slotMany", slot_many),
+    (c"slotPacked", slot_packed),
     (c"mint", mint),
     (c"mintMany", mint_many),
     (c"noop", noop),

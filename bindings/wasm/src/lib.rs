@@ -517,17 +517,25 @@ fn no_node() -> emq_id::Error {
 /// `mint(ns, nowMs)`: an id from the module-wide state (`setNode` first).
 #[wasm_bindgen]
 pub fn mint(ns: &[u8], now_ms: JsValue) -> Js<String> {
+    // Refused in the order mint always answered: the namespace, the node, then the time.
+    emq_id::check_namespace(ns).map_err(gate)?;
+    module_node().map_err(gate)?;
     Ok(ascii(&mint_id(ns, millis(now_ms)?).map_err(gate)?))
+}
+
+/// The module-wide node, or the `node` refusal when `setNode` has not run.
+fn module_node() -> emq_id::Result<u16> {
+    let node = MODULE_NODE.load(Ordering::Acquire);
+    if node & NODE_SET == 0 {
+        return Err(no_node());
+    }
+    Ok(node as u16)
 }
 
 /// An id from the module-wide state; refused, the state is as it was.
 fn mint_id(ns: &[u8], now_ms: i64) -> emq_id::Result<[u8; emq_id::ID_LEN]> {
     emq_id::check_namespace(ns)?;
-    let node = MODULE_NODE.load(Ordering::Acquire);
-    if node & NODE_SET == 0 {
-        return Err(no_node());
-    }
-    let s = emq_id::step_shared(&MODULE_STATE, node as u16, now_ms)?;
+    let s = emq_id::step_shared(&MODULE_STATE, module_node()?, now_ms)?;
     emq_id::encode(ns, s)
 }
 

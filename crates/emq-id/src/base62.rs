@@ -1,5 +1,6 @@
 //! The eleven base62 digits of a payload, both ways, in two builds. The
-//! default build reads and writes two digits per table lookup; `compact`
+//! default build writes two digits per table lookup and reads a pair of digits
+//! as two lookups and one add, with no digit waiting for another; `compact`
 //! (always on wasm32, where every byte of tables is downloaded) does one digit
 //! per step with ~9 KB less of tables. The two answer alike: the vector
 //! file runs against both, and the property tests hold both to a naive
@@ -10,8 +11,13 @@
 //! base62 digits can hold more than 2^64.
 
 use crate::codec::{ALPHABET, ID_LEN, PAYLOAD_LEN};
-use crate::error::Gate;
 use crate::snowflake::MAX_SNOWFLAKE;
+
+/// The gate an 11-digit payload fails first: the contract's `charset`, then `range`.
+pub(crate) enum Refused {
+    Charset,
+    Range,
+}
 
 const P2: u64 = 62 * 62;
 const P4: u64 = P2 * P2;
@@ -20,12 +26,12 @@ const P8: u64 = P4 * P4;
 const HI_MAX: u64 = MAX_SNOWFLAKE / P8;
 const LO_MAX: u64 = MAX_SNOWFLAKE % P8;
 
-/// Whether `hi·62⁸ + lo` is at most `MAX_SNOWFLAKE`, deciding on `hi` alone
-/// unless it is the greatest (only the last hour of the 41-bit clock).
+/// `hi·62⁸ + lo`, when it is at most `MAX_SNOWFLAKE`: `hi` alone decides
+/// unless it is the greatest (only for the last two hours of the 41-bit clock).
 #[inline(always)]
-fn within(hi: u64, lo: u64) -> core::result::Result<u64, Gate> {
+fn within(hi: u64, lo: u64) -> Result<u64, Refused> {
     if hi >= HI_MAX && (hi > HI_MAX || lo > LO_MAX) {
-        return Err(Gate::Range);
+        return Err(Refused::Range);
     }
     Ok(hi * P8 + lo)
 }
@@ -59,13 +65,13 @@ const PAIR_LIMIT: u32 = 0x1000;
 /// (`charset`, then `range`).
 #[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
 #[inline(always)]
-pub(crate) fn read(payload: &[u8; PAYLOAD_LEN]) -> core::result::Result<u64, Gate> {
+pub(crate) fn read(payload: &[u8; PAYLOAD_LEN]) -> Result<u64, Refused> {
     // One lone digit and five pairs, each pair two lookups and an add; no
     // digit waits for another, and one OR of the six tells any invalid byte.
     let pair = |i: usize| FIRST[payload[i] as usize] + SECOND[payload[i + 1] as usize];
     let (d0, p1, p2, p3, p4, p5) = (SECOND[payload[0] as usize], pair(1), pair(3), pair(5), pair(7), pair(9));
     if d0 | p1 | p2 | p3 | p4 | p5 >= PAIR_LIMIT {
-        return Err(Gate::Charset);
+        return Err(Refused::Charset);
     }
     let hi = d0 as u64 * P2 + p1 as u64;
     let lo = p2 as u64 * (P4 * P2) + p3 as u64 * P4 + p4 as u64 * P2 + p5 as u64;
@@ -75,7 +81,7 @@ pub(crate) fn read(payload: &[u8; PAYLOAD_LEN]) -> core::result::Result<u64, Gat
 /// The value of an 11-digit payload, one digit per step (the `compact` build).
 #[cfg(any(feature = "compact", target_arch = "wasm32"))]
 #[inline]
-pub(crate) fn read(payload: &[u8; PAYLOAD_LEN]) -> core::result::Result<u64, Gate> {
+pub(crate) fn read(payload: &[u8; PAYLOAD_LEN]) -> Result<u64, Refused> {
     /// Each byte's digit; digits are below 62, so `0x80` marks an invalid byte.
     static DIGIT: [u8; 256] = {
         let mut table = [0x80; 256];
@@ -95,7 +101,7 @@ pub(crate) fn read(payload: &[u8; PAYLOAD_LEN]) -> core::result::Result<u64, Gat
         *part = part.wrapping_mul(62).wrapping_add(digit as u64);
     }
     if seen & 0x80 != 0 {
-        return Err(Gate::Charset);
+        return Err(Refused::Charset);
     }
     within(hi, lo)
 }

@@ -2,7 +2,7 @@
 //! file holds the gates, in the contract's order; the digit arithmetic of
 //! the payload is `base62.rs`.
 
-use crate::base62;
+use crate::base62::{self, Refused};
 use crate::error::{Error, Gate, Result};
 use crate::snowflake::MAX_SNOWFLAKE;
 
@@ -110,8 +110,8 @@ pub fn decode(text: &[u8]) -> Result<([u8; NS_LEN], u64)> {
     let payload: &[u8; PAYLOAD_LEN] = text[NS_LEN..].try_into().expect("14 - 3 = 11");
     match base62::read(payload) {
         Ok(snowflake) => Ok((ns, snowflake)),
-        Err(Gate::Charset) => Err(Error::new(Gate::Charset, "the payload holds a byte outside base62 [0-9A-Za-z]")),
-        Err(_) => Err(Error::new(Gate::Range, "the payload is above AzL8n0Y58m7 (2^63 - 1)")),
+        Err(Refused::Charset) => Err(Error::new(Gate::Charset, "the payload holds a byte outside base62 [0-9A-Za-z]")),
+        Err(Refused::Range) => Err(Error::new(Gate::Range, "the payload is above AzL8n0Y58m7 (2^63 - 1)")),
     }
 }
 
