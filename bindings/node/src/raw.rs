@@ -314,10 +314,10 @@ fn packed_slots(cx: Cx, bytes: Arg, lens: Arg, out: Arg) -> JsResult<sys::napi_v
     if !apart(span(bytes.cast_const(), size)) || !apart(span(lens.cast_const().cast(), 4 * n)) {
         return Err(range("the slots would overwrite the keys"));
     }
-    // SAFETY: typed_array just read the three arrays' live data: non-NULL, aligned,
-    // `size` bytes, `m` >= n u32s and `n` u16s, alive as long as the call's
-    // arguments; `out` shares no byte with what is read (checked above). No JS runs
-    // until this call returns, so nothing detaches, reads or writes them meanwhile.
+    // The arrays' data as typed_array read it: non-NULL, aligned, `size` bytes,
+    // `m` >= n u32s and `n` u16s, alive as long as the call's arguments.
+    // SAFETY: as above; `out` shares no byte with what is read (checked), and no
+    // JS runs until this returns, so nothing detaches, reads or writes them.
     let (mut rest, lens, out) = unsafe {
         (
             std::slice::from_raw_parts(bytes.cast_const(), size),
