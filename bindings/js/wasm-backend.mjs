@@ -66,6 +66,9 @@ export function wasmBackend(raw, { envNode } = {}) {
     return raw.decodeBytes(utf8(text)); // throws the gate, or reads what the scratch cannot hold
   }
 
+  // hashtagScratch's answer when the scratch buffer could not be lent (u32::MAX).
+  const NOT_LENT = 0xffffffff;
+
   // One crossing for a whole batch: the keys' UTF-8 laid back to back.
   // Past this many code units a batch is packed key by key: every engine
   // can make a string this long (V8's limit is 2^29 − 24).
@@ -176,7 +179,17 @@ export function wasmBackend(raw, { envNode } = {}) {
       return n >= 0 ? raw.slotScratch(n) : raw.slotBytes(utf8(key));
     },
     slotMany,
-    hashtag: (key) => (typeof key === 'string' ? raw.hashtagStr(key) : raw.hashtagBytes(key)),
+    hashtag(key) {
+      const n = put(key);
+      const at = n >= 0 ? raw.hashtagScratch(n) : NOT_LENT;
+      if (at === NOT_LENT) return typeof key === 'string' ? raw.hashtagStr(key) : raw.hashtagBytes(key);
+      // Cut from the key held here: an ASCII string's code units are its
+      // bytes. Bytes come back as a plain Uint8Array copy, as the export
+      // gave them (a Buffer's own slice would be a view of the key).
+      const start = at & 0xffff;
+      const end = start + (at >>> 16);
+      return typeof key === 'string' ? key.slice(start, end) : new Uint8Array(key.subarray(start, end));
+    },
     key: (queue, type, id) => raw.key(utf8(queue), utf8(type), id === undefined ? undefined : utf8(id)),
     jobKey: (queue, id) => raw.jobKey(utf8(queue), utf8(id)),
     parseKey(key) {

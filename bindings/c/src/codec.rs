@@ -152,8 +152,9 @@ pub unsafe extern "C" fn emq_encode_many(
             let (ns, snowflakes, out) = unsafe {
                 (
                     // Copied before anything is written: a caller may pass a
-                    // namespace that lies in `out` (the encoder writes byte 2
-                    // of each text before its namespace).
+                    // namespace that lies in `out`, which the first texts
+                    // would overwrite (and a shared view of it may not live
+                    // across a write there).
                     <[u8; emq_id::NS_LEN]>::try_from(bytes(non_null(ns)?.cast(), emq_id::NS_LEN)?).expect("3 bytes"),
                     std::slice::from_raw_parts(non_null(snowflakes)?, count),
                     std::slice::from_raw_parts_mut(non_null(out)? as *mut [u8; emq_id::ID_LEN], count),

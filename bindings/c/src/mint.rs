@@ -1,6 +1,6 @@
 //! Minting: the pure step, and a minter handle (the ABI's one allocation).
 
-use crate::status::{branded_status, guard, guard_value, non_null};
+use crate::status::{branded_status, counted, guard, guard_value, non_null};
 
 /// An opaque minter for one node; thread-safe (a compare-and-swap per mint).
 /// Create with `emq_minter_new`, release with `emq_minter_free`.
@@ -133,20 +133,17 @@ pub unsafe extern "C" fn emq_minter_next_many(
     guard(|| {
         // SAFETY: a live handle by the caller's promise.
         let minter = unsafe { &*non_null(minter)? };
-        non_null(count_out)?;
-        // SAFETY: writable by the caller's promise.
-        unsafe { count_out.write_unaligned(0) };
-        if count == 0 {
-            return Ok(());
-        }
-        // SAFETY: `out` is writable for `count` values by the caller's promise.
-        let out = unsafe { std::slice::from_raw_parts_mut(non_null(out)? as *mut u64, count) };
-        let now = emq_id::now_ms();
-        for (i, slot) in out.iter_mut().enumerate() {
-            *slot = minter.0.next_at(now)?;
-            // SAFETY: as above.
-            unsafe { count_out.write_unaligned(i + 1) };
-        }
-        Ok(())
+        let mint = |done: &mut usize| {
+            // SAFETY: `out` is writable for `count` values by the caller's promise.
+            let out = unsafe { std::slice::from_raw_parts_mut(non_null(out)? as *mut u64, count) };
+            let now = emq_id::now_ms();
+            for id in out {
+                *id = minter.0.next_at(now)?;
+                *done += 1;
+            }
+            Ok(())
+        };
+        // SAFETY: `count_out` is writable by the caller's promise.
+        unsafe { counted(count, count_out, mint) }
     })
 }

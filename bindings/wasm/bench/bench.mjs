@@ -41,6 +41,7 @@ export async function bench(api, { clusterKeySlot, ulid }, { roundMs, rounds, no
     ['decodeSnowflake', 'ulid decodeTime', 1, (n) => { for (let i = 0; i < n; i++) hole[i & 63] = api.decodeSnowflake(ids[i & 63]); }],
     ['slot', 'cluster-key-slot', 1, (n) => { for (let i = 0; i < n; i++) hole[i & 63] = api.slot(keys[i % 1000]); }],
     ['slotMany, per key (1,000 keys)', 'cluster-key-slot, per key (1,000 calls)', 1000, (n) => { for (let i = 0; i < n; i++) hole[i & 63] = api.slotMany(keys); }],
+    ['hashtag', null, 1, (n) => { for (let i = 0; i < n; i++) hole[i & 63] = api.hashtag(keys[i % 1000]); }],
     ['mint, per id', null, 1, (n) => { for (let i = 0; i < n; i++) hole[i & 63] = api.mint('JOB'); }],
     ['mintMany, per id (1,000 ids)', null, 1000, (n) => { for (let i = 0; i < n; i++) hole[i & 63] = api.mintMany('JOB', 1000); }],
     ['ulid encodeTime', null, 1, (n) => { for (let i = 0; i < n; i++) hole[i & 63] = ulid.encodeTime(T0 + (i & 63), 10); }],

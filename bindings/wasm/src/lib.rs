@@ -194,6 +194,25 @@ pub fn slot_scratch(len: usize) -> u16 {
     scratch::with(len.min(SCRATCH_LEN), |b| emq_id::slot(b)).unwrap_or(0)
 }
 
+// hashtagScratch packs two offsets into the scratch buffer in one u32.
+#[cfg(target_arch = "wasm32")]
+const _: () = assert!(SCRATCH_LEN < 1 << 16);
+
+/// Where hashtag finds the tag of the key in the first `len` scratch bytes:
+/// `start | length << 16` (both fit 16 bits: the buffer is shorter), or
+/// `u32::MAX` when it cannot be lent. The JS cuts the tag from the key it
+/// holds, so no bytes come back across the boundary.
+#[cfg(target_arch = "wasm32")]
+#[wasm_bindgen(js_name = hashtagScratch)]
+pub fn hashtag_scratch(len: usize) -> u32 {
+    scratch::with(len, |key| {
+        let tag = emq_id::hashtag(key);
+        let start = tag.as_ptr().addr() - key.as_ptr().addr();
+        (start | tag.len() << 16) as u32
+    })
+    .unwrap_or(u32::MAX)
+}
+
 /// encode with the namespace in the first `ns_len` scratch bytes; the id is
 /// written to the first 14. 0, or −1 when refused. The JS has checked that
 /// `snowflake` is a bigint in [0, 2^64) (a `u64` parameter would wrap anything else).

@@ -59,6 +59,20 @@ test('answers and their types match the native package', () => {
     emq.slot('🚀'),
   ]);
   assert.equal(emq.hashtag('foo{{bar}}zap'), '{bar');
+  // The tag is cut from the key in JS when the key fits the scratch buffer
+  // as bytes; past it, or not ASCII, the export copies it out.
+  for (const pad of [0, 300]) {
+    const x = 'x'.repeat(pad);
+    assert.equal(emq.hashtag(`${x}emq:{orders}:pending`), 'orders');
+    assert.equal(emq.hashtag(`${x}a{é🚀}b`), 'é🚀');
+    assert.equal(emq.hashtag(`${x}{}{q}`), `${x}{}{q}`);
+    const key = Buffer.from(`${x}k{tag}`);
+    const tag = emq.hashtag(key);
+    assert.ok(tag.constructor === Uint8Array, 'a plain Uint8Array, as the export gives');
+    assert.deepEqual([...tag], [...Buffer.from('tag')]);
+    tag[0] = 0x41; // a copy: the key is untouched
+    assert.equal(key.toString(), `${x}k{tag}`);
+  }
   const m = new emq.Minter(4);
   assert.equal(m.nextAt(1769526697000n), m.nextAt(1769526697000) - 1n);
   assert.equal(typeof m.next(), 'bigint');

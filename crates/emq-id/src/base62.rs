@@ -1,6 +1,7 @@
 //! The eleven base62 digits of a payload, both ways, in two builds. The
-//! default build writes two digits per table lookup and reads a pair of digits
-//! as two lookups and one add, with no digit waiting for another; `compact`
+//! default build writes two digits per table lookup, each pair read off a
+//! binary fraction by one multiply, and reads a pair of digits as two
+//! lookups and one add, with no digit waiting for another; `compact`
 //! (always on wasm32, where every byte of tables is downloaded) does one digit
 //! per step with ~9 KB less of tables. The two answer alike: the vector
 //! file runs against both, and the property tests hold both to a naive
@@ -118,31 +119,58 @@ static PAIRS: [[u8; 2]; P2 as usize] = {
     table
 };
 
-/// Writes `value < 62⁴` as four base62 digits: two independent pair lookups.
+/// `⌈2^123 / 62¹⁰⌉`, the multiplier that turns a snowflake into its first
+/// digit and a binary fraction holding the other ten (see `write`).
 #[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
-#[inline(always)]
-fn put4(out: &mut [u8], value: u32) {
-    let (hi, lo) = ((value / P2 as u32) as usize, (value % P2 as u32) as usize);
-    out[..2].copy_from_slice(&PAIRS[hi]);
-    out[2..4].copy_from_slice(&PAIRS[lo]);
-}
+const SPLIT: u64 = {
+    let split = (1u128 << 123) / (P8 * P2) as u128 + 1;
+    assert!(split < 1 << 64);
+    split as u64
+};
 
-/// Writes the 11 digits of `snowflake ≤ MAX_SNOWFLAKE` to `out[3..]`; it may
-/// also write `out[2]`, so the caller writes the namespace afterwards.
+// The bound `write` is exact by, checked by the compiler: with
+// `SPLIT · 62¹⁰ = 2^123 + e`, the fraction's excess over the true one,
+// `MAX_SNOWFLAKE · e / (62¹⁰ · 2^123) + 2^-64` at most, is below `62^-10`.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
+const _: () = {
+    let p10 = (P8 * P2) as u128;
+    let e = SPLIT as u128 * p10 - (1 << 123);
+    assert!(MAX_SNOWFLAKE as u128 * e + (p10 << 59) < 1 << 123);
+};
+
+/// Writes the 11 digits of `snowflake ≤ MAX_SNOWFLAKE` to `out[3..]`.
+///
+/// One product `y = snowflake · SPLIT` gives both parts: its bits from 123
+/// up are `snowflake / 62¹⁰` (the first digit, at most 10), and the 64 bits
+/// below them are `(snowflake mod 62¹⁰) / 62¹⁰` as a binary fraction. Each
+/// following pair of digits is the high word of `fraction · 62²`, the low
+/// word being the next fraction. Six multiplies and two shifts: fewer of
+/// both than dividing into 4-digit chunks, which took ten multiplies in its
+/// source and ten shifts, and they are the scarce units (BENCHMARKS.md).
+///
+/// Why it is exact: `SPLIT · 62¹⁰ = 2^123 + e` with `0 < e < 62¹⁰`, so
+/// `y / 2^123` exceeds `snowflake / 62¹⁰` by `snowflake · e / (62¹⁰ · 2^123)`,
+/// under `2^-60` for a snowflake below `2^63`. Truncating the fraction to 64
+/// bits could put it just below a value a pair ends exactly on (the last
+/// pair would then come out one low), so it is raised by one unit: it then
+/// exceeds the true `r / 62¹⁰` by some `δ ≤ 2^-60 + 2^-64 < 62^-10` (the
+/// assertion above) and stays below 1. An error below `62^-10` cannot carry
+/// any of the ten digits of `r` over an integer boundary, and multiplying by
+/// 62² scales the error and the remaining range alike, so the bound holds at
+/// every pair. `tests/properties.rs` holds it to a spelling-out reference
+/// next to digit turn-overs under high parts across the range, and fails
+/// on a fraction without the raise or a few bits short.
 #[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
 #[inline(always)]
 pub(crate) fn write(snowflake: u64, out: &mut [u8; ID_LEN]) {
-    // snowflake = a·62⁸ + b·62⁴ + c; the two divisions are independent of
-    // each other, and so are the six pair lookups that follow. `a` < 62³ is
-    // spelt as four digits like the others, its leading zero landing on
-    // out[2], which saves it a path of its own.
-    let q4 = snowflake / P4;
-    let q8 = snowflake / P8;
-    let c = (snowflake - q4 * P4) as u32;
-    let b = (q4 - q8 * P4) as u32;
-    put4(&mut out[2..6], q8 as u32);
-    put4(&mut out[6..10], b);
-    put4(&mut out[10..], c);
+    let y = snowflake as u128 * SPLIT as u128;
+    out[3] = ALPHABET[(y >> 123) as usize];
+    let mut fraction = (y >> 59) as u64 + 1;
+    for at in [4, 6, 8, 10, 12] {
+        let scaled = fraction as u128 * P2 as u128;
+        out[at..at + 2].copy_from_slice(&PAIRS[(scaled >> 64) as usize]);
+        fraction = scaled as u64;
+    }
 }
 
 /// Writes the 11 digits of `snowflake ≤ MAX_SNOWFLAKE` to `out[3..]`, one

@@ -103,7 +103,7 @@ fn every_byte_at_every_position_of_edge_ids() {
 #[test]
 fn encode_spells_every_digit_boundary() {
     // Each power of 62 and its neighbours, and the top of the range: where a
-    // digit, a pair, or one of the three chunks the encoder divides into turns over.
+    // digit or a pair turns over.
     let mut values = vec![0, 1, MAX_SNOWFLAKE - 1, MAX_SNOWFLAKE];
     for power in (0..11).map(|j| 62u64.pow(j)) {
         for at in [1, 2, 61].into_iter().filter_map(|k| power.checked_mul(k)).filter(|&v| v < MAX_SNOWFLAKE) {
@@ -114,6 +114,47 @@ fn encode_spells_every_digit_boundary() {
         let text = encode(b"JOB", s).unwrap();
         assert_eq!(naive_decode(&text), Ok((*b"JOB", s)), "{s}");
     }
+}
+
+/// The text of `(ns, s)` spelt one digit at a time: the reference for `encode`.
+fn naive_encode(ns: &[u8; 3], mut s: u64) -> [u8; 14] {
+    let mut text = [0u8; 14];
+    text[..3].copy_from_slice(ns);
+    for digit in text[3..].iter_mut().rev() {
+        *digit = ALPHABET[(s % 62) as usize];
+        s /= 62;
+    }
+    text
+}
+
+#[test]
+fn encode_is_exact_beside_every_boundary_across_the_range() {
+    // The encoder reads the last ten digits off a binary fraction whose
+    // error grows with the snowflake. A value just below a turn-over
+    // (`m·62^j − 1`, every digit below position `j` a 'z') is where an error
+    // would carry, so: every such value and its neighbours for a thousand
+    // `m` at each `j`, under high parts from zero to the top of the range,
+    // and the last million snowflakes below 2^63.
+    // Multiples of 62⁸: the first digit turns over at 3844 and 38,440 of them.
+    let highs = [0, 1, 61, 62, 3843, 3844, 38_439, 38_440, MAX_SNOWFLAKE / 62u64.pow(8)];
+    let mut checked = 0u64;
+    for j in 0..=10u32 {
+        let step = 62u64.pow(j);
+        for m in 1..=1000u64 {
+            let Some(low) = m.checked_mul(step) else { break };
+            for high in highs {
+                let Some(base) = high.checked_mul(62u64.pow(8)).and_then(|h| h.checked_add(low)) else { continue };
+                for s in [base - 1, base, base + 1].into_iter().filter(|&s| s <= MAX_SNOWFLAKE) {
+                    assert_eq!(encode(b"JOB", s).unwrap(), naive_encode(b"JOB", s), "{s}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    for s in MAX_SNOWFLAKE - 1_000_000..=MAX_SNOWFLAKE {
+        assert_eq!(encode(b"JOB", s).unwrap(), naive_encode(b"JOB", s), "{s}");
+    }
+    assert!(checked > 100_000, "{checked}");
 }
 
 #[test]
@@ -140,6 +181,7 @@ proptest! {
     #[test]
     fn roundtrip(ns in ns(), s in 0..=MAX_SNOWFLAKE) {
         let text = encode(&ns, s).unwrap();
+        prop_assert_eq!(text, naive_encode(&ns, s));
         prop_assert_eq!(decode(&text).unwrap(), (ns, s));
         prop_assert_eq!(naive_decode(&text).unwrap(), (ns, s));
     }
