@@ -1,9 +1,13 @@
 //! Valkey Cluster placement: the `{hashtag}` of a key and its hash slot.
 //!
-//! The CRC is CRC16-XMODEM (poly 0x1021, init 0, no reflection, no final xor),
-//! computed eight bytes at a time with eight 256-entry tables ("slicing by
-//! 8"): a 16-bit CRC is fully shifted out after two bytes, so each of the
-//! eight bytes of a block contributes one independent table lookup.
+//! The CRC is CRC16-XMODEM (poly 0x1021, init 0, no reflection, no final xor).
+//! With a zero start it is linear: the CRC of a message is the xor, over its
+//! bytes, of the CRC of each byte alone followed by as many zero bytes as
+//! follow it in the message. `TABLES[k]` holds those for `k` zero bytes, so
+//! the default build hashes data under 16 bytes (a queue name, the usual
+//! tag) in one round of independent lookups, and longer data eight bytes
+//! at a time ("slicing by 8"), the running CRC entering each block's first
+//! two lookups.
 
 /// Number of hash slots in a Valkey or Redis Cluster.
 pub const SLOTS: u16 = 16384;
@@ -27,13 +31,18 @@ const fn byte_table() -> [u16; 256] {
     t
 }
 
-/// `TABLES[k][b]`: the CRC of byte `b` followed by `k` zero bytes.
+/// Data shorter than this is hashed in one round of lookups.
 #[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
-static TABLES: [[u16; 256]; 8] = {
-    let mut t = [[0u16; 256]; 8];
+const ONE_ROUND: usize = 16;
+
+/// `TABLES[k][b]`: the CRC of byte `b` followed by `k` zero bytes, for every
+/// `k` a byte of one round can have after it.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
+static TABLES: [[u16; 256]; ONE_ROUND - 1] = {
+    let mut t = [[0u16; 256]; ONE_ROUND - 1];
     t[0] = byte_table();
     let mut k = 1;
-    while k < 8 {
+    while k < ONE_ROUND - 1 {
         let mut b = 0;
         while b < 256 {
             let prev = t[k - 1][b];
@@ -60,6 +69,21 @@ pub fn crc16(data: &[u8]) -> u16 {
     data.iter().fold(0u16, |crc, &b| (crc << 8) ^ TABLE[((crc >> 8) as u8 ^ b) as usize])
 }
 
+/// The CRC of `N < ONE_ROUND` bytes: byte `i` looked up alone, in the
+/// table of the `N − 1 − i` bytes after it.
+#[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
+#[inline(always)]
+fn alone<const N: usize>(bytes: &[u8]) -> u16 {
+    let bytes: &[u8; N] = bytes.try_into().expect("N bytes");
+    let mut crc = 0;
+    let mut i = 0;
+    while i < N {
+        crc ^= TABLES[N - 1 - i][bytes[i] as usize];
+        i += 1;
+    }
+    crc
+}
+
 /// CRC16-XMODEM of `data`.
 ///
 /// ```
@@ -68,11 +92,34 @@ pub fn crc16(data: &[u8]) -> u16 {
 #[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
 #[inline]
 pub fn crc16(data: &[u8]) -> u16 {
+    // One round: each length its own arm, so every table is fixed and a
+    // 9-byte tag is nine loads and eight xors, none waiting on another.
+    match data.len() {
+        0 => return 0,
+        1 => return alone::<1>(data),
+        2 => return alone::<2>(data),
+        3 => return alone::<3>(data),
+        4 => return alone::<4>(data),
+        5 => return alone::<5>(data),
+        6 => return alone::<6>(data),
+        7 => return alone::<7>(data),
+        8 => return alone::<8>(data),
+        9 => return alone::<9>(data),
+        10 => return alone::<10>(data),
+        11 => return alone::<11>(data),
+        12 => return alone::<12>(data),
+        13 => return alone::<13>(data),
+        14 => return alone::<14>(data),
+        15 => return alone::<15>(data),
+        _ => {}
+    }
+    // Longer: blocks of eight, the running CRC xored into the first two
+    // bytes of each (feeding a block into a CRC is feeding it into zero
+    // with the CRC xored there), then the last few bytes one at a time.
     let mut crc = 0u16;
     let mut blocks = data.chunks_exact(8);
     for b in &mut blocks {
-        let hi = (crc >> 8) as u8;
-        let lo = crc as u8;
+        let [hi, lo] = crc.to_be_bytes();
         crc = TABLES[7][(b[0] ^ hi) as usize]
             ^ TABLES[6][(b[1] ^ lo) as usize]
             ^ TABLES[5][b[2] as usize]

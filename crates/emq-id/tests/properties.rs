@@ -111,6 +111,46 @@ fn naive_encode(ns: &[u8; 3], mut s: u64) -> [u8; 14] {
     text
 }
 
+/// Braces at every pair of places in keys up to 40 bytes (the word search
+/// reads 8 at a time), among fillers that include each brace's neighbour
+/// in the borrow that can flag a byte falsely (`|` = `}` ^ 1, `z` = `{` ^ 1),
+/// and again with every byte before the `{` a `}` (which must not count).
+#[test]
+fn hashtag_and_slot_match_the_reference_for_braces_at_every_place() {
+    for len in 0..=40 {
+        for filler in [b'|', b'z', b'a', 0x00, 0xFF] {
+            for open in 0..len {
+                for close in 0..len {
+                    for closes_before in [false, true] {
+                        let mut key = vec![filler; len];
+                        if closes_before {
+                            key[..open].fill(b'}');
+                        }
+                        key[close] = b'}';
+                        key[open] = b'{';
+                        assert_eq!(hashtag(&key), naive_hashtag(&key), "{key:?}");
+                        assert_eq!(slot(&key), naive_crc16(naive_hashtag(&key)) % 16384, "{key:?}");
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The CRC of every length from 0 to 100, over bytes from a fixed sequence:
+/// each length under 16 is its own arm of one round of lookups, and longer
+/// ones end their blocks of eight with every possible remainder.
+#[test]
+fn crc16_matches_the_reference_at_every_length() {
+    let bytes: Vec<u8> = (0..100u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8).collect();
+    for start in 0..4 {
+        for len in 0..=bytes.len() - start {
+            let data = &bytes[start..start + len];
+            assert_eq!(emq_id::crc16(data), naive_crc16(data), "{len} bytes from {start}");
+        }
+    }
+}
+
 #[test]
 fn encode_is_exact_beside_every_digit_boundary_across_the_range() {
     // The encoder reads the last ten digits off a binary fraction whose
@@ -187,7 +227,7 @@ proptest! {
     }
 
     #[test]
-    fn slot_matches_bitwise_crc(key in prop::collection::vec(prop_oneof![any::<u8>(), Just(b'{'), Just(b'}')], 0..300)) {
+    fn slot_matches_bitwise_crc(key in prop::collection::vec(prop_oneof![any::<u8>(), Just(b'{'), Just(b'}'), Just(b'|'), Just(b'z')], 0..300)) {
         prop_assert_eq!(hashtag(&key), naive_hashtag(&key));
         prop_assert_eq!(emq_id::crc16(&key), naive_crc16(&key));
         prop_assert_eq!(slot(&key), naive_crc16(naive_hashtag(&key)) % 16384);
