@@ -5,7 +5,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, BenchmarkId, Criterion, Throughput};
 
 /// 64 snowflakes spread over the whole range (a fixed LCG, so runs compare).
 fn snowflakes() -> Vec<u64> {
@@ -16,6 +17,42 @@ fn snowflakes() -> Vec<u64> {
             x >> 1
         })
         .collect()
+}
+
+/// The codec's inputs: the snowflakes, ULIDs made from them, and both as text.
+struct Texts {
+    values: Vec<u64>,
+    ulids: Vec<ulid::Ulid>,
+    texts: Vec<[u8; 14]>,
+    ulid_texts: Vec<String>,
+}
+
+fn texts() -> Texts {
+    let values = snowflakes();
+    let ulids: Vec<ulid::Ulid> = values.iter().map(|&v| ulid::Ulid::from_parts(v >> 16, v as u128 * 0x9E37)).collect();
+    let texts = values.iter().map(|&v| emq_id::encode(b"JOB", v).unwrap()).collect();
+    let ulid_texts = ulids.iter().map(|u| u.to_string()).collect();
+    Texts { values, ulids, texts, ulid_texts }
+}
+
+/// The slot's inputs, 64 keys of each shape: keys without a tag hash every
+/// byte; `emq-key …` is a keyspace key whose tag is the queue.
+fn slot_cases() -> Vec<(String, Vec<Vec<u8>>)> {
+    let untagged = |len: usize| -> Vec<Vec<u8>> {
+        (0..64u32)
+            .map(|i| {
+                let mut k = format!("k{i:02}:").into_bytes();
+                k.extend((0..len).map(|j| b'a' + ((i as usize + j) % 26) as u8));
+                k.truncate(len);
+                k
+            })
+            .collect()
+    };
+    let mut cases: Vec<(String, Vec<Vec<u8>>)> =
+        [8usize, 24, 64, 1024].iter().map(|&n| (format!("{n}B"), untagged(n))).collect();
+    let queue_keys = (0..64u32).map(|i| format!("emq:{{orders-{i:02}}}:job:JOB0KHTOWnGLuC").into_bytes()).collect();
+    cases.push(("emq-key 37B".into(), queue_keys));
+    cases
 }
 
 /// The slot path of redis-rs: find a `{…}` tag, then the crc16 crate's XMODEM.
@@ -33,10 +70,7 @@ fn anchor_slot(key: &[u8]) -> u16 {
 }
 
 fn codec(c: &mut Criterion) {
-    let values = snowflakes();
-    let ulids: Vec<ulid::Ulid> = values.iter().map(|&v| ulid::Ulid::from_parts(v >> 16, v as u128 * 0x9E37)).collect();
-    let texts: Vec<[u8; 14]> = values.iter().map(|&v| emq_id::encode(b"JOB", v).unwrap()).collect();
-    let ulid_texts: Vec<String> = ulids.iter().map(|u| u.to_string()).collect();
+    let Texts { values, ulids, texts, ulid_texts } = texts();
 
     // Both encoders write into a caller's buffer, as a hot path would.
     let mut g = c.benchmark_group("encode");
@@ -137,22 +171,7 @@ fn mint(c: &mut Criterion) {
 }
 
 fn slot(c: &mut Criterion) {
-    // Keys without a tag hash every byte; `emq-key/…` is a keyspace key whose tag is the queue.
-    let untagged = |len: usize| -> Vec<Vec<u8>> {
-        (0..64u32)
-            .map(|i| {
-                let mut k = format!("k{i:02}:").into_bytes();
-                k.extend((0..len).map(|j| b'a' + ((i as usize + j) % 26) as u8));
-                k.truncate(len);
-                k
-            })
-            .collect()
-    };
-    let mut cases: Vec<(String, Vec<Vec<u8>>)> =
-        [8usize, 24, 64, 1024].iter().map(|&n| (format!("{n}B"), untagged(n))).collect();
-    let queue_keys = (0..64u32).map(|i| format!("emq:{{orders-{i:02}}}:job:JOB0KHTOWnGLuC").into_bytes()).collect();
-    cases.push(("emq-key 37B".into(), queue_keys));
-    for (name, keys) in &cases {
+    for (name, keys) in &slot_cases() {
         let mut g = c.benchmark_group(format!("slot/{name}"));
         g.throughput(Throughput::Bytes(keys[0].len() as u64));
         g.bench_with_input(BenchmarkId::from_parameter("emq-id"), keys, |b, keys| {
@@ -173,6 +192,82 @@ fn slot(c: &mut Criterion) {
     }
 }
 
+/// The codec and slot rows again, each call in a loop over all 64 inputs
+/// and reported per input. Above, each call is one iteration of criterion's
+/// loop, and the input's index lives in memory: the closure captures it,
+/// and `black_box` makes the compiler store and reload it every call, a
+/// chain of a few cycles (the 1.1 ns of `hash32`'s bare anchor) that a
+/// call of ~30 instructions cannot hide and one of ~130 can. Here the
+/// index is a register, as in a caller's own loop over a batch.
+fn loop_of_64(c: &mut Criterion) {
+    let Texts { values, ulids, texts, ulid_texts } = texts();
+
+    let mut g = loop_group(c, "encode");
+    g.bench_function("emq-id", |b| {
+        let mut buf = [0u8; 14];
+        b.iter(|| {
+            for &v in &values {
+                emq_id::encode_into(b"JOB", black_box(v), &mut buf).unwrap();
+                black_box(&buf);
+            }
+        })
+    });
+    g.bench_function("ulid array_to_str", |b| {
+        let mut buf = [0u8; 26];
+        b.iter(|| {
+            for &u in &ulids {
+                black_box(u).array_to_str(&mut buf);
+                black_box(&buf);
+            }
+        })
+    });
+    g.finish();
+
+    let mut g = loop_group(c, "decode");
+    g.bench_function("emq-id", |b| {
+        b.iter(|| {
+            for text in &texts {
+                let (ns, snowflake) = emq_id::decode(black_box(text)).unwrap();
+                black_box((u32::from_le_bytes([ns[0], ns[1], ns[2], 0]), snowflake));
+            }
+        })
+    });
+    g.bench_function("ulid from_string", |b| {
+        b.iter(|| {
+            for text in &ulid_texts {
+                black_box(ulid::Ulid::from_string(black_box(text)).unwrap());
+            }
+        })
+    });
+    g.finish();
+
+    for (name, keys) in &slot_cases() {
+        let mut g = loop_group(c, &format!("slot/{name}"));
+        g.bench_function("emq-id", |b| {
+            b.iter(|| {
+                for key in keys {
+                    black_box(emq_id::slot(black_box(key)));
+                }
+            })
+        });
+        g.bench_function("crc16 crate (redis-rs)", |b| {
+            b.iter(|| {
+                for key in keys {
+                    black_box(anchor_slot(black_box(key)));
+                }
+            })
+        });
+        g.finish();
+    }
+}
+
+/// A group whose rows each time one loop over 64 inputs, reported per input.
+fn loop_group<'a>(c: &'a mut Criterion, name: &str) -> BenchmarkGroup<'a, WallTime> {
+    let mut g = c.benchmark_group(format!("{name}, loop of 64"));
+    g.throughput(Throughput::Elements(64));
+    g
+}
+
 fn config() -> Criterion {
     Criterion::default()
         .warm_up_time(Duration::from_millis(500))
@@ -180,5 +275,5 @@ fn config() -> Criterion {
         .sample_size(40)
 }
 
-criterion_group!(name = benches; config = config(); targets = codec, mint, slot);
+criterion_group!(name = benches; config = config(); targets = codec, mint, slot, loop_of_64);
 criterion_main!(benches);

@@ -10,7 +10,8 @@ use serde_json::Value;
 
 use crate::{root, sh};
 
-/// One measured benchmark: its group, its name, the median in nanoseconds.
+/// One measured benchmark: its group, its name, the median in nanoseconds
+/// (per input, for a row that times a loop over several).
 struct Row {
     group: String,
     name: String,
@@ -49,10 +50,12 @@ fn collect(dir: &Path, since: SystemTime) -> Result<Vec<Row>> {
             let meta = read(&path)?;
             let estimates = read(&path.with_file_name("estimates.json"))?;
             let name = meta["value_str"].as_str().or(meta["function_id"].as_str()).unwrap_or("?");
+            // A row that times a loop over many inputs is reported per input.
+            let inputs = meta["throughput"]["Elements"].as_f64().unwrap_or(1.0);
             rows.push(Row {
                 group: meta["group_id"].as_str().unwrap_or("?").into(),
                 name: name.into(),
-                ns: estimates["median"]["point_estimate"].as_f64().unwrap_or(f64::NAN),
+                ns: estimates["median"]["point_estimate"].as_f64().unwrap_or(f64::NAN) / inputs,
             });
         }
     }
