@@ -51,7 +51,7 @@ fn slot_cases() -> Vec<(String, Vec<Vec<u8>>)> {
     let mut cases: Vec<(String, Vec<Vec<u8>>)> =
         [8usize, 24, 64, 1024].iter().map(|&n| (format!("{n}B"), untagged(n))).collect();
     let queue_keys = (0..64u32).map(|i| format!("emq:{{orders-{i:02}}}:job:JOB0KHTOWnGLuC").into_bytes()).collect();
-    cases.push(("emq-key 37B".into(), queue_keys));
+    cases.push(("emq-key 34B".into(), queue_keys));
     cases
 }
 

@@ -71,10 +71,12 @@ pub fn crc16(data: &[u8]) -> u16 {
 
 /// The CRC of `N < ONE_ROUND` bytes: byte `i` looked up alone, in the
 /// table of the `N − 1 − i` bytes after it. The lookups are xored in two
-/// chains, so the sum waits for half of them after the last load.
+/// chains (even and odd bytes), so the last loads wait on two short chains
+/// of xors rather than one long one.
 #[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
 #[inline(always)]
-fn alone<const N: usize>(bytes: &[u8]) -> u16 {
+fn one_round<const N: usize>(bytes: &[u8]) -> u16 {
+    const { assert!(N < ONE_ROUND) };
     let bytes: &[u8; N] = bytes.try_into().expect("N bytes");
     let (mut even, mut odd) = (0, 0);
     let mut i = 0;
@@ -98,24 +100,24 @@ fn alone<const N: usize>(bytes: &[u8]) -> u16 {
 #[inline]
 pub fn crc16(data: &[u8]) -> u16 {
     // One round: each length its own arm, so every table is fixed and a
-    // 9-byte tag is nine loads and eight xors, none waiting on another.
+    // 9-byte tag is nine independent loads, xored in two chains.
     match data.len() {
         0 => return 0,
-        1 => return alone::<1>(data),
-        2 => return alone::<2>(data),
-        3 => return alone::<3>(data),
-        4 => return alone::<4>(data),
-        5 => return alone::<5>(data),
-        6 => return alone::<6>(data),
-        7 => return alone::<7>(data),
-        8 => return alone::<8>(data),
-        9 => return alone::<9>(data),
-        10 => return alone::<10>(data),
-        11 => return alone::<11>(data),
-        12 => return alone::<12>(data),
-        13 => return alone::<13>(data),
-        14 => return alone::<14>(data),
-        15 => return alone::<15>(data),
+        1 => return one_round::<1>(data),
+        2 => return one_round::<2>(data),
+        3 => return one_round::<3>(data),
+        4 => return one_round::<4>(data),
+        5 => return one_round::<5>(data),
+        6 => return one_round::<6>(data),
+        7 => return one_round::<7>(data),
+        8 => return one_round::<8>(data),
+        9 => return one_round::<9>(data),
+        10 => return one_round::<10>(data),
+        11 => return one_round::<11>(data),
+        12 => return one_round::<12>(data),
+        13 => return one_round::<13>(data),
+        14 => return one_round::<14>(data),
+        15 => return one_round::<15>(data),
         _ => {}
     }
     // Longer: blocks of eight, the running CRC xored into the first two

@@ -111,10 +111,11 @@ fn naive_encode(ns: &[u8; 3], mut s: u64) -> [u8; 14] {
     text
 }
 
-/// Braces at every pair of places in keys up to 40 bytes (the word search
-/// reads 8 at a time), among fillers that include each brace's neighbour
-/// in the borrow that can flag a byte falsely (`|` = `}` ^ 1, `z` = `{` ^ 1),
-/// and again with every byte before the `{` a `}` (which must not count).
+/// `hashtag`'s word search, exhaustively: braces at every pair of places in
+/// keys up to 40 bytes (it reads 8 at a time), among fillers that include
+/// each brace's neighbour in the borrow that can flag a byte falsely
+/// (`|` = `}` ^ 1, `z` = `{` ^ 1), and again with every byte before the `{`
+/// a `}` (which must not count). The CRC's own test is the next one.
 #[test]
 fn hashtag_and_slot_match_the_reference_for_braces_at_every_place() {
     for len in 0..=40 {
