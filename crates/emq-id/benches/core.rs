@@ -195,10 +195,10 @@ fn slot(c: &mut Criterion) {
 /// The codec and slot rows again, each call in a loop over all 64 inputs
 /// and reported per input. Above, each call is one iteration of criterion's
 /// loop, and the input's index lives in memory: the closure captures it,
-/// and `black_box` makes the compiler store and reload it every call, a
-/// chain of a few cycles (the 1.1 ns of `hash32`'s bare anchor) that a
-/// call of ~30 instructions cannot hide and one of ~130 can. Here the
-/// index is a register, as in a caller's own loop over a batch.
+/// and `black_box` makes the compiler store and reload it every call. Here
+/// the index is a register, as in a caller's own loop over a batch. The
+/// per-call rows moved by up to 20% between builds of this file with the
+/// library unchanged; these by 1–2.5% (BENCHMARKS.md).
 fn loop_of_64(c: &mut Criterion) {
     let Texts { values, ulids, texts, ulid_texts } = texts();
 
