@@ -15,13 +15,14 @@ import (
 // table-driven CRC16 with the same {tag} rule.)
 
 var (
-	sinkU16  uint16
-	sinkU32  uint32
-	sinkStr  string
-	sinkStrs []string
-	sinkID   emqid.ID
-	sinkIDs  []emqid.ID
-	sinkULID ulid.ULID
+	sinkU16     uint16
+	sinkU32     uint32
+	sinkStr     string
+	sinkStrs    []string
+	sinkID      emqid.ID
+	sinkFloorID floorID
+	sinkIDs     []emqid.ID
+	sinkULID    ulid.ULID
 )
 
 var keys = func() [][]byte {
@@ -70,6 +71,44 @@ var (
 func BenchmarkCgoFloor(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		cgoFloor()
+	}
+}
+
+// The same-signature floors (floor.go), over the same inputs as the calls
+// they are read beside.
+func BenchmarkFloorHash32(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sinkU32 = floorHash32(snowflakes[i&63])
+	}
+}
+
+func BenchmarkFloorEncode(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sinkStr, _ = floorEncode("JOB", snowflakes[i&63])
+	}
+}
+
+func BenchmarkFloorParse(b *testing.B) {
+	texts := make([]string, 64)
+	for i := range texts {
+		texts[i], _ = emqid.Encode("JOB", snowflakes[i])
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sinkFloorID, _ = floorParse(texts[i&63])
+	}
+}
+
+func BenchmarkFloorSlot(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sinkU16 = floorSlot(keys[i%len(keys)])
+	}
+}
+
+func BenchmarkFloorMinterNext(b *testing.B) {
+	m := &floorMinter{node: 1}
+	for i := 0; i < b.N; i++ {
+		_, _ = m.next()
 	}
 }
 
