@@ -1,5 +1,6 @@
-//! `cargo xtask bench core`: runs the core's criterion benchmarks and prints
-//! the table for BENCHMARKS.md, each result beside its anchor from the same run.
+//! `cargo xtask bench core`: runs the core's criterion benchmarks three times
+//! and prints the table for BENCHMARKS.md, each result beside its anchor from
+//! the same run, with the runs' spread.
 
 use std::path::Path;
 use std::process::Command;
@@ -11,19 +12,28 @@ use serde_json::Value;
 use crate::{root, sh};
 
 /// One measured benchmark: its group, its name, the median in nanoseconds
-/// (per input, for a row that times a loop over several).
+/// and its fastest sample's time (per input, for a row that times a loop
+/// over several).
 struct Row {
     group: String,
     name: String,
     ns: f64,
+    fastest: f64,
 }
+
+/// How many times the benchmarks run: a row's figures are its medians over
+/// these runs, and each ratio comes with its lowest and highest run.
+const RUNS: usize = 3;
 
 /// `cargo xtask bench core`: the core's criterion benchmarks, beside their anchors.
 pub fn run() -> Result<()> {
-    let started = SystemTime::now();
-    sh(Command::new("cargo").args(["bench", "-p", "emq-id", "--bench", "core"]))?;
-    let rows = collect(&root().join("target/criterion"), started)?;
-    crate::bench::record("core", &table(&rows))
+    let mut runs = vec![];
+    for _ in 0..RUNS {
+        let started = SystemTime::now();
+        sh(Command::new("cargo").args(["bench", "-p", "emq-id", "--bench", "core"]))?;
+        runs.push(collect(&root().join("target/criterion"), started)?);
+    }
+    crate::bench::record("core", &table(&runs))
 }
 
 /// Every result criterion wrote since `since` (older ones are from other runs).
@@ -52,10 +62,17 @@ fn collect(dir: &Path, since: SystemTime) -> Result<Vec<Row>> {
             let name = meta["value_str"].as_str().or(meta["function_id"].as_str()).unwrap_or("?");
             // A row that times a loop over many inputs is reported per input.
             let inputs = meta["throughput"]["Elements"].as_f64().unwrap_or(1.0);
+            // Each sample is a number of iterations and their total time.
+            let sample = read(&path.with_file_name("sample.json"))?;
+            let column = |key: &str| -> Vec<f64> {
+                sample[key].as_array().map(|v| v.iter().filter_map(Value::as_f64).collect()).unwrap_or_default()
+            };
+            let fastest = column("times").iter().zip(column("iters")).map(|(t, n)| t / n).fold(f64::INFINITY, f64::min);
             rows.push(Row {
                 group: meta["group_id"].as_str().unwrap_or("?").into(),
                 name: name.into(),
                 ns: estimates["median"]["point_estimate"].as_f64().unwrap_or(f64::NAN) / inputs,
+                fastest: fastest / inputs,
             });
         }
     }
@@ -71,28 +88,78 @@ fn show(ns: f64) -> String {
     }
 }
 
-/// Ratios first: how many times faster emq-id is than each anchor of its group.
-fn table(rows: &[Row]) -> String {
-    let mut out =
-        String::from("| benchmark | emq-id | anchor | anchor time | anchor ÷ emq-id |\n|---|---|---|---|---|\n");
-    let mut groups: Vec<&str> = rows.iter().map(|r| r.group.as_str()).collect();
+/// The middle value of `values` (the upper middle of an even count).
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// "2.06–2.08×": the lowest and highest of `values`.
+fn range(values: &[f64], show: impl Fn(f64) -> String) -> String {
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!("{}–{}", show(lo), show(hi))
+}
+
+/// One row's time in every run (a run that lacks it is left out).
+fn times(runs: &[Vec<Row>], group: &str, name: &str) -> Vec<f64> {
+    runs.iter().filter_map(|rows| rows.iter().find(|r| r.group == group && r.name == name)).map(|r| r.ns).collect()
+}
+
+/// One row's fastest sample over every run.
+fn fastest(runs: &[Vec<Row>], group: &str, name: &str) -> f64 {
+    runs.iter()
+        .flatten()
+        .filter(|r| r.group == group && r.name == name)
+        .map(|r| r.fastest)
+        .fold(f64::INFINITY, f64::min)
+}
+
+/// Ratios first: how many times faster emq-id is than each anchor of its
+/// group, the median over the runs and the lowest and highest run. Each
+/// run's ratio is of that run's two times, both measured in it.
+fn table(runs: &[Vec<Row>]) -> String {
+    let mut out = format!(
+        "Each figure the median of {} runs of `cargo bench -p emq-id --bench core`, the runs' lowest and highest \
+         ratio beside it, and the ratio of the two rows' fastest samples over all the runs.\n\n\
+         | benchmark | emq-id | anchor | anchor time | anchor ÷ emq-id | its runs | fastest ÷ fastest |\n\
+         |---|---|---|---|---|---|---|\n",
+        runs.len()
+    );
+    let Some(first) = runs.first() else { return out };
+    let mut groups: Vec<&str> = first.iter().map(|r| r.group.as_str()).collect();
     groups.dedup();
     for g in groups {
-        let in_group: Vec<&Row> = rows.iter().filter(|r| r.group == g).collect();
+        let in_group: Vec<&Row> = first.iter().filter(|r| r.group == g).collect();
         let ours: Vec<&&Row> = in_group.iter().filter(|r| r.name.starts_with("emq-id") || g == "mint").collect();
         let anchors: Vec<&&Row> = in_group.iter().filter(|r| !r.name.starts_with("emq-id") && g != "mint").collect();
         for o in &ours {
             let label = if g == "mint" { format!("mint: {}", o.name) } else { g.to_string() };
+            let o_ns = times(runs, g, &o.name);
             if anchors.is_empty() {
-                out.push_str(&format!("| {label} | {} | – | – | – |\n", show(o.ns)));
+                out.push_str(&format!(
+                    "| {label} | {} | – | – | – | {} | – |\n",
+                    show(median(o_ns.clone())),
+                    range(&o_ns, show)
+                ));
             }
             for a in &anchors {
+                let a_ns = times(runs, g, &a.name);
+                let ratios: Vec<f64> = runs
+                    .iter()
+                    .filter_map(|rows| {
+                        let ns = |name: &str| rows.iter().find(|r| r.group == g && r.name == name).map(|r| r.ns);
+                        Some(ns(&a.name)? / ns(&o.name)?)
+                    })
+                    .collect();
                 out.push_str(&format!(
-                    "| {label} | {} | {} | {} | **{:.2}×** |\n",
-                    show(o.ns),
+                    "| {label} | {} | {} | {} | **{:.2}×** | {} | {:.2}× |\n",
+                    show(median(o_ns.clone())),
                     a.name,
-                    show(a.ns),
-                    a.ns / o.ns
+                    show(median(a_ns)),
+                    median(ratios.clone()),
+                    range(&ratios, |r| format!("{r:.2}×")),
+                    fastest(runs, g, &a.name) / fastest(runs, g, &o.name)
                 ));
             }
         }
