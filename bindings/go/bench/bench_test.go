@@ -106,9 +106,10 @@ func BenchmarkFloorSlot(b *testing.B) {
 }
 
 func BenchmarkFloorMinterNext(b *testing.B) {
-	m := &floorMinter{node: 1}
+	m := newFloorMinter(1)
+	defer m.close()
 	for i := 0; i < b.N; i++ {
-		_, _ = m.next()
+		_, _ = m.Next()
 	}
 }
 

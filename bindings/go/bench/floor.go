@@ -6,38 +6,50 @@ package bench
 /*
 #include <stdint.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 static void noop(void) {}
 
 // The same C signatures as the library entry points the binding's per-call
 // functions use (emq_id.h), doing none of the work.
+typedef enum { FLOOR_OK = 0 } floor_status;
+typedef struct floor_minter floor_minter;
 static uint32_t floor_hash32(uint64_t key) { return (uint32_t)key; }
-static int floor_encode(const char *ns, uint64_t snowflake, char *out) { return 0; }
+static floor_status floor_encode(const char *ns, uint64_t snowflake, char *out) { return FLOOR_OK; }
 static int64_t floor_parse_i64(const char *id, size_t len) { return (int64_t)len; }
 static int32_t floor_slot_i32(const uint8_t *key, size_t len) { return (int32_t)len; }
-static int64_t floor_next_i64(const void *minter, int64_t now_ms) { return 1; }
+static int64_t floor_next_i64(const floor_minter *minter, int64_t now_ms) { return 1; }
+static floor_minter *floor_minter_new(void) { return malloc(1); }
 */
 import "C"
 
 import (
 	"errors"
+	"math"
 	"runtime"
 	"unsafe"
+
+	emqid "github.com/echomq/emq-id/bindings/go"
 )
 
 // cgoFloor is the cheapest possible cgo call: every emqid call costs at least this.
 func cgoFloor() { C.noop() }
 
 // The same-signature floors: each is shaped like one emqid per-call function
-// (bindings/go: the same cgo call's arguments and result, the same Go-side
-// conversions and allocation, the same result type), calling a C function
-// that does none of the work. A call's distance from its floor is what the
-// library's work adds; the floor's own distance from cgoFloor is what the
-// signature costs (pointer arguments, which cgo checks, and allocations).
+// (bindings/go: the same cgo call's C types and arguments, the same Go-side
+// checks, allocation and result type, and the same calls between Go
+// functions), calling a C function that does none of the work. A call's
+// distance from its floor is what the library's work adds; a floor's own
+// distance from cgoFloor is what the signature costs (argument conversions,
+// and Encode's result allocation).
+//
+// Where the binding's function is too large for Go to inline (`go build
+// -gcflags=-m=2` in bindings/go: Encode, checkNSLen, Parse, parseSnowflake,
+// Minter.next), its floor is marked go:noinline, so both pay the same calls.
 
 // floorID has the shape of emqid.ID, whose fields are not exported.
 type floorID struct {
-	ns        [3]byte
+	ns        [emqid.NSLen]byte
 	snowflake uint64
 }
 
@@ -47,28 +59,54 @@ var errFloor = errors.New("floor: refused")
 func floorHash32(snowflake uint64) uint32 { return uint32(C.floor_hash32(C.uint64_t(snowflake))) }
 
 // floorEncode is shaped like emqid.Encode: the namespace's length checked, a
-// fresh 14-byte result the C side writes into, a string over it.
+// fresh IDLen-byte result the C side writes into, a string over it.
+//
+//go:noinline
 func floorEncode(ns string, snowflake uint64) (string, error) {
-	if len(ns) != 3 {
+	if err := floorCheckNSLen(ns); err != nil {
+		return "", err
+	}
+	out := make([]byte, emqid.IDLen)
+	nsPtr := (*C.char)(unsafe.Pointer(unsafe.StringData(ns)))
+	if C.floor_encode(nsPtr, C.uint64_t(snowflake), (*C.char)(unsafe.Pointer(&out[0]))) != C.FLOOR_OK {
 		return "", errFloor
 	}
-	out := make([]byte, 14)
-	if C.floor_encode((*C.char)(unsafe.Pointer(unsafe.StringData(ns))), C.uint64_t(snowflake), (*C.char)(unsafe.Pointer(&out[0]))) != 0 {
-		return "", errFloor
+	return unsafe.String(&out[0], emqid.IDLen), nil
+}
+
+// floorCheckNSLen is shaped like emqid's checkNSLen.
+//
+//go:noinline
+func floorCheckNSLen(ns string) error {
+	if len(ns) != emqid.NSLen {
+		return errFloor
 	}
-	return unsafe.String(&out[0], 14), nil
+	return nil
 }
 
 // floorParse is shaped like emqid.Parse: the text's bytes handed over, a
 // value or a negative status back, the namespace copied from the text.
+//
+//go:noinline
 func floorParse(text string) (floorID, error) {
-	v := int64(C.floor_parse_i64((*C.char)(unsafe.Pointer(unsafe.StringData(text))), C.size_t(len(text))))
-	if v < 0 {
-		return floorID{}, errFloor
+	s, err := floorParseSnowflake(unsafe.StringData(text), len(text))
+	if err != nil {
+		return floorID{}, err
 	}
-	id := floorID{snowflake: uint64(v)}
-	copy(id.ns[:], text[:3])
+	id := floorID{snowflake: s}
+	copy(id.ns[:], text[:emqid.NSLen])
 	return id, nil
+}
+
+// floorParseSnowflake is shaped like emqid's parseSnowflake.
+//
+//go:noinline
+func floorParseSnowflake(data *byte, n int) (uint64, error) {
+	v := int64(C.floor_parse_i64((*C.char)(unsafe.Pointer(data)), C.size_t(n)))
+	if v < 0 {
+		return 0, errFloor
+	}
+	return uint64(v), nil
 }
 
 // floorSlot is shaped like emqid.Slot.
@@ -76,15 +114,26 @@ func floorSlot(key []byte) uint16 {
 	return uint16(C.floor_slot_i32((*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(key))), C.size_t(len(key))))
 }
 
-// floorMinter is shaped like emqid.Minter: a handle the C side owns.
+// floorMinter is shaped like emqid.Minter: a handle the C side allocated.
 type floorMinter struct {
-	handle unsafe.Pointer
+	handle *C.floor_minter
 	node   int
 }
 
-// next is shaped like emqid's Minter.Next.
-func (m *floorMinter) next() (uint64, error) {
-	v := int64(C.floor_next_i64(m.handle, C.int64_t(-1<<63)))
+func newFloorMinter(node int) *floorMinter {
+	return &floorMinter{handle: C.floor_minter_new(), node: node}
+}
+
+func (m *floorMinter) close() { C.free(unsafe.Pointer(m.handle)) }
+
+// Next is shaped like emqid's Minter.Next.
+func (m *floorMinter) Next() (uint64, error) { return m.next(math.MinInt64) }
+
+// next is shaped like emqid's Minter.next.
+//
+//go:noinline
+func (m *floorMinter) next(unixMs int64) (uint64, error) {
+	v := int64(C.floor_next_i64(m.handle, C.int64_t(unixMs)))
 	runtime.KeepAlive(m)
 	if v < 0 {
 		return 0, errFloor

@@ -4,6 +4,7 @@
 use anyhow::{Context, Result};
 
 use super::go;
+use crate::bench::median;
 use crate::runtimes::c;
 use crate::sh_out;
 
@@ -39,70 +40,75 @@ const GO_ROWS: &[GoRow] = &[
     per_item("MinterNextManyPerID", "CgoFloor"),
 ];
 
-/// How many times each benchmark runs: cgo calls on a shared VM move by a
-/// third from one run to the next, so every figure is the median of these.
-const COUNT: usize = 5;
+/// How many times the benchmarks run: cgo calls on a shared VM move by a
+/// third from one run to the next, so every figure is a median over these
+/// runs, and a difference or ratio is taken within each run before its median.
+const RUNS: usize = 5;
 
-/// `cargo xtask bench go`: the Go benchmarks, each beside the cgo floor and its anchor.
+/// `cargo xtask bench go`: the Go benchmarks, each beside the empty cgo call,
+/// its own same-signature floor and its anchor.
 pub fn run() -> Result<()> {
     c::build::library()?;
-    let count = COUNT.to_string();
-    let out = sh_out(go("bindings/go/bench").args([
-        "test",
-        "-run",
-        "^$",
-        "-bench",
-        ".",
-        "-benchtime",
-        "500ms",
-        "-count",
-        &count,
-    ]))?;
-    eprint!("{out}");
-    // Every run's ns/op of one benchmark, sorted.
-    let runs = |name: &str| -> Vec<f64> {
-        let mut ns: Vec<f64> = out
-            .lines()
-            .filter(|l| l.starts_with(&format!("Benchmark{name}-")))
-            .filter_map(|l| {
-                let f: Vec<&str> = l.split_whitespace().collect();
-                f.iter().position(|x| *x == "ns/op").and_then(|i| f[i - 1].parse().ok())
+    let mut runs = vec![];
+    for _ in 0..RUNS {
+        let out = sh_out(go("bindings/go/bench").args(["test", "-run", "^$", "-bench", ".", "-benchtime", "500ms"]))?;
+        eprint!("{out}");
+        runs.push(out);
+    }
+    // One benchmark's ns/op in every run: an error if a run lacks it.
+    let per_run = |name: &str| -> Result<Vec<f64>> {
+        runs.iter()
+            .map(|out| {
+                out.lines()
+                    .filter(|l| l.starts_with(&format!("Benchmark{name}-")))
+                    .find_map(|l| {
+                        let f: Vec<&str> = l.split_whitespace().collect();
+                        f.iter().position(|x| *x == "ns/op").and_then(|i| f[i - 1].parse().ok())
+                    })
+                    .with_context(|| format!("a run of the Go benchmarks printed no {name} result"))
             })
-            .collect();
-        ns.sort_by(f64::total_cmp);
-        ns
+            .collect()
     };
-    let median = |name: &str| -> Option<f64> {
-        let ns = runs(name);
-        ns.get(ns.len() / 2).copied()
-    };
-    let floor = median("CgoFloor").context("the Go benchmarks printed no CgoFloor result")?;
+    // The median over the runs of f(a, b), each run's a and b measured in it.
+    let paired =
+        |a: &[f64], b: &[f64], f: fn(f64, f64) -> f64| median(a.iter().zip(b).map(|(a, b)| f(*a, *b)).collect());
+    let cgo = per_run("CgoFloor")?;
     let mut t = format!(
-        "Each figure the median of {COUNT} runs (`go test -bench . -benchtime 500ms -count {COUNT}`); \
-         the spread is emqid's slowest run over its fastest. The cgo floor is an empty cgo call \
-         ({floor:.2} ns); a call's own floor has its signature and does none of the work.\n\n\
-         | Go call | emqid | spread | − cgo floor | its floor | ÷ its floor | − its floor | anchor | anchor time | anchor ÷ emqid |\n\
+        "Each figure the median of {RUNS} runs (`go test -bench . -benchtime 500ms`, run {RUNS} times); \
+         a difference or ratio is taken within each run, then its median. The spread is emqid's slowest \
+         run over its fastest. The cgo floor is an empty cgo call ({:.2} ns); a call's own floor has its \
+         signature and does none of the work.\n\n\
+         | Go call | emqid | spread | − cgo floor | its floor | ÷ its floor | − its floor (runs) | anchor | anchor time | anchor ÷ emqid |\n\
          |---|---|---|---|---|---|---|---|---|---|\n",
+        median(cgo.clone())
     );
     for row in GO_ROWS {
-        let (Some(o), Some(a)) = (median(row.ours), median(row.anchor)) else { continue };
-        let all = runs(row.ours);
-        let spread = all.last().zip(all.first()).map_or(1.0, |(max, min)| max / min);
+        let (o, a) = (per_run(row.ours)?, per_run(row.anchor)?);
+        let spread =
+            o.iter().copied().fold(f64::NEG_INFINITY, f64::max) / o.iter().copied().fold(f64::INFINITY, f64::min);
         let dash = || "–".to_string();
-        let (over_cgo, own, times, over_own) = match row.floor.and_then(median) {
-            Some(f) => (
-                format!("{:+.2} ns", o - floor),
-                format!("{f:.2} ns"),
-                format!("{:.2}×", o / f),
-                format!("{:+.2} ns", o - f),
-            ),
+        let (over_cgo, own, times, over_own) = match row.floor {
+            Some(floor) => {
+                let f = per_run(floor)?;
+                let over: Vec<f64> = o.iter().zip(&f).map(|(o, f)| o - f).collect();
+                let (lo, hi) =
+                    over.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), d| (lo.min(*d), hi.max(*d)));
+                (
+                    format!("{:+.2} ns", paired(&o, &cgo, |o, c| o - c)),
+                    format!("{:.2} ns", median(f.clone())),
+                    format!("{:.2}×", paired(&o, &f, |o, f| o / f)),
+                    format!("{:+.2} ns ({lo:+.1} to {hi:+.1})", median(over)),
+                )
+            }
             None => (dash(), dash(), dash(), dash()),
         };
         t.push_str(&format!(
-            "| {} | {o:.2} ns | {spread:.2}× | {over_cgo} | {own} | {times} | {over_own} | {} | {a:.2} ns | **{:.2}×** |\n",
+            "| {} | {:.2} ns | {spread:.2}× | {over_cgo} | {own} | {times} | {over_own} | {} | {:.2} ns | **{:.2}×** |\n",
             row.ours,
+            median(o.clone()),
             row.anchor,
-            a / o
+            median(a.clone()),
+            paired(&a, &o, |a, o| a / o)
         ));
     }
     crate::bench::record("go", &t)

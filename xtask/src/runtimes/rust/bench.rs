@@ -9,6 +9,7 @@ use std::time::SystemTime;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
+use crate::bench::median;
 use crate::{root, sh};
 
 /// One measured benchmark: its group, its name, the median in nanoseconds
@@ -33,6 +34,12 @@ pub fn run() -> Result<()> {
         sh(Command::new("cargo").args(["bench", "-p", "emq-id", "--bench", "core"]))?;
         runs.push(collect(&root().join("target/criterion"), started)?);
     }
+    // Every run must have measured the same rows, or a median would mix them.
+    let names = |rows: &[Row]| rows.iter().map(|r| (r.group.clone(), r.name.clone())).collect::<Vec<_>>();
+    anyhow::ensure!(
+        runs.iter().all(|rows| names(rows) == names(&runs[0])),
+        "the runs of the core benchmark measured different rows"
+    );
     crate::bench::record("core", &table(&runs))
 }
 
@@ -68,6 +75,7 @@ fn collect(dir: &Path, since: SystemTime) -> Result<Vec<Row>> {
                 sample[key].as_array().map(|v| v.iter().filter_map(Value::as_f64).collect()).unwrap_or_default()
             };
             let fastest = column("times").iter().zip(column("iters")).map(|(t, n)| t / n).fold(f64::INFINITY, f64::min);
+            anyhow::ensure!(fastest.is_finite(), "{} holds no samples", path.with_file_name("sample.json").display());
             rows.push(Row {
                 group: meta["group_id"].as_str().unwrap_or("?").into(),
                 name: name.into(),
@@ -88,12 +96,6 @@ fn show(ns: f64) -> String {
     }
 }
 
-/// The middle value of `values` (the upper middle of an even count).
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
-}
-
 /// "2.06–2.08×": the lowest and highest of `values`.
 fn range(values: &[f64], show: impl Fn(f64) -> String) -> String {
     let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
@@ -101,28 +103,32 @@ fn range(values: &[f64], show: impl Fn(f64) -> String) -> String {
     format!("{}–{}", show(lo), show(hi))
 }
 
-/// One row's time in every run (a run that lacks it is left out).
+/// One row in every run (`run` checked that every run has every row).
+fn each_run<'a>(runs: &'a [Vec<Row>], group: &'a str, name: &'a str) -> impl Iterator<Item = &'a Row> {
+    runs.iter().filter_map(move |rows| rows.iter().find(|r| r.group == group && r.name == name))
+}
+
+/// One row's time in every run.
 fn times(runs: &[Vec<Row>], group: &str, name: &str) -> Vec<f64> {
-    runs.iter().filter_map(|rows| rows.iter().find(|r| r.group == group && r.name == name)).map(|r| r.ns).collect()
+    each_run(runs, group, name).map(|r| r.ns).collect()
 }
 
 /// One row's fastest sample over every run.
 fn fastest(runs: &[Vec<Row>], group: &str, name: &str) -> f64 {
-    runs.iter()
-        .flatten()
-        .filter(|r| r.group == group && r.name == name)
-        .map(|r| r.fastest)
-        .fold(f64::INFINITY, f64::min)
+    each_run(runs, group, name).map(|r| r.fastest).fold(f64::INFINITY, f64::min)
 }
 
 /// Ratios first: how many times faster emq-id is than each anchor of its
-/// group, the median over the runs and the lowest and highest run. Each
-/// run's ratio is of that run's two times, both measured in it.
+/// group. Each run's ratio is of that run's two times, both measured in it;
+/// the table gives their median, their lowest and highest, and the ratio of
+/// the two rows' fastest samples in any run.
 fn table(runs: &[Vec<Row>]) -> String {
     let mut out = format!(
-        "Each figure the median of {} runs of `cargo bench -p emq-id --bench core`, the runs' lowest and highest \
-         ratio beside it, and the ratio of the two rows' fastest samples over all the runs.\n\n\
-         | benchmark | emq-id | anchor | anchor time | anchor ÷ emq-id | its runs | fastest ÷ fastest |\n\
+        "Times are medians over {} runs of `cargo bench -p emq-id --bench core`. `anchor ÷ emq-id` is the median \
+         of the runs' ratios, each of two times measured in one run; `runs` is their lowest and highest, and \
+         `fastest` the ratio of the two rows' fastest samples in any run. A row without an anchor gives its \
+         times' range and its fastest sample.\n\n\
+         | benchmark | emq-id | anchor | anchor time | anchor ÷ emq-id | runs | fastest |\n\
          |---|---|---|---|---|---|---|\n",
         runs.len()
     );
@@ -138,20 +144,15 @@ fn table(runs: &[Vec<Row>]) -> String {
             let o_ns = times(runs, g, &o.name);
             if anchors.is_empty() {
                 out.push_str(&format!(
-                    "| {label} | {} | – | – | – | {} | – |\n",
+                    "| {label} | {} | – | – | – | {} | {} |\n",
                     show(median(o_ns.clone())),
-                    range(&o_ns, show)
+                    range(&o_ns, show),
+                    show(fastest(runs, g, &o.name))
                 ));
             }
             for a in &anchors {
                 let a_ns = times(runs, g, &a.name);
-                let ratios: Vec<f64> = runs
-                    .iter()
-                    .filter_map(|rows| {
-                        let ns = |name: &str| rows.iter().find(|r| r.group == g && r.name == name).map(|r| r.ns);
-                        Some(ns(&a.name)? / ns(&o.name)?)
-                    })
-                    .collect();
+                let ratios: Vec<f64> = a_ns.iter().zip(&o_ns).map(|(a, o)| a / o).collect();
                 out.push_str(&format!(
                     "| {label} | {} | {} | {} | **{:.2}×** | {} | {:.2}× |\n",
                     show(median(o_ns.clone())),
