@@ -33,12 +33,19 @@ function measure(f) {
   return fastest;
 }
 
-// The median over rounds of a call's time ÷ its floor's, each pair timed back to back.
+// The median over rounds of a call's time ÷ its floor's, each pair timed back
+// to back, the floor first in even rounds and second in odd ones (a phase that
+// begins or ends between the two then favours neither).
 function paired(call, floor) {
   const ratios = [];
   for (let r = 0; r < ROUNDS; r++) {
-    const f = round(floor);
-    ratios.push(round(call) / f);
+    if (r % 2 === 0) {
+      const f = round(floor);
+      ratios.push(round(call) / f);
+    } else {
+      const c = round(call);
+      ratios.push(c / round(floor));
+    }
   }
   ratios.sort((a, b) => a - b);
   return ratios[ROUNDS >> 1];
@@ -121,7 +128,7 @@ for (const [name, f] of rows) {
 }
 
 const floor = results.get('native noop (floor)');
-console.log(`node ${process.version}, ${N} calls a round; ns per call in the fastest of ${ROUNDS} rounds x 2 passes; ÷ same-signature floor the median of ${ROUNDS} rounds, each timed back to back with its floor's\n`);
+console.log(`node ${process.version}, ${N} calls a round; ns per call in the fastest of ${ROUNDS} rounds x 2 passes. ÷ same-signature floor is the median of ${ROUNDS} rounds of the call timed back to back with its floor, not the ratio of the ns column, whose rows are timed seconds apart\n`);
 console.log('| call | ns | ÷ empty call | ÷ same-signature floor |');
 console.log('|---|---|---|---|');
 const ownFloor = (name) => (overFloor.has(name) ? `${overFloor.get(name).toFixed(2)}×` : '');

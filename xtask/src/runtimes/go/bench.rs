@@ -59,8 +59,15 @@ pub fn run() -> Result<()> {
     let per_run = |name: &str| -> Result<Vec<f64>> {
         runs.iter()
             .map(|out| {
+                // `BenchmarkName-N`, N being GOMAXPROCS; no suffix when it is 1.
                 out.lines()
-                    .filter(|l| l.starts_with(&format!("Benchmark{name}-")))
+                    .filter(|l| {
+                        l.split_whitespace()
+                            .next()
+                            .and_then(|w| w.strip_prefix("Benchmark"))
+                            .map(|w| w.split('-').next() == Some(name))
+                            .unwrap_or(false)
+                    })
                     .find_map(|l| {
                         let f: Vec<&str> = l.split_whitespace().collect();
                         f.iter().position(|x| *x == "ns/op").and_then(|i| f[i - 1].parse().ok())

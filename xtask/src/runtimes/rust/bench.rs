@@ -113,7 +113,9 @@ fn times(runs: &[Vec<Row>], group: &str, name: &str) -> Vec<f64> {
     each_run(runs, group, name).map(|r| r.ns).collect()
 }
 
-/// One row's fastest sample over every run.
+/// One row's fastest sample over every run: two rows' fastest samples may
+/// come from different runs, the one figure of the table not paired within
+/// a run.
 fn fastest(runs: &[Vec<Row>], group: &str, name: &str) -> f64 {
     each_run(runs, group, name).map(|r| r.fastest).fold(f64::INFINITY, f64::min)
 }
