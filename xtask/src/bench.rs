@@ -78,6 +78,11 @@ pub fn median(mut values: Vec<f64>) -> f64 {
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
+/// The lowest and highest of `values`: a benchmark's spread over several runs.
+pub fn bounds(values: &[f64]) -> (f64, f64) {
+    values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), v| (lo.min(*v), hi.max(*v)))
+}
+
 fn today() -> Result<String> {
     Ok(crate::sh_out(std::process::Command::new("date").args(["-u", "+%Y-%m-%d"]))?.trim().to_string())
 }

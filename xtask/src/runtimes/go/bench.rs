@@ -4,7 +4,7 @@
 use anyhow::{Context, Result};
 
 use super::go;
-use crate::bench::median;
+use crate::bench::{bounds, median};
 use crate::runtimes::c;
 use crate::sh_out;
 
@@ -91,15 +91,14 @@ pub fn run() -> Result<()> {
     );
     for row in GO_ROWS {
         let (o, a) = (per_run(row.ours)?, per_run(row.anchor)?);
-        let spread =
-            o.iter().copied().fold(f64::NEG_INFINITY, f64::max) / o.iter().copied().fold(f64::INFINITY, f64::min);
+        let (fastest, slowest) = bounds(&o);
+        let spread = slowest / fastest;
         let dash = || "–".to_string();
         let (over_cgo, own, times, over_own) = match row.floor {
             Some(floor) => {
                 let f = per_run(floor)?;
                 let over: Vec<f64> = o.iter().zip(&f).map(|(o, f)| o - f).collect();
-                let (lo, hi) =
-                    over.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), d| (lo.min(*d), hi.max(*d)));
+                let (lo, hi) = bounds(&over);
                 (
                     format!("{:+.2} ns", paired(&o, &cgo, |o, c| o - c)),
                     format!("{:.2} ns", median(f.clone())),

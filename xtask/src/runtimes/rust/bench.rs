@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use crate::bench::median;
+use crate::bench::{bounds, median};
 use crate::{root, sh};
 
 /// One measured benchmark: its group, its name, the median in nanoseconds
@@ -98,8 +98,7 @@ fn show(ns: f64) -> String {
 
 /// "2.06–2.08×": the lowest and highest of `values`.
 fn range(values: &[f64], show: impl Fn(f64) -> String) -> String {
-    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
-    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (lo, hi) = bounds(values);
     format!("{}–{}", show(lo), show(hi))
 }
 
