@@ -7,13 +7,14 @@ import "C"
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"time"
 	"unsafe"
 )
 
-// Node leases on Valkey (emq-lease/1, SPEC.md §5.2): the core's scripts,
+// Node leases on Valkey (emq-lease/2, SPEC.md §5.2): the core's scripts,
 // keys, reply parsing and leased minter. Nothing here opens a connection:
 // run the scripts with the Valkey client you already have (EVAL, or EVALSHA
 // after SCRIPT LOAD); examples/lease does it with go-redis.
@@ -21,11 +22,18 @@ import (
 // A lease's life: acquire (LeaseAcquire, then ParseAcquire, then
 // StartLeasedMinter), renew every third of the TTL (LeaseRenew with
 // NextMark, then ParseRenewal, then Renewed, or Stop when it answers ErrNode),
-// release (Stop, then LeaseRelease with HighWater).
+// release (Stop, then LeaseRelease with HighWater). Every acquire and renewal
+// counts only once acknowledged: send WAIT LeaseReplicas
+// LeaseTerms.WaitTimeout on the same connection and read its reply with
+// ParseWait before minting on the acquire or calling Renewed.
 
 // LeaseNodes is how many nodes a lease can be taken on (0..=MaxNode): the
 // acquire script's "nodes" argument.
 const LeaseNodes = C.EMQ_LEASE_NODES
+
+// LeaseReplicas is how many replicas must acknowledge a lease write (WAIT's
+// numreplicas) unless the deployment says otherwise: ParseWait's replicas.
+const LeaseReplicas = C.EMQ_LEASE_REPLICAS
 
 // LeaseScript is one script of the protocol: its name, its Lua source (byte
 // for byte what every runtime sends), and what KEYS and ARGV hold, in order,
@@ -193,6 +201,23 @@ func ParseRenewal(reply int64) error {
 	return check(status)
 }
 
+// ParseWait reads the reply of WAIT replicas timeout, sent on the connection
+// that ran LeaseAcquire or LeaseRenew: nil when at least replicas replicas
+// acknowledged the write; ErrNode for fewer (a failover could lose the write:
+// mint nothing on an acquire, do not call Renewed for a renewal); ErrRange
+// for a negative reply, or replicas outside 0..=2^32-1.
+func ParseWait(acknowledged int64, replicas int) error {
+	if replicas < 0 || uint64(replicas) > math.MaxUint32 {
+		return rangeError(fmt.Sprintf("a count of replicas is 0..=%d, not %d", uint32(math.MaxUint32), replicas))
+	}
+	status := C.emq_parse_wait(C.int64_t(acknowledged), C.uint32_t(replicas))
+	if status == C.EMQ_ERR_NODE {
+		return refusal(status, fmt.Sprintf("acknowledged by %d of %d replica(s): a failover could lose the lease "+
+			"write, so mint nothing on it", acknowledged, replicas))
+	}
+	return check(status)
+}
+
 // LeaseTerms is how long a lease lives (TTL) and how long before the TTL
 // would run out, since the last renewal was sent, its owner stops minting
 // (Margin: more than the worst clock-rate difference between owner and
@@ -218,6 +243,22 @@ func NewLeaseTerms(ttl, margin time.Duration) (LeaseTerms, error) {
 		return LeaseTerms{}, err
 	}
 	return terms, nil
+}
+
+// WaitTimeout is the timeout to give WAIT after a lease write under these
+// terms (the core's: short against the renewal's third of the TTL, so an
+// unacknowledged renewal leaves time for another try). ErrRange for terms
+// NewLeaseTerms refuses.
+func (t LeaseTerms) WaitTimeout() (time.Duration, error) {
+	ttl, margin, err := t.millis()
+	if err != nil {
+		return 0, err
+	}
+	var wait C.uint64_t
+	if err := check(C.emq_lease_wait_ms(C.uint64_t(ttl), C.uint64_t(margin), &wait)); err != nil {
+		return 0, err
+	}
+	return time.Duration(wait) * time.Millisecond, nil
 }
 
 // millis is the terms in ms, or ErrRange for what a millisecond cannot hold.

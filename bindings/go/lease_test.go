@@ -10,7 +10,7 @@ import (
 	emqid "github.com/echomq/emq-id/bindings/go"
 )
 
-// Node leases (emq-lease/1) without a server: the scripts, keys and replies
+// Node leases (emq-lease/2) without a server: the scripts, keys and replies
 // as the library gives them, and the leased minter's arithmetic.
 
 const t1 = int64(1769526697641)
@@ -42,8 +42,8 @@ func TestLeaseScriptsComeFromTheLibrary(t *testing.T) {
 	if emqid.LeaseRenew.Keys[1] != "the mark {emq}:node:<n>:mark" || emqid.LeaseAcquire.Args[3] != "nodes (1024)" {
 		t.Errorf("words: %q %q", emqid.LeaseRenew.Keys, emqid.LeaseAcquire.Args)
 	}
-	if emqid.LeaseProtocol != "emq-lease/1" || emqid.LeaseNodes != emqid.MaxNode+1 {
-		t.Errorf("%q %d", emqid.LeaseProtocol, emqid.LeaseNodes)
+	if emqid.LeaseProtocol != "emq-lease/2" || emqid.LeaseNodes != emqid.MaxNode+1 || emqid.LeaseReplicas != 1 {
+		t.Errorf("%q %d %d", emqid.LeaseProtocol, emqid.LeaseNodes, emqid.LeaseReplicas)
 	}
 }
 
@@ -97,6 +97,20 @@ func TestLeaseRepliesAreReadOrRefused(t *testing.T) {
 		t.Errorf("renewal 2: %v", err)
 	}
 
+	for _, c := range [][2]int64{{1, emqid.LeaseReplicas}, {2, 1}, {0, 0}, {3, 2}} {
+		if err := emqid.ParseWait(c[0], int(c[1])); err != nil {
+			t.Errorf("ParseWait%v: %v", c, err)
+		}
+	}
+	if err := emqid.ParseWait(1, 2); !errors.Is(err, emqid.ErrNode) || !strings.Contains(err.Error(), "acknowledged by 1 of 2 replica") {
+		t.Errorf("wait 1 of 2: %v", err)
+	}
+	for _, c := range [][2]int64{{-1, 1}, {-1, 0}, {1, -1}, {1, 1 << 32}} {
+		if err := emqid.ParseWait(c[0], int(c[1])); !errors.Is(err, emqid.ErrRange) {
+			t.Errorf("ParseWait%v: %v", c, err)
+		}
+	}
+
 	for _, refusal := range []string{"EMQLEASE every node is leased", "ERR EMQLEASE every node is leased"} {
 		if err := emqid.ParseAcquireError(refusal); !errors.Is(err, emqid.ErrNode) || !strings.Contains(err.Error(), "every node") {
 			t.Errorf("%q: %v", refusal, err)
@@ -120,6 +134,20 @@ func TestLeaseTerms(t *testing.T) {
 		{25 * time.Hour, 0}, {1500 * time.Microsecond, 0}, {time.Second, -time.Millisecond}} {
 		if _, err := emqid.NewLeaseTerms(c[0], c[1]); !errors.Is(err, emqid.ErrRange) {
 			t.Errorf("NewLeaseTerms%v: %v", c, err)
+		}
+	}
+	for _, c := range []struct {
+		terms emqid.LeaseTerms
+		wait  time.Duration
+	}{{emqid.DefaultLeaseTerms, 2500 * time.Millisecond}, {emqid.LeaseTerms{TTL: 3 * time.Second, Margin: 500 * time.Millisecond}, 250 * time.Millisecond},
+		{emqid.LeaseTerms{TTL: 3 * time.Millisecond, Margin: time.Millisecond}, time.Millisecond}} {
+		if wait, err := c.terms.WaitTimeout(); err != nil || wait != c.wait {
+			t.Errorf("%+v.WaitTimeout(): %v %v", c.terms, wait, err)
+		}
+	}
+	for _, terms := range []emqid.LeaseTerms{{TTL: 10 * time.Millisecond, Margin: 10 * time.Millisecond}, {TTL: time.Second + time.Microsecond}} {
+		if _, err := terms.WaitTimeout(); !errors.Is(err, emqid.ErrRange) {
+			t.Errorf("%+v.WaitTimeout(): %v", terms, err)
 		}
 	}
 }

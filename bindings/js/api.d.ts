@@ -22,6 +22,9 @@ export const GATES: readonly Gate[];
 export class EmqIdError extends Error {
   readonly name: 'EmqIdError';
   readonly code: Gate;
+  /** For `parseWait`'s `node` refusal: the replicas that acknowledged the lease write, and the replicas wanted. */
+  readonly acknowledged?: number;
+  readonly replicas?: number;
 }
 
 /** Bytes in: a string is its UTF-8 (a lone surrogate becomes U+FFFD, as Buffer.from does). */
@@ -156,7 +159,7 @@ export const MAX_NAME_LEN: number;
 export const MAX_KEY_LEN: number;
 export const MAX_ENTRY_ID_LEN: number;
 
-// ---- Node leases on Valkey (emq-lease/1, SPEC.md §5.2): run these scripts with your own client.
+// ---- Node leases on Valkey (emq-lease/2, SPEC.md §5.2): run these scripts with your own client.
 /**
  * The protocol's Lua scripts, byte for byte the core's:
  * - `acquire`: KEYS `[leasePrefix()]`, ARGV `[token, ttlMs, firstNode, LEASE_NODES, nowMs]` → `[node, previousMark | -1]`
@@ -165,17 +168,24 @@ export const MAX_ENTRY_ID_LEN: number;
  * - `release`: KEYS `[leaseKey(n), markKey(n)]`, ARGV `[token, minter.highWater]` → `1` or `0`.
  */
 export const LEASE_SCRIPTS: Readonly<{ acquire: string; renew: string; release: string }>;
-export const LEASE_PROTOCOL: 'emq-lease/1';
+export const LEASE_PROTOCOL: 'emq-lease/2';
 /** Nodes a lease can be taken on (MAX_NODE + 1), the default TTL and the fence's default margin, ms. */
 export const LEASE_NODES: number;
 export const LEASE_TTL_MS: number;
 export const LEASE_MARGIN_MS: number;
+/** How many replicas must acknowledge a lease write (WAIT's numreplicas) unless the deployment says otherwise. */
+export const LEASE_REPLICAS: number;
 /**
  * Lease terms checked by the core (TTL 3 ms to a day; margin at least 1 ms and at most two thirds of
  * the TTL; without a margin, the default for the TTL): call it before the acquire script, so bad
  * terms never hold a node. Throws `range`.
  */
 export function leaseTerms(ttlMs?: number, marginMs?: number): { ttlMs: number; marginMs: number };
+/**
+ * The timeout (ms) of the `WAIT` sent after a lease write under these terms (checked as `leaseTerms`
+ * checks them; without a margin, the default for the TTL). Throws `range`.
+ */
+export function leaseWaitMs(ttlMs?: number, marginMs?: number): number;
 /** `{emq}:node:` — KEYS[1] of the acquire script. */
 export function leasePrefix(): string;
 /** `{emq}:node:<n>` — the lease. */
@@ -191,6 +201,13 @@ export interface Acquired {
 export function parseAcquire(node: number, previous: number): Acquired;
 /** Reads the renew or release script's reply: returns on 1, throws `node` on 0 (the lease is lost). */
 export function parseRenewal(reply: number): void;
+/**
+ * Reads the reply of `WAIT replicas timeout` sent after the acquire or renew script on the same
+ * connection: returns when at least `replicas` replicas acknowledged the write; throws `node` for fewer
+ * (mint nothing on that acquire, do not record that renewal), with `acknowledged` and `replicas` set on
+ * the error; throws `range` for a negative reply.
+ */
+export function parseWait(acknowledged: number, replicas: number): void;
 /** The `node` refusal when an acquire's error message is "every node is leased"; null for any other error. */
 export function parseAcquireError(message: unknown): EmqIdError | null;
 /** Milliseconds on a monotonic clock (performance.now()): the fence's clock. */

@@ -11,6 +11,8 @@ const U64_MAX = 0xffffffffffffffffn;
 const EMPTY = new Uint8Array(0);
 // A JS array holds fewer than 2^32 elements: the most ids one mintMany returns.
 const MAX_ARRAY = 2 ** 32 - 1;
+// The most replicas a WAIT can ask for (the core takes a u32).
+const MAX_REPLICAS = 2 ** 32 - 1;
 
 /**
  * The API over one backend: an object of the core's raw functions, already
@@ -106,7 +108,7 @@ export function makeApi(backend, { name }) {
     }
   }
 
-  // Node leases on Valkey (emq-lease/1, SPEC.md §5.2): the scripts, keys
+  // Node leases on Valkey (emq-lease/2, SPEC.md §5.2): the scripts, keys
   // and reply parsing of the core, for the Valkey client the user has.
   const LEASE_SCRIPTS = Object.freeze(
     Object.fromEntries(
@@ -228,6 +230,24 @@ export function makeApi(backend, { name }) {
       return { node: n, previousMark: p < 0 ? null : p };
     },
     parseRenewal: (reply) => call(backend.parseRenewal, ms(reply, 'a reply')),
+    /**
+     * Reads WAIT's reply after a lease write: throws `node` when fewer than `replicas` replicas
+     * acknowledged it (the error's `acknowledged` and `replicas` say how many), `range` for a negative reply.
+     */
+    parseWait(acknowledged, replicas) {
+      const [got, wanted] = [ms(acknowledged, 'a reply'), whole(replicas, 'a count of replicas', MAX_REPLICAS)];
+      try {
+        call(backend.parseWait, got, wanted);
+      } catch (e) {
+        if (e instanceof EmqIdError && e.code === 'node') Object.assign(e, { acknowledged: got, replicas: wanted });
+        throw e;
+      }
+    },
+    /** The WAIT timeout of the terms, checked as leaseTerms checks them. */
+    leaseWaitMs(ttlMs = facts.numbers.LEASE_TTL_MS, marginMs) {
+      const margin = marginMs === undefined ? -1 : ms(marginMs, 'a margin');
+      return call(backend.leaseWaitMs, ms(ttlMs, 'a TTL'), margin);
+    },
     parseAcquireError(message) {
       const detail = backend.parseAcquireError(String(message ?? ''));
       return detail == null ? null : new EmqIdError('node', detail);

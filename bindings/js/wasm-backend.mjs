@@ -228,6 +228,8 @@ export function wasmBackend(raw, { envNode } = {}) {
     markKey: raw.markKey,
     parseAcquire: (node, previous) => [raw.parseAcquireNode(node, previous), raw.parseAcquirePrevious(node, previous)],
     parseRenewal: raw.parseRenewal,
+    parseWait: raw.parseWait,
+    leaseWaitMs: raw.leaseWaitMs,
     parseAcquireError: (message) => raw.parseAcquireError(message) || null,
     LeasedMinter: raw.LeasedMinter,
   };

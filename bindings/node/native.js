@@ -113,6 +113,8 @@ function nativeBackend(addon) {
     markKey: addon.markKey,
     parseAcquire: (node, previous) => [...addon.parseAcquire(node, previous)],
     parseRenewal: addon.parseRenewal,
+    parseWait: addon.parseWait,
+    leaseWaitMs: addon.leaseWaitMs,
     parseAcquireError: addon.parseAcquireError,
     LeasedMinter: addon.LeasedMinter,
   };

@@ -14,7 +14,8 @@ export const {
   mint, mintMany, mintStep, setNode, processNode, selfCheck, backend, GATES, CONTRACT, KEYSPACE, VERSION_KEY,
   BUS_VERSION, ID_LEN, NS_LEN, PAYLOAD_LEN, EPOCH_MS, MAX_NODE, MAX_SEQ, MAX_TS, MAX_SNOWFLAKE, SLOTS,
   MAX_QUEUE_LEN, MAX_NAME_LEN, MAX_KEY_LEN, MAX_ENTRY_ID_LEN,
-  LeasedMinter, LEASE_SCRIPTS, leaseTerms, leasePrefix, leaseKey, markKey, parseAcquire, parseRenewal, parseAcquireError,
-  monotonicMs, LEASE_NODES, LEASE_TTL_MS, LEASE_MARGIN_MS, LEASE_PROTOCOL,
+  LeasedMinter, LEASE_SCRIPTS, leaseTerms, leasePrefix, leaseKey, markKey, parseAcquire, parseRenewal, parseWait,
+  parseAcquireError, leaseWaitMs, monotonicMs, LEASE_NODES, LEASE_TTL_MS, LEASE_MARGIN_MS, LEASE_REPLICAS,
+  LEASE_PROTOCOL,
 } = api;
 export default api;

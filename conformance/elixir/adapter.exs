@@ -78,7 +78,7 @@ defmodule Conformance.Elixir do
   defp translate(%{"op" => "xadd_id"} = r), do: answer(Keyspace.xadd_id(r["id"]), &%{"entry" => &1})
   defp translate(%{"op" => "from_xadd_id"} = r), do: answer(Keyspace.from_xadd_id(r["entry"], r["ns"]), &%{"id" => &1})
 
-  # The lease ops (emq-lease/1). jiffy reads and writes JSON null as :null.
+  # The lease ops (emq-lease/2). jiffy reads and writes JSON null as :null.
   defp translate(%{"op" => "lease_script"} = r) do
     case Enum.find(Lease.scripts(), &(&1.name == r["name"])) do
       nil -> %{"unsupported" => "no lease script named #{r["name"]}"}
@@ -108,6 +108,16 @@ defmodule Conformance.Elixir do
   defp translate(%{"op" => "parse_renewal"} = r) do
     case Lease.parse_renewal(r["reply"]) do
       :ok -> %{"ok" => %{}}
+      error -> answer(error, nil)
+    end
+  end
+
+  defp translate(%{"op" => "lease_wait"} = r) do
+    with {:ok, terms} <- Lease.terms(r["ttl_ms"], r["margin_ms"]),
+         :ok <- Lease.parse_wait(r["reply"], r["replicas"]),
+         {:ok, wait_ms} <- Lease.wait_ms(terms) do
+      %{"ok" => %{"wait_ms" => wait_ms}}
+    else
       error -> answer(error, nil)
     end
   end

@@ -35,13 +35,14 @@ type request struct {
 	Name      string          `json:"name"`
 	Type      string          `json:"type"`
 	Entry     string          `json:"entry"`
-	// The lease ops (emq-lease/1).
+	// The lease ops (emq-lease/2).
 	Previous     int64  `json:"previous"`
 	PreviousMark *int64 `json:"previous_mark"`
 	Message      string `json:"message"`
 	Reply        int64  `json:"reply"`
 	TTLMs        int64  `json:"ttl_ms"`
 	MarginMs     int64  `json:"margin_ms"`
+	Replicas     int64  `json:"replicas"`
 }
 
 type object = map[string]any
@@ -224,6 +225,8 @@ func translate(r *request) object {
 		return answer(object{}, emqid.ParseRenewal(r.Reply))
 	case "lease_start":
 		return leaseStart(r)
+	case "lease_wait":
+		return leaseWait(r)
 	}
 	return object{"unsupported": "unknown op " + r.Op}
 }
@@ -243,6 +246,34 @@ func millis(ms int64) (time.Duration, bool) {
 	return time.Duration(ms) * time.Millisecond, -limit <= ms && ms <= limit
 }
 
+// leaseTerms reads ttl_ms and margin_ms: the terms, or the answer to give instead.
+func leaseTerms(r *request) (emqid.LeaseTerms, object) {
+	ttl, ok := millis(r.TTLMs)
+	margin, ok2 := millis(r.MarginMs)
+	if !ok || !ok2 {
+		return emqid.LeaseTerms{}, object{"unsupported": "ttl_ms or margin_ms does not fit a time.Duration"}
+	}
+	terms, err := emqid.NewLeaseTerms(ttl, margin)
+	if err != nil {
+		return emqid.LeaseTerms{}, answer(nil, err)
+	}
+	return terms, nil
+}
+
+// leaseWait checks the terms, then reads WAIT's reply against the replicas
+// wanted, and answers the terms' WAIT timeout in ms.
+func leaseWait(r *request) object {
+	terms, refused := leaseTerms(r)
+	if refused != nil {
+		return refused
+	}
+	if err := emqid.ParseWait(r.Reply, int(r.Replicas)); err != nil {
+		return answer(nil, err)
+	}
+	wait, err := terms.WaitTimeout()
+	return answer(object{"wait_ms": wait.Milliseconds()}, err)
+}
+
 // leaseStart starts a leased minter on the acquired {node, previous_mark}
 // at wall clock now_ms, the acquire sent at monotonic 0, and mints one id at
 // (now_ms, monotonic 0).
@@ -251,14 +282,9 @@ func leaseStart(r *request) object {
 	if err := json.Unmarshal(r.NowMs, &nowMs); err != nil {
 		return object{"unsupported": "now_ms is not an int64: " + err.Error()}
 	}
-	ttl, ok := millis(r.TTLMs)
-	margin, ok2 := millis(r.MarginMs)
-	if !ok || !ok2 {
-		return object{"unsupported": "ttl_ms or margin_ms does not fit a time.Duration"}
-	}
-	terms, err := emqid.NewLeaseTerms(ttl, margin)
-	if err != nil {
-		return answer(nil, err)
+	terms, refused := leaseTerms(r)
+	if refused != nil {
+		return refused
 	}
 	previous := int64(-1)
 	if r.PreviousMark != nil {

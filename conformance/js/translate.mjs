@@ -97,6 +97,12 @@ export function translate(pkg, r) {
       });
     case 'parse_renewal':
       return call(() => (pkg.parseRenewal(r.reply), {}));
+    case 'lease_wait':
+      return call(() => {
+        pkg.leaseTerms(r.ttl_ms, r.margin_ms);
+        pkg.parseWait(r.reply, r.replicas);
+        return { wait_ms: pkg.leaseWaitMs(r.ttl_ms, r.margin_ms) };
+      });
     case 'lease_start':
       return call(() => {
         const m = new pkg.LeasedMinter({ node: r.node, previousMark: r.previous_mark }, r.now_ms, 0, { ttlMs: r.ttl_ms, marginMs: r.margin_ms });

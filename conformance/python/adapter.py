@@ -87,6 +87,12 @@ def renewal(reply: int) -> Any:
     return {}
 
 
+def lease_wait(r: Request) -> Any:
+    terms = emq_id.LeaseTerms(r["ttl_ms"], r["margin_ms"])
+    emq_id.parse_wait(r["reply"], r["replicas"])
+    return {"wait_ms": terms.wait_ms}
+
+
 def lease_start(r: Request) -> Any:
     previous = -1 if r["previous_mark"] is None else r["previous_mark"]
     acquired = emq_id.parse_acquire(r["node"], previous)
@@ -139,6 +145,8 @@ def translate(r: Request) -> Answer:
         return ok(lambda: renewal(r["reply"]))
     if op == "lease_start":
         return ok(lambda: lease_start(r))
+    if op == "lease_wait":
+        return ok(lambda: lease_wait(r))
     return {"unsupported": f"unknown op {op!r}"}
 
 

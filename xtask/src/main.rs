@@ -31,6 +31,11 @@ Tasks:
   leases                      prove node leases on live clusters (1,100 acquirers, a killed
                               holder, 1,000 hand-overs under skew, Rust and Node at once,
                               Valkey going away), printing their counts
+  chaos                       node leases through Valkey failures: the issue-27 scenarios
+                              (a lossy failover, a one-node cluster), then a fleet of
+                              holder processes on a 3 primary + 3 replica cluster under a
+                              seeded schedule of faults (EMQ_CHAOS_SEED), with replicas 1
+                              and the negative control with replicas 0; prints the table
   node-build                  build the Node package: the addon, its WebAssembly fallback
                               and its copy of the shared JavaScript layer
   wasm-build                  build the WASM package (cargo, wasm-bindgen, wasm-opt)
@@ -61,6 +66,9 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&args[1..]),
         Some("colocation") => valkey::colocation::run(),
         Some("leases") => valkey::leases::run(),
+        Some("chaos") => valkey::chaos::run(),
+        // A holder of the chaos fleet (a child process of `chaos`; not for users).
+        Some("chaos-holder") => valkey::chaos::holder::main(&args[1..]),
         Some("pg-tests") => postgres::tests::run(),
         Some("node-build") => node::build::package(),
         Some("wasm-build") => wasm::build::run(),

@@ -76,7 +76,8 @@ const STEPS: &[Step] = &[
     }),
     ("PostgreSQL: live server tests", postgres::tests::run),
     ("Valkey Cluster colocation (3 primaries, live)", valkey::colocation::run),
-    ("Node leases on live Valkey clusters (emq-lease/1), with their counts", valkey::leases::run),
+    ("Node leases on live Valkey clusters (emq-lease/2), with their counts", valkey::leases::run),
+    ("Node leases through failovers: the lossy failover, a one-node cluster, the chaos fleet and its negative control (cargo xtask chaos)", valkey::chaos::run),
     (
         "dist: every package built, installed outside the checkout, used, removed (cargo xtask dist-check)",
         crate::dist::outside,

@@ -36,6 +36,7 @@
 #define EMQ_LEASE_NODES 1024
 #define EMQ_LEASE_TTL_MS 30000
 #define EMQ_LEASE_MARGIN_MS 5000
+#define EMQ_LEASE_REPLICAS 1
 
 
 /**
@@ -111,8 +112,9 @@ typedef enum {
    * node is held by another live process of this host, every node is held,
    * the claim directory (`EMQ_NODE_DIR`) cannot be used or its high-water
    * mark written, or this process is a child forked after taking it. For a
-   * node lease (`emq-lease/1`): every node is leased, the lease is gone or
-   * another's, or a leased minter's fence has closed or its mark is reached.
+   * node lease (`emq-lease/2`): every node is leased, the lease is gone or
+   * another's, a lease write is not acknowledged by enough replicas, or a
+   * leased minter's fence has closed or its mark is reached.
    */
   EMQ_ERR_NODE = 11,
   /**
@@ -528,7 +530,7 @@ const uint8_t *emq_lease_script_key(size_t index, size_t key, size_t *len_out);
 const uint8_t *emq_lease_script_arg(size_t index, size_t arg, size_t *len_out);
 
 /**
- * The version of the lease protocol these scripts implement (`emq-lease/1`),
+ * The version of the lease protocol these scripts implement (`emq-lease/2`),
  * as `emq_lease_script_name` answers a text; never NULL.
  *
  * # Safety
@@ -600,6 +602,29 @@ branded_status emq_parse_acquire_error(const uint8_t *text, size_t len);
  * None needed.
  */
 branded_status emq_parse_renewal(int64_t reply);
+
+/**
+ * Reads the reply of `WAIT replicas timeout` sent after a lease write (the
+ * acquire or renew script) on the same connection: `BRANDED_OK` when at
+ * least `replicas` replicas acknowledged it, `EMQ_ERR_NODE` for fewer (an
+ * unacknowledged acquire mints nothing; an unacknowledged renewal is not
+ * given to `emq_leased_minter_renewed`), `BRANDED_ERR_RANGE` for a negative
+ * reply. `EMQ_LEASE_REPLICAS` is the default `replicas`.
+ *
+ * # Safety
+ * None needed.
+ */
+branded_status emq_parse_wait(int64_t acknowledged, uint32_t replicas);
+
+/**
+ * The timeout in ms to give `WAIT` after a lease write under the terms
+ * `ttl_ms` and `margin_ms`, to `wait_ms_out`; `BRANDED_ERR_RANGE` for terms
+ * `emq_lease_terms_check` refuses.
+ *
+ * # Safety
+ * `wait_ms_out` writable.
+ */
+branded_status emq_lease_wait_ms(uint64_t ttl_ms, uint64_t margin_ms, uint64_t *wait_ms_out);
 
 /**
  * `BRANDED_OK` when a lease of `ttl_ms` fenced `margin_ms` early is valid

@@ -1,4 +1,4 @@
-//! Node leases on Valkey (`emq-lease/1`, SPEC.md §5.2): the core's scripts,
+//! Node leases on Valkey (`emq-lease/2`, SPEC.md §5.2): the core's scripts,
 //! keys, reply parsing and leased minter, for a host that runs the scripts
 //! with its own Valkey client (crates/emq-lease is the reference runner).
 //!
@@ -92,7 +92,7 @@ pub unsafe extern "C" fn emq_lease_script_arg(index: usize, arg: usize, len_out:
     unsafe { static_text(text, len_out) }
 }
 
-/// The version of the lease protocol these scripts implement (`emq-lease/1`),
+/// The version of the lease protocol these scripts implement (`emq-lease/2`),
 /// as `emq_lease_script_name` answers a text; never NULL.
 ///
 /// # Safety
@@ -202,6 +202,35 @@ pub unsafe extern "C" fn emq_parse_acquire_error(text: *const u8, len: usize) ->
 #[no_mangle]
 pub extern "C" fn emq_parse_renewal(reply: i64) -> branded_status {
     guard(|| Ok(emq_id::parse_renewal(reply)?))
+}
+
+/// Reads the reply of `WAIT replicas timeout` sent after a lease write (the
+/// acquire or renew script) on the same connection: `BRANDED_OK` when at
+/// least `replicas` replicas acknowledged it, `EMQ_ERR_NODE` for fewer (an
+/// unacknowledged acquire mints nothing; an unacknowledged renewal is not
+/// given to `emq_leased_minter_renewed`), `BRANDED_ERR_RANGE` for a negative
+/// reply. `EMQ_LEASE_REPLICAS` is the default `replicas`.
+///
+/// # Safety
+/// None needed.
+#[no_mangle]
+pub extern "C" fn emq_parse_wait(acknowledged: i64, replicas: u32) -> branded_status {
+    guard(|| Ok(emq_id::parse_wait(acknowledged, replicas)?))
+}
+
+/// The timeout in ms to give `WAIT` after a lease write under the terms
+/// `ttl_ms` and `margin_ms`, to `wait_ms_out`; `BRANDED_ERR_RANGE` for terms
+/// `emq_lease_terms_check` refuses.
+///
+/// # Safety
+/// `wait_ms_out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn emq_lease_wait_ms(ttl_ms: u64, margin_ms: u64, wait_ms_out: *mut u64) -> branded_status {
+    guard(|| {
+        let terms = emq_id::LeaseTerms::new(ttl_ms, margin_ms)?;
+        // SAFETY: the caller's promise for `wait_ms_out`.
+        unsafe { put(wait_ms_out, terms.wait_ms()) }
+    })
 }
 
 /// `BRANDED_OK` when a lease of `ttl_ms` fenced `margin_ms` early is valid

@@ -282,7 +282,7 @@ static size_t count_of(const uint8_t *(*part)(size_t, size_t, size_t *), size_t 
     return n;
 }
 
-/* Node leases (emq-lease/1): the scripts, keys, replies and the leased minter. */
+/* Node leases (emq-lease/2): the scripts, keys, replies and the leased minter. */
 static void lease(void) {
     size_t len = 0;
     const uint8_t *text;
@@ -305,8 +305,8 @@ static void lease(void) {
     len = 77;
     CHECK(emq_lease_script_name(3, &len) == NULL && emq_lease_script_text(3, &len) == NULL && len == 77);
     CHECK(emq_lease_script_key(3, 0, NULL) == NULL && emq_lease_script_arg(3, 0, NULL) == NULL);
-    CHECK(is_text(emq_lease_protocol(&len), &len, "emq-lease/1") && emq_lease_protocol(NULL) != NULL);
-    CHECK(EMQ_LEASE_NODES == EMQ_MAX_NODE + 1 && EMQ_LEASE_MARGIN_MS < EMQ_LEASE_TTL_MS);
+    CHECK(is_text(emq_lease_protocol(&len), &len, "emq-lease/2") && emq_lease_protocol(NULL) != NULL);
+    CHECK(EMQ_LEASE_NODES == EMQ_MAX_NODE + 1 && EMQ_LEASE_MARGIN_MS < EMQ_LEASE_TTL_MS && EMQ_LEASE_REPLICAS == 1);
 
     /* Keys: the reserve's hash tag, so one slot for the whole protocol. */
     uint8_t key[EMQ_MAX_KEY_LEN];
@@ -347,6 +347,12 @@ static void lease(void) {
     CHECK(emq_parse_renewal(0) == EMQ_ERR_NODE);
     CHECK(emq_parse_renewal(2) == BRANDED_ERR_RANGE && emq_parse_renewal(-1) == BRANDED_ERR_RANGE);
 
+    /* WAIT's reply: at least the replicas wanted, fewer (node), never negative (range). */
+    CHECK(emq_parse_wait(1, EMQ_LEASE_REPLICAS) == BRANDED_OK && emq_parse_wait(2, 1) == BRANDED_OK);
+    CHECK(emq_parse_wait(0, 0) == BRANDED_OK && emq_parse_wait(3, 2) == BRANDED_OK);
+    CHECK(emq_parse_wait(0, 1) == EMQ_ERR_NODE && emq_parse_wait(1, 2) == EMQ_ERR_NODE);
+    CHECK(emq_parse_wait(-1, 1) == BRANDED_ERR_RANGE && emq_parse_wait(-1, 0) == BRANDED_ERR_RANGE);
+
     const char *refusal = "EMQLEASE every node is leased", *prefixed = "ERR EMQLEASE every node is leased";
     const char *noscript = "NOSCRIPT No matching script. Please use EVAL.";
     CHECK(emq_parse_acquire_error((const uint8_t *)refusal, strlen(refusal)) == EMQ_ERR_NODE);
@@ -364,6 +370,14 @@ static void lease(void) {
     CHECK(emq_lease_terms_check(10, 10) == BRANDED_ERR_RANGE);
     CHECK(emq_lease_terms_check(0, 0) == BRANDED_ERR_RANGE);
     CHECK(emq_lease_terms_check(86400001, 0) == BRANDED_ERR_RANGE);
+
+    /* The WAIT timeout of the terms; refused terms write nothing. */
+    uint64_t wait = 0;
+    CHECK(emq_lease_wait_ms(EMQ_LEASE_TTL_MS, EMQ_LEASE_MARGIN_MS, &wait) == BRANDED_OK && wait == 2500);
+    CHECK(emq_lease_wait_ms(3000, 500, &wait) == BRANDED_OK && wait == 250);
+    CHECK(emq_lease_wait_ms(3, 1, &wait) == BRANDED_OK && wait == 1);
+    CHECK(emq_lease_wait_ms(10, 10, &wait) == BRANDED_ERR_RANGE && wait == 1);
+    CHECK(emq_lease_wait_ms(30000, 5000, NULL) == EMQ_ERR_NULL);
 
     /* Starting a minter: the reply's and the terms' refusals, nothing written. */
     emq_leased_minter *m = NULL;

@@ -1,5 +1,5 @@
 defmodule EmqId.LeaseTest do
-  # The node-lease protocol (emq-lease/1, SPEC.md §5.2) through EmqId.Lease and
+  # The node-lease protocol (emq-lease/2, SPEC.md §5.2) through EmqId.Lease and
   # EmqId.LeasedMinter: the scripts and keys as the core hands them out, the
   # reply parsers, the terms, and the leased minter's hand-over, fence, mark
   # and stop. No Valkey here: the Redix example of EmqId.Lease's moduledoc
@@ -68,7 +68,7 @@ defmodule EmqId.LeaseTest do
     end
 
     test "the protocol's facts come from the core" do
-      assert Lease.protocol() == "emq-lease/1"
+      assert Lease.protocol() == "emq-lease/2"
       assert Lease.nodes() == 1024 and Lease.nodes() == EmqId.max_node() + 1
       assert Lease.every_node_leased() == "EMQLEASE every node is leased"
     end
@@ -118,6 +118,24 @@ defmodule EmqId.LeaseTest do
       assert_raise ArgumentError, fn -> Lease.parse_renewal("1") end
       assert_raise ArgumentError, fn -> Lease.parse_renewal(nil) end
     end
+
+    test "WAIT's reply: at least the replicas wanted is :ok, fewer :node, a negative :range" do
+      assert Lease.replicas() == 1
+
+      for {acknowledged, replicas} <- [{1, Lease.replicas()}, {2, 1}, {0, 0}, {3, 2}] do
+        assert Lease.parse_wait(acknowledged, replicas) == :ok, inspect({acknowledged, replicas})
+      end
+
+      assert Lease.parse_wait(0, 1) == {:error, :node}
+      assert Lease.parse_wait(1, 2) == {:error, :node}
+
+      for {acknowledged, replicas} <- [{-1, 1}, {-1, 0}, {1, -1}, {1, 0x1_0000_0000}, {@i64_past, 1}] do
+        assert Lease.parse_wait(acknowledged, replicas) == {:error, :range}, inspect({acknowledged, replicas})
+      end
+
+      assert_raise ArgumentError, fn -> Lease.parse_wait("1", 1) end
+      assert_raise ArgumentError, fn -> Lease.parse_wait(1, nil) end
+    end
   end
 
   describe "terms" do
@@ -144,6 +162,19 @@ defmodule EmqId.LeaseTest do
       end
 
       assert_raise ArgumentError, fn -> Lease.terms(30_000, "5000") end
+    end
+
+    test "the WAIT timeout of terms the core accepts" do
+      assert Lease.wait_ms(Lease.default_terms()) == {:ok, 2_500}
+      assert Lease.wait_ms(%{ttl_ms: 3_000, margin_ms: 500}) == {:ok, 250}
+      assert Lease.wait_ms(%{ttl_ms: 3, margin_ms: 1}) == {:ok, 1}
+
+      for terms <- [%{ttl_ms: 10, margin_ms: 10}, %{ttl_ms: -1, margin_ms: 0}, %{ttl_ms: @max_u64 + 1, margin_ms: 0}] do
+        assert Lease.wait_ms(terms) == {:error, :range}, inspect(terms)
+      end
+
+      assert_raise ArgumentError, fn -> Lease.wait_ms(%{ttl_ms: 30_000, margin_ms: "5000"}) end
+      assert_raise ArgumentError, fn -> Lease.wait_ms({30_000, 5_000}) end
     end
 
     test "terms for a TTL: the default margin, a sixth of a short TTL" do

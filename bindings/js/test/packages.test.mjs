@@ -57,13 +57,17 @@ const CASES = [
   ['mintStep', [0n, 1024, 0]], ['mintStep', [0n, 1.5, 0]], ['mintStep', [0n, '9', 0]], ['mintStep', [0n, 9, 'now']],
   ['mintStep', [0n, 9, Infinity]], ['setNode', ['5']], ['setNode', [-1]], ['setNode', [2048]],
   ['Minter', [1.5]], ['Minter', ['1']], ['Minter', [1024]], ['Minter', [-1]], ['Minter', [undefined]],
-  // Node leases (emq-lease/1).
+  // Node leases (emq-lease/2).
   ['leasePrefix', []], ['leaseKey', [7]], ['leaseKey', [1023]], ['leaseKey', [1024]], ['leaseKey', ['7']], ['markKey', [0]],
   ['parseAcquire', [7, -1]], ['parseAcquire', [7, 1769526697641]], ['parseAcquire', [1024, -1]], ['parseAcquire', [7, -2]],
   ['parseAcquire', ['7', -1]], ['parseAcquire', [7, 1.5]], ['parseRenewal', [1]], ['parseRenewal', [0]], ['parseRenewal', [2]],
   ['parseAcquireError', ['ERR EMQLEASE every node is leased']], ['parseAcquireError', ['NOSCRIPT No matching script']],
   ['parseAcquireError', [undefined]], ['leaseTerms', []], ['leaseTerms', [3000]], ['leaseTerms', [30000, 20001]],
   ['leaseTerms', [2, 1]], ['leaseTerms', ['30000']],
+  ['parseWait', [1, 1]], ['parseWait', [2, 1]], ['parseWait', [0, 0]], ['parseWait', [0, 1]], ['parseWait', [1, 2]],
+  ['parseWait', [-1, 1]], ['parseWait', [1, -1]], ['parseWait', [1, 2 ** 32]], ['parseWait', [1, 1.5]], ['parseWait', ['1', 1]],
+  ['parseWait', [1]], ['leaseWaitMs', []], ['leaseWaitMs', [3000]], ['leaseWaitMs', [3000, 500]], ['leaseWaitMs', [3, 1]],
+  ['leaseWaitMs', [10, 10]], ['leaseWaitMs', ['30000']], ['leaseWaitMs', [30000, -1]],
   ['LeasedMinter', [{ node: 3, previousMark: 1769526732641 }, 1769526697641, 0, { ttlMs: 30000, marginMs: 5000 }]],
   ['LeasedMinter', [{ node: 3, previousMark: null }, 1769526697641, 0]], ['LeasedMinter', [{ node: 1024, previousMark: null }, 1, 0]],
   ['LeasedMinter', [{ node: 3, previousMark: null }, 1769526697641, 0, { ttlMs: 10, marginMs: 10 }]], ['LeasedMinter', [null, 1, 0]],
@@ -175,6 +179,38 @@ test('every gate of the core reaches JS through the one error helper, with its c
       assert.throws(() => api.reserve(gate), (e) => e instanceof api.EmqIdError && e.code === JS_CODE[gate] && e.message.startsWith(`${gate}: `), `${name}: ${gate}`);
     }
     assert.deepEqual(Object.keys(JS_CODE).sort(), [...api.GATES].sort(), `${name}: the table names a gate the core does not have`);
+  }
+});
+
+test('a lease write counts once acknowledged: parseWait, leaseWaitMs and LEASE_REPLICAS (on every backend)', () => {
+  for (const [name, api] of Object.entries(apis)) {
+    assert.equal(api.LEASE_REPLICAS, 1, name);
+    assert.equal(api.LEASE_PROTOCOL, 'emq-lease/2', name);
+    assert.equal(api.parseWait(1, api.LEASE_REPLICAS), undefined, name);
+    assert.equal(api.parseWait(0, 0), undefined, name);
+    assert.throws(
+      () => api.parseWait(1, 3),
+      (e) => e instanceof api.EmqIdError && e.code === 'node' && e.acknowledged === 1 && e.replicas === 3 &&
+        e.message.startsWith('node: acknowledged by 1 of 3 replicas: '),
+      name,
+    );
+    assert.throws(() => api.parseWait(0, 1), (e) => e.message.startsWith('node: acknowledged by 0 of 1 replica: '), name);
+    // Word for word the core's message, whichever backend answers.
+    const message = (a) => {
+      try {
+        a.parseWait(1, 2);
+      } catch (e) {
+        return e.message;
+      }
+      return 'no refusal';
+    };
+    assert.equal(message(api), message(apis.native), name);
+    assert.throws(() => api.parseWait(-1, 1), (e) => e.code === 'range' && e.acknowledged === undefined, name);
+    assert.equal(api.leaseWaitMs(), 2500, name);
+    assert.equal(api.leaseWaitMs(3000, 500), 250, name);
+    assert.equal(api.leaseWaitMs(3, 1), 1, name);
+    assert.equal(api.leaseWaitMs(3000), api.leaseWaitMs(3000, api.leaseTerms(3000).marginMs), name);
+    assert.throws(() => api.leaseWaitMs(10, 10), { code: 'range' }, name);
   }
 });
 

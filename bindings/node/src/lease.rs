@@ -1,4 +1,4 @@
-//! Node leases on Valkey (emq-lease/1): the core's scripts, keys, reply
+//! Node leases on Valkey (emq-lease/2): the core's scripts, keys, reply
 //! parsing and leased minter for the package's JS, which checks the host
 //! types first (numbers here are whole and finite by then).
 
@@ -62,6 +62,35 @@ pub fn parse_renewal(reply: f64) -> Result<(), JsError> {
     emq_id::parse_renewal(whole(reply, "a renewal's reply is 0 or 1")?).map_err(gate)
 }
 
+/// `parseWait(acknowledged, replicas): void` — WAIT's reply after a lease
+/// write: `node` (naming both counts) for fewer than `replicas`, `range` for a
+/// negative reply.
+#[napi]
+pub fn parse_wait(acknowledged: f64, replicas: f64) -> Result<(), JsError> {
+    let replicas = u32::try_from(whole(replicas, "a count of replicas is a whole number")?)
+        .map_err(|_| range("a count of replicas is in 0..=2^32-1"))?;
+    emq_id::parse_wait(whole(acknowledged, "a WAIT reply is a whole number")?, replicas).map_err(gate)
+}
+
+/// `leaseWaitMs(ttlMs, marginMs): number` — the WAIT timeout of the terms
+/// (checked by the core as `leaseMargin` checks them; a negative margin asks
+/// for the default for the TTL).
+#[napi]
+pub fn lease_wait_ms(ttl: f64, margin: f64) -> Result<f64, JsError> {
+    Ok(terms(ttl, margin)?.wait_ms() as f64)
+}
+
+/// The terms of `ttl` and `margin`, checked by the core; a negative margin
+/// asks for the core's default for this TTL.
+fn terms(ttl: f64, margin: f64) -> Result<emq_id::LeaseTerms, JsError> {
+    let terms = if margin < 0.0 {
+        emq_id::LeaseTerms::for_ttl(ms(ttl)?)
+    } else {
+        emq_id::LeaseTerms::new(ms(ttl)?, ms(margin)?)
+    };
+    terms.map_err(gate)
+}
+
 /// `parseAcquireError(message): string | null` — the `node` refusal's detail
 /// when the message is the script's "every node is leased", else null.
 #[napi]
@@ -73,12 +102,7 @@ pub fn parse_acquire_error(message: String) -> Option<String> {
 /// before a node is taken; a negative margin asks for the default for the TTL.
 #[napi]
 pub fn lease_margin(ttl: f64, margin: f64) -> Result<f64, JsError> {
-    let terms = if margin < 0.0 {
-        emq_id::LeaseTerms::for_ttl(ms(ttl)?)
-    } else {
-        emq_id::LeaseTerms::new(ms(ttl)?, ms(margin)?)
-    };
-    Ok(terms.map_err(gate)?.margin_ms as f64)
+    Ok(terms(ttl, margin)?.margin_ms as f64)
 }
 
 /// A minter on a leased node (see the core's `LeasedMinter`).
@@ -94,13 +118,7 @@ impl LeasedMinter {
     pub fn new(n: f64, previous: f64, now: f64, sent: f64, ttl: f64, margin: f64) -> Result<LeasedMinter, JsError> {
         let acquired =
             emq_id::parse_acquire(i64::from(node(n)?), whole(previous, "a mark is a whole number")?).map_err(gate)?;
-        // A negative margin asks for the core's default for this TTL.
-        let terms = if margin < 0.0 {
-            emq_id::LeaseTerms::for_ttl(ms(ttl)?)
-        } else {
-            emq_id::LeaseTerms::new(ms(ttl)?, ms(margin)?)
-        };
-        let terms = terms.map_err(gate)?;
+        let terms = terms(ttl, margin)?;
         let inner = emq_id::LeasedMinter::start(acquired, whole(now, "a time is a whole number")?, ms(sent)?, terms)
             .map_err(gate)?;
         Ok(LeasedMinter { inner })

@@ -21,14 +21,16 @@ pub enum Input {
 }
 
 /// The SQLSTATE of a refusal by `gate`, or `None` for a gate no SQL function
-/// raises (`node`: the server's mint state takes its node from `emq_id.node`,
-/// not from a claim, SPEC.md §5.1). A gate added to the core is `None` too
+/// raises. `node` is raised by minting on a hot standby (SPEC.md §5.3): not a
+/// value but the server's state, `object_not_in_prerequisite_state`, as for
+/// the other minting refusals; it is about no text. A gate added to the core is `None` too
 /// until it is mapped here: [`report`] then raises it as an internal error,
 /// and the live test's walk of `emq_gates()` fails on it.
 pub fn sqlstate(gate: Gate, input: Input) -> Option<PgSqlErrorCode> {
     use PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION as BINARY;
     use PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE as VALUE;
     use PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION as TEXT;
+    use PgSqlErrorCode::ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE as STATE;
     let decodes = matches!(gate, Gate::Length | Gate::Namespace | Gate::Charset | Gate::Range);
     match (gate, input) {
         (_, Input::Text) if decodes => Some(TEXT),
@@ -36,7 +38,7 @@ pub fn sqlstate(gate: Gate, input: Input) -> Option<PgSqlErrorCode> {
         // An id inside a key is text too, but its range is a value's (§9).
         (Gate::Length | Gate::Namespace | Gate::Charset, _) => Some(TEXT),
         (Gate::Range | Gate::Queue | Gate::Kind, _) => Some(VALUE),
-        (Gate::Node, _) => None,
+        (Gate::Node, Input::Value) => Some(STATE),
         _ => None,
     }
 }

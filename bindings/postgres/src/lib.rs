@@ -5,7 +5,8 @@
 //!   other values; the gate opens the message), shown to SQL by `emq_gates()`.
 //! - [`scalar`]: functions over `bigint` snowflakes, `text` ids, `bytea` keys.
 //! - [`keyspace`]: keys read back, the reserve, prefixes, stream entry ids.
-//! - [`mint`]: minting from a state in shared memory, one per server.
+//! - [`mint`]: minting from a state in shared memory, one per server; a standby refuses.
+//! - [`mark`]: the durable high-water mark no id passes, kept by a background worker.
 //! - [`branded`]: the `branded_id` type (12 bytes, fixed size) with btree and hash opclasses.
 //! - [`check`]: the self-check at `CREATE EXTENSION`: the core's vectors through the SQL functions.
 //!
@@ -19,6 +20,7 @@ mod branded;
 mod check;
 mod error;
 pub mod keyspace;
+pub mod mark;
 pub mod mint;
 pub mod scalar;
 

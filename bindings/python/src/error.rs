@@ -16,11 +16,17 @@ pub const ERRORS: &str = "emq_id._errors";
 
 static EMQ_ID_ERROR: PyOnceLock<Py<PyType>> = PyOnceLock::new();
 
-/// `EmqIdError(gate, message)` for a refusal of the core: the one error helper.
+/// `EmqIdError(gate, message)` for a refusal of the core: the one error
+/// helper. An unacknowledged lease write's counts go to `acknowledged` and `replicas`.
 pub fn refused(py: Python<'_>, e: emq_id::Error) -> PyErr {
-    let raised = EMQ_ID_ERROR
-        .import(py, ERRORS, "EmqIdError")
-        .and_then(|class| class.call1((e.gate().name(), e.message().to_string())));
+    let raised = EMQ_ID_ERROR.import(py, ERRORS, "EmqIdError").and_then(|class| {
+        let exception = class.call1((e.gate().name(), e.message().to_string()))?;
+        if let Some((got, wanted)) = e.acknowledged() {
+            exception.setattr("acknowledged", got)?;
+            exception.setattr("replicas", wanted)?;
+        }
+        Ok(exception)
+    });
     match raised {
         Ok(exception) => PyErr::from_value(exception),
         // The package's own module could not be imported: say that instead.

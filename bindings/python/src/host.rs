@@ -83,6 +83,11 @@ pub fn node_in(value: &Bound<'_, PyAny>, name: &str) -> PyResult<u16> {
     Ok(u16::try_from(u64_in(value, name)?).unwrap_or(u16::MAX))
 }
 
+/// A count of replicas (`WAIT`'s numreplicas, the core's `u32`): `0..2**32-1`.
+pub fn replicas_in(value: &Bound<'_, PyAny>, name: &str) -> PyResult<u32> {
+    int_in(value, name, "a count of replicas is an int in 0..2**32-1")
+}
+
 /// A count of things to make: `0..` (a negative is `range`).
 pub fn count_in(value: &Bound<'_, PyAny>, name: &str) -> PyResult<usize> {
     int_in(value, name, "a count is an int of at least 0")

@@ -1,4 +1,4 @@
-//! Node leases on Valkey (`emq-lease/1`, SPEC.md §5.2): the core's scripts,
+//! Node leases on Valkey (`emq-lease/2`, SPEC.md §5.2): the core's scripts,
 //! keys, reply parsers, terms and leased minter, for a Python host that runs
 //! the scripts through its own client (redis-py, valkey-py). Nothing here talks
 //! to Valkey or decides anything; every refusal is the core's, through `refused`.
@@ -7,7 +7,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 
 use crate::error::{answer, refused};
-use crate::host::{i64_in, node_in, u64_in};
+use crate::host::{i64_in, node_in, replicas_in, u64_in};
 
 /// One of the protocol's Lua scripts, byte for byte the core's, with what its
 /// `KEYS` and `ARGV` hold.
@@ -136,6 +136,16 @@ pub fn parse_renewal(reply: &Bound<'_, PyAny>) -> PyResult<()> {
     answer(reply.py(), emq_id::parse_renewal(r))
 }
 
+/// Reads the reply of `WAIT replicas timeout` sent after a lease write:
+/// returns when at least `replicas` replicas acknowledged it, raises `node`
+/// for fewer (with `acknowledged` and `replicas` on the error), `range` for a
+/// negative reply.
+#[pyfunction]
+pub fn parse_wait(acknowledged: &Bound<'_, PyAny>, replicas: &Bound<'_, PyAny>) -> PyResult<()> {
+    let (got, wanted) = (i64_in(acknowledged, "acknowledged")?, replicas_in(replicas, "replicas")?);
+    answer(acknowledged.py(), emq_id::parse_wait(got, wanted))
+}
+
 /// How long a lease lives and how early its owner stops minting (ms):
 /// TTL 3 ms to a day, margin at least 1 ms and at most two thirds of the TTL.
 #[pyclass(frozen, eq, hash, module = "emq_id", name = "LeaseTerms")]
@@ -179,6 +189,12 @@ impl LeaseTerms {
     #[getter]
     fn margin_ms(&self) -> u64 {
         self.0.margin_ms
+    }
+
+    /// The timeout (ms) of the `WAIT` sent after a lease write under these terms.
+    #[getter]
+    fn wait_ms(&self) -> u64 {
+        self.0.wait_ms()
     }
 
     fn __repr__(&self) -> String {

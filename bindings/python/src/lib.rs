@@ -90,6 +90,7 @@ fn extension(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lease::parse_acquire, m)?)?;
     m.add_function(wrap_pyfunction!(lease::parse_acquire_error, m)?)?;
     m.add_function(wrap_pyfunction!(lease::parse_renewal, m)?)?;
+    m.add_function(wrap_pyfunction!(lease::parse_wait, m)?)?;
     m.add_function(wrap_pyfunction!(lease::monotonic_ms, m)?)?;
 
     m.add_function(wrap_pyfunction!(error::_gate_refusal, m)?)?;

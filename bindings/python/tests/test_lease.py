@@ -1,4 +1,4 @@
-"""Node leases (emq-lease/1) in Python terms: the scripts as data, keys,
+"""Node leases (emq-lease/2) in Python terms: the scripts as data, keys,
 reply parsers, terms and the leased minter's life (start after the previous
 mark, the fence, renewals, the stop). The live protocol runs in
 `cargo xtask leases`; the answers are checked by the vector file."""
@@ -25,7 +25,7 @@ def test_the_scripts_are_the_cores_by_name_and_read_only() -> None:
     assert [len(scripts[n].keys) for n in ("renew", "release")] == [2, 2]
     with pytest.raises(TypeError):
         scripts["acquire"] = acquire  # type: ignore[index]
-    assert emq_id.LEASE_PROTOCOL == "emq-lease/1"
+    assert emq_id.LEASE_PROTOCOL == "emq-lease/2"
 
 
 def test_keys_share_the_reserves_slot() -> None:
@@ -56,6 +56,26 @@ def test_replies_are_read_or_refused() -> None:
     assert emq_id.parse_acquire_error(b"EMQLEASE every node is leased") is not None
     assert emq_id.parse_acquire_error("NOSCRIPT No matching script") is None
     assert emq_id.parse_acquire_error(b"\xff\xfe") is None
+
+
+def test_a_lease_write_counts_once_acknowledged() -> None:
+    assert emq_id.LEASE_REPLICAS == 1
+    for acknowledged, replicas in [(1, emq_id.LEASE_REPLICAS), (2, 1), (0, 0), (3, 2)]:
+        emq_id.parse_wait(acknowledged, replicas)
+    with pytest.raises(emq_id.EmqIdError) as unacknowledged:
+        emq_id.parse_wait(1, 3)
+    assert unacknowledged.value.gate == "node"
+    assert (unacknowledged.value.acknowledged, unacknowledged.value.replicas) == (1, 3)
+    assert str(unacknowledged.value).startswith("node: acknowledged by 1 of 3 replicas: ")
+    for acknowledged, replicas in [(-1, 1), (1, -1), (1, 2**32)]:
+        with pytest.raises(emq_id.EmqIdError) as e:
+            emq_id.parse_wait(acknowledged, replicas)
+        assert e.value.gate == "range" and e.value.acknowledged is None
+    with pytest.raises(TypeError):
+        emq_id.parse_wait(1, "1")  # type: ignore[arg-type]
+    assert emq_id.LeaseTerms.DEFAULT.wait_ms == 2_500
+    assert emq_id.LeaseTerms(3_000, 500).wait_ms == 250
+    assert emq_id.LeaseTerms(3, 1).wait_ms == 1
 
 
 def test_terms_are_the_cores() -> None:

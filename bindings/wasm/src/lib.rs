@@ -44,7 +44,27 @@ type Js<T> = Result<T, JsValue>;
 /// The one error helper: a refusal as the string the JS layer re-throws.
 /// (Pushed by hand, not `format!` or `concat`: their machinery would grow the `.wasm`.)
 fn gate(e: emq_id::Error) -> JsValue {
-    refusal(e.code(), e.detail())
+    let Some((got, wanted)) = e.acknowledged() else {
+        return refusal(e.code(), e.detail());
+    };
+    // An unacknowledged lease write: the counts the core's `message()` puts
+    // before the detail, written here without `core::fmt` (which costs the
+    // `.wasm` some 6 KB); the package's tests hold it to the native message.
+    let mut text = String::new();
+    let (mut a, mut b) = ([0; 20], [0; 20]);
+    let counts = [
+        e.code(),
+        ": acknowledged by ",
+        decimal(u64::from(got), &mut a),
+        " of ",
+        decimal(u64::from(wanted), &mut b),
+        if wanted == 1 { " replica: " } else { " replicas: " },
+        e.detail(),
+    ];
+    for part in counts {
+        text.push_str(part);
+    }
+    JsValue::from_str(&text)
 }
 
 fn range(detail: &str) -> JsValue {
@@ -558,7 +578,7 @@ fn mint_id(ns: &[u8], now_ms: i64) -> emq_id::Result<[u8; emq_id::ID_LEN]> {
     emq_id::encode(ns, s)
 }
 
-// ---------------------------------------------------------------- leases (emq-lease/1)
+// ---------------------------------------------------------------- leases (emq-lease/2)
 // Numbers arrive as `f64` (the package's JS has checked they are whole and
 // finite); each is converted here and the core decides the rest.
 
@@ -627,6 +647,31 @@ pub fn parse_renewal(reply: f64) -> Js<()> {
     emq_id::parse_renewal(whole(reply)?).map_err(gate)
 }
 
+/// WAIT's reply after a lease write, against the replicas wanted: `node`
+/// (naming both counts) for fewer, `range` for a negative reply.
+#[wasm_bindgen(js_name = parseWait)]
+pub fn parse_wait(acknowledged: f64, replicas: f64) -> Js<()> {
+    let replicas = u32::try_from(whole(replicas)?).map_err(|_| range("a count of replicas is in 0..=2^32-1"))?;
+    emq_id::parse_wait(whole(acknowledged)?, replicas).map_err(gate)
+}
+
+/// The WAIT timeout of the terms, checked as `leaseMargin` checks them.
+#[wasm_bindgen(js_name = leaseWaitMs)]
+pub fn lease_wait_ms(ttl: f64, margin: f64) -> Js<f64> {
+    Ok(lease_terms(ttl, margin)?.wait_ms() as f64)
+}
+
+/// The terms of `ttl` and `margin`, checked by the core; a negative margin
+/// asks for the core's default for this TTL.
+fn lease_terms(ttl: f64, margin: f64) -> Js<emq_id::LeaseTerms> {
+    let terms = if margin < 0.0 {
+        emq_id::LeaseTerms::for_ttl(lease_ms(ttl)?)
+    } else {
+        emq_id::LeaseTerms::new(lease_ms(ttl)?, lease_ms(margin)?)
+    };
+    terms.map_err(gate)
+}
+
 /// The `node` refusal's detail when `message` is the script's "every node is leased", else "".
 #[wasm_bindgen(js_name = parseAcquireError)]
 pub fn parse_acquire_error(message: &str) -> String {
@@ -637,12 +682,7 @@ pub fn parse_acquire_error(message: &str) -> String {
 /// negative one asks for the default for the TTL).
 #[wasm_bindgen(js_name = leaseMargin)]
 pub fn lease_margin(ttl: f64, margin: f64) -> Js<f64> {
-    let terms = if margin < 0.0 {
-        emq_id::LeaseTerms::for_ttl(lease_ms(ttl)?)
-    } else {
-        emq_id::LeaseTerms::new(lease_ms(ttl)?, lease_ms(margin)?)
-    };
-    Ok(terms.map_err(gate)?.margin_ms as f64)
+    Ok(lease_terms(ttl, margin)?.margin_ms as f64)
 }
 
 /// A minter on a leased node (the core's `LeasedMinter`).
@@ -656,13 +696,7 @@ impl LeasedMinter {
     #[wasm_bindgen(constructor)]
     pub fn new(node: f64, previous: f64, now: f64, sent: f64, ttl: f64, margin: f64) -> Js<LeasedMinter> {
         let acquired = emq_id::parse_acquire(i64::from(lease_node(node)?), whole(previous)?).map_err(gate)?;
-        // A negative margin asks for the core's default for this TTL.
-        let terms = if margin < 0.0 {
-            emq_id::LeaseTerms::for_ttl(lease_ms(ttl)?)
-        } else {
-            emq_id::LeaseTerms::new(lease_ms(ttl)?, lease_ms(margin)?)
-        };
-        let terms = terms.map_err(gate)?;
+        let terms = lease_terms(ttl, margin)?;
         let inner = emq_id::LeasedMinter::start(acquired, whole(now)?, lease_ms(sent)?, terms).map_err(gate)?;
         Ok(LeasedMinter { inner })
     }

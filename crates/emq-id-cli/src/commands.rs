@@ -55,10 +55,11 @@ fn dispatch(command: &str, argv: &[OsString], out: Out) -> Result<Vec<Failure>, 
             line(out, &String::from_utf8_lossy(&text))?;
             Ok(vec![])
         }
-        "mint" => {
-            mint(&Args::parse(argv, &["--json"], &["--node", "-n", "--at", "--lease", "--ttl", "--margin"])?, out)
-        }
-        "lease" => crate::lease::hold(&Args::parse(argv, &[], &["--cluster", "--ttl", "--margin"])?),
+        "mint" => mint(
+            &Args::parse(argv, &["--json"], &["--node", "-n", "--at", "--lease", "--ttl", "--margin", "--replicas"])?,
+            out,
+        ),
+        "lease" => crate::lease::hold(&Args::parse(argv, &[], &["--cluster", "--ttl", "--margin", "--replicas"])?),
         "hash32" => {
             let args = Args::parse(argv, &[], &[])?;
             each(&args, out, |value, out| {
@@ -309,11 +310,16 @@ fn mint(args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
     Ok(vec![])
 }
 
-/// `mint --lease HOST:PORT`: a node leased from Valkey for the run, released after it.
-fn mint_leased(ns: &[u8], count: u64, addr: &str, args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
-    let lease = crate::lease::acquire(addr, crate::lease::terms(args)?)?;
+/// `mint --lease SEEDS`: a node leased from Valkey for the run, released
+/// after it. A lease lost in the run is taken again by the holder; a mint
+/// waits for that at most one TTL, then refuses with `node`.
+fn mint_leased(ns: &[u8], count: u64, seeds: &str, args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
+    let options = crate::lease::options(args)?;
+    let lease = crate::lease::acquire(seeds, options)?;
+    let wait = std::time::Duration::from_millis(options.terms.ttl_ms);
     for _ in 0..count {
-        let id = lease.mint(ns).map_err(|e| Failure::gate(e, addr.as_bytes()))?;
+        let minted = lease.next_within(wait).map_err(|e| Failure::gate(e, seeds.as_bytes()))?;
+        let id = emq_id::Id::new(ns, minted.snowflake).map_err(|e| Failure::gate(e, ns))?;
         if args.has("--json") {
             line(out, &describe(&id).to_string())?;
         } else {

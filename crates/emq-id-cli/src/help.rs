@@ -8,11 +8,12 @@ Usage: emq-id <COMMAND> [ARGS...]
 Commands:
   decode ID...               read ids: ns, snowflake, unix_ms, time, node, seq, hash32 (JSON)
   encode NS SNOWFLAKE        write the 14-byte id of a namespace and snowflake
-  mint NS [--node N | --lease HOST:PORT] [-n COUNT]
+  mint NS [--node N | --lease SEEDS [--replicas N]] [-n COUNT]
                              mint ids (the node comes from --node, a lease on Valkey,
                              else EMQ_NODE)
-  lease --cluster HOST:PORT  take a node lease on Valkey, print the node, hold it
-                             until interrupted, then release it (emq-lease/1)
+  lease --cluster SEEDS [--replicas N]
+                             take a node lease on Valkey, print the node, hold it
+                             until interrupted, then release it (emq-lease/2)
   hash32 ID|SNOWFLAKE...     the placement hash of a snowflake
   min-for TIME...            the smallest snowflake at or after TIME (ISO-8601 or unix ms)
   slot KEY... [--hex]        the cluster hash slot and hashtag of keys (JSON)
@@ -54,7 +55,7 @@ Gate: range (for the snowflake and for the namespace, as the contract's table sa
         "mint" => {
             "\
 Usage: emq-id mint NS [--node N] [-n COUNT] [--json]
-       emq-id mint NS --lease HOST:PORT [--ttl MS] [--margin MS] [-n COUNT] [--json]
+       emq-id mint NS --lease SEEDS [--replicas N] [--ttl MS] [--margin MS] [-n COUNT] [--json]
        emq-id mint NS --node N --at MS [--at MS]...
 
 Mints COUNT (default 1) ids, one per line (--json: the decode object).
@@ -64,8 +65,10 @@ process takes the node's host-local claim (a lock file in EMQ_NODE_DIR, default
 is refused (gate node, naming the holder's pid). With neither, a node no live
 process of this host holds is drawn and a warning says so: ids may still collide
 with another host's, so use a lease or set EMQ_NODE in production.
-With --lease, the node is leased from the Valkey server or cluster at HOST:PORT
-for the run (emq-id lease --help) and released after it.
+With --lease, the node is leased from the Valkey server or cluster reached
+through SEEDS (HOST:PORT[,HOST:PORT...]) for the run (emq-id lease --help) and
+released after it; a lease lost during the run is taken again (another node),
+and a mint waits for that at most one TTL before it refuses.
 With --at, replays the contract's pure mint step from a fresh minter at the
 given clock readings (unix ms), printing one JSON line per step:
 {\"now_ms\", \"id\", \"snowflake\"} or {\"now_ms\", \"error\"} for a refused step.
@@ -74,17 +77,28 @@ node (the node is held by another live process of this host)."
         }
         "lease" => {
             "\
-Usage: emq-id lease --cluster HOST:PORT [--ttl MS] [--margin MS]
+Usage: emq-id lease --cluster SEEDS [--replicas N] [--ttl MS] [--margin MS]
 
-Takes a free node from the Valkey server or cluster at HOST:PORT (the keys
-{emq}:node:<n> and {emq}:node:<n>:mark, one slot), prints
-{\"node\", \"previous_mark\"}, renews the lease every third of its TTL (default
-30000 ms), and on SIGINT, SIGTERM or SIGHUP releases it and prints
-{\"node\", \"released\"}. A process killed outright frees its node when the TTL
+Takes a free node from the Valkey server or cluster reached through SEEDS
+(HOST:PORT[,HOST:PORT...], any nodes of one cluster; the keys {emq}:node:<n>
+and {emq}:node:<n>:mark, one slot), prints {\"node\", \"previous_mark\", \"lease\"}
+(again for each lease taken after a loss, \"lease\" counting them), renews
+the lease every third of its TTL (default 30000 ms), and on SIGINT, SIGTERM or
+SIGHUP releases it and prints {\"node\", \"released\", \"leases_taken\",
+\"leases_lost\", \"longest_unleased_ms\"}.
+A lease write counts only once N replicas (default 1) acknowledged it (WAIT):
+until then nothing is minted on it and it is refused with gate node, naming
+the counts. So a failover that promotes that replica keeps the lease and its
+mark. --replicas 0 is for a reserve whose primary has no replica: a failover
+may then lose a lease and let two processes mint on one node.
+A lost or fenced lease is taken again by itself (another node, after every id
+minted before); a failover is followed through any seed or any primary a slot
+map named. A process killed outright frees its node when the TTL
 runs out, and not before. Minting on a lease stops MARGIN ms (default 5000) before
 the TTL would run out since the last renewal sent, so an owner cut off from Valkey
 never mints on a node another may hold.
-Gates: node (every node is leased), range (a bad --ttl/--margin)."
+Gates: node (every node is leased, or the acquire not acknowledged by N
+replicas), range (a bad --ttl/--margin)."
         }
         "hash32" => {
             "\

@@ -77,13 +77,17 @@ pub struct Error {
     node: u16,
     /// The pid of the process holding that node, or 0 when unknown.
     holder: u32,
+    /// For an unacknowledged lease write: the replicas that acknowledged it
+    /// and the replicas wanted (`wanted` 0: not such a refusal).
+    acknowledged: u32,
+    wanted: u32,
 }
 
 const NO_NODE: u16 = u16::MAX;
 
 impl Error {
     pub(crate) const fn new(gate: Gate, detail: &'static str) -> Error {
-        Error { gate, detail, node: NO_NODE, holder: 0 }
+        Error { gate, detail, node: NO_NODE, holder: 0, acknowledged: 0, wanted: 0 }
     }
 
     /// A [`Gate::Node`] refusal about `node`, naming its holder's pid when known.
@@ -93,7 +97,13 @@ impl Error {
             Some(pid) => pid,
             None => 0,
         };
-        Error { gate: Gate::Node, detail, node, holder }
+        Error { gate: Gate::Node, detail, node, holder, acknowledged: 0, wanted: 0 }
+    }
+
+    /// A [`Gate::Node`] refusal of a lease write that `acknowledged` of
+    /// `wanted` replicas acknowledged.
+    pub(crate) const fn unacknowledged(acknowledged: u32, wanted: u32, detail: &'static str) -> Error {
+        Error { gate: Gate::Node, detail, node: NO_NODE, holder: 0, acknowledged, wanted }
     }
 
     /// An error of `gate` raised outside the core: for a binding whose host
@@ -144,6 +154,16 @@ impl Error {
         }
     }
 
+    /// For a refused lease write ([`parse_wait`](crate::parse_wait)): how many
+    /// replicas acknowledged it, and how many were wanted.
+    pub const fn acknowledged(&self) -> Option<(u32, u32)> {
+        if self.wanted == 0 {
+            None
+        } else {
+            Some((self.acknowledged, self.wanted))
+        }
+    }
+
     /// The whole message without the gate name: the node and its holder when
     /// the refusal names them, then [`Error::detail`]. Bindings surface this.
     ///
@@ -169,6 +189,9 @@ impl fmt::Display for Message<'_> {
                 write!(f, " (held by pid {pid})")?;
             }
             f.write_str(": ")?;
+        }
+        if let Some((got, wanted)) = e.acknowledged() {
+            write!(f, "acknowledged by {got} of {wanted} replica{}: ", if wanted == 1 { "" } else { "s" })?;
         }
         f.write_str(e.detail)
     }

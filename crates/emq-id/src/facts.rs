@@ -27,6 +27,7 @@ pub const NUMBERS: &[(&str, u64)] = &[
     ("LEASE_NODES", lease::LEASE_NODES as u64),
     ("LEASE_TTL_MS", lease::LeaseTerms::DEFAULT.ttl_ms),
     ("LEASE_MARGIN_MS", lease::LeaseTerms::DEFAULT.margin_ms),
+    ("LEASE_REPLICAS", lease::LEASE_REPLICAS as u64),
 ];
 
 /// The contract's names a host needs, by their name in this crate.

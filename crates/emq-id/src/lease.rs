@@ -1,4 +1,4 @@
-//! Node leases on Valkey (`emq-lease/1`, SPEC.md §5.2): the scripts, their
+//! Node leases on Valkey (`emq-lease/2`, SPEC.md §5.2): the scripts, their
 //! keys and arguments, the parsing of their replies, and the arithmetic of a
 //! hand-over and of the fence. Data and pure functions only: nothing here
 //! opens a socket, so every runtime runs the same script bytes through the
@@ -19,7 +19,18 @@ use crate::mint::step;
 use crate::snowflake::{ts_since_epoch, EPOCH_MS, MAX_NODE, MAX_TS};
 
 /// The version of the lease protocol these scripts implement.
-pub const LEASE_PROTOCOL: &str = "emq-lease/1";
+pub const LEASE_PROTOCOL: &str = "emq-lease/2";
+
+/// How many replicas must acknowledge a lease write (`WAIT`) before it
+/// counts, unless the deployment says otherwise: one, so that the write
+/// survives the failover that promotes that replica. A reserve whose primary
+/// has no replica says `0` and accepts the exposure SPEC.md §5.2 names.
+pub const LEASE_REPLICAS: u32 = 1;
+
+/// The longest `WAIT` a lease write is given ([`LeaseTerms::wait_ms`]): a
+/// replica on the same network acknowledges in milliseconds, so 2.5 s
+/// without it means the replica is not there, whatever the TTL.
+pub const MAX_WAIT_MS: u64 = 2_500;
 
 /// The reserve name every lease key starts with: `{emq}:node:`.
 const PREFIX: &[u8] = b"node:";
@@ -239,6 +250,66 @@ impl LeaseTerms {
         }
         Ok(LeaseTerms { ttl_ms, margin_ms })
     }
+
+    /// How long a holder's `WAIT replicas timeout` waits for a lease write's
+    /// acknowledgement: half the margin, at most a tenth of the TTL and at
+    /// most [`MAX_WAIT_MS`], at least 1 ms. Short against the renewal's third
+    /// of the TTL, so an unacknowledged renewal leaves time for the next try
+    /// before the fence; and bounded, so a client's read timeout above
+    /// `MAX_WAIT_MS` covers every terms' `WAIT`.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::LeaseTerms::DEFAULT.wait_ms(), 2_500);
+    /// assert_eq!(emq_id::LeaseTerms::new(3_000, 500).unwrap().wait_ms(), 250);
+    /// assert_eq!(emq_id::LeaseTerms::new(300_000, 60_000).unwrap().wait_ms(), emq_id::MAX_WAIT_MS);
+    /// assert_eq!(emq_id::LeaseTerms::new(3, 1).unwrap().wait_ms(), 1);
+    /// ```
+    pub const fn wait_ms(&self) -> u64 {
+        let mut wait = self.margin_ms / 2;
+        if self.ttl_ms / 10 < wait {
+            wait = self.ttl_ms / 10;
+        }
+        if MAX_WAIT_MS < wait {
+            wait = MAX_WAIT_MS;
+        }
+        if wait == 0 {
+            1
+        } else {
+            wait
+        }
+    }
+}
+
+/// Reads the reply of `WAIT replicas timeout` sent after a lease write on the
+/// same connection: the write counts only when at least `replicas` replicas
+/// acknowledged it. Fewer is the `node` gate (the error names both counts):
+/// an acquire that is not acknowledged must not mint, and a renewal that is
+/// not acknowledged moves neither the fence nor the mark
+/// ([`LeasedMinter::renewed`] is for acknowledged renewals only). A reply
+/// `WAIT` cannot give (negative) is `range`.
+///
+/// ```
+/// use emq_id::{parse_wait, Gate};
+/// assert_eq!(parse_wait(1, 1), Ok(()));
+/// assert_eq!(parse_wait(2, 1), Ok(()));
+/// let e = parse_wait(0, 1).unwrap_err();
+/// assert_eq!(e.gate(), Gate::Node);
+/// assert_eq!(e.acknowledged(), Some((0, 1)));
+/// assert!(e.to_string().starts_with("node: acknowledged by 0 of 1 replica: "));
+/// assert_eq!(parse_wait(-1, 1).unwrap_err().gate(), Gate::Range);
+/// ```
+pub fn parse_wait(acknowledged: i64, replicas: u32) -> Result<()> {
+    if acknowledged < 0 {
+        return Err(Error::new(Gate::Range, "a WAIT reply is a count of replicas, never negative"));
+    }
+    if acknowledged >= i64::from(replicas) {
+        return Ok(());
+    }
+    Err(Error::unacknowledged(
+        acknowledged as u32,
+        replicas,
+        "the lease write is not on enough replicas yet: a failover could lose it, so no id is minted on it",
+    ))
 }
 
 /// A minter on a leased node: it starts after the node's previous mark (the

@@ -38,6 +38,7 @@ mod error;
 mod facts;
 mod family;
 mod hash;
+mod high_water;
 mod id;
 mod keyspace;
 mod lease;
@@ -59,14 +60,16 @@ pub use error::{Error, Gate, Message, Result};
 pub use facts::{NUMBERS, TEXTS};
 pub use family::{check_name, Family, Param, Pattern, MAX_NAME_LEN};
 pub use hash::hash32;
+pub use high_water::{raise_mark, state_after, state_ms, step_shared_under, step_under};
 pub use id::{Id, BINARY_LEN};
 pub use keyspace::{
     check_queue, job_key, job_prefix, key, parse_key, prefix_bytes, queue_key, reserve, Key, Kind, ParsedKey,
     BUS_VERSION, JOB_NS, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN, VERSION_KEY,
 };
 pub use lease::{
-    lease_key, lease_prefix, mark_key, parse_acquire, parse_acquire_error, parse_renewal, Acquired, LeaseTerms,
-    LeasedMinter, Script, ACQUIRE, EVERY_NODE_LEASED, LEASE_NODES, LEASE_PROTOCOL, RELEASE, RENEW, SCRIPTS,
+    lease_key, lease_prefix, mark_key, parse_acquire, parse_acquire_error, parse_renewal, parse_wait, Acquired,
+    LeaseTerms, LeasedMinter, Script, ACQUIRE, EVERY_NODE_LEASED, LEASE_NODES, LEASE_PROTOCOL, LEASE_REPLICAS,
+    MAX_WAIT_MS, RELEASE, RENEW, SCRIPTS,
 };
 pub use mint::{parse_node, step, step_shared, Minter};
 #[cfg(all(feature = "std", unix))]

@@ -1,28 +1,42 @@
 //! A node lease on Valkey, held (SPEC.md §5.2): [`Lease::acquire`] takes a
-//! free node with the core's `acquire` script, a background thread renews it
-//! every third of its TTL, [`Lease::mint`] mints on it (refused with the
-//! `node` gate once its fence closes), and [`Lease::release`] (or dropping
-//! it) hands the node back with its high-water mark. The scripts, keys and
-//! arithmetic are the core's (`emq_id::ACQUIRE`, `LeasedMinter`…); this crate
-//! only moves them over a socket, so it is the reference for what a binding's
-//! user does with their own Valkey client.
+//! free node with the core's `acquire` script and mints nothing until
+//! `replicas` replicas acknowledged it (`WAIT`); a background thread renews
+//! it every third of its TTL (a renewal that is not acknowledged moves
+//! neither the fence nor the mark), follows a failover to the new primary
+//! through any seed or any primary a slot map named, and when the lease is
+//! lost or fenced takes another node on its own — its first id after every
+//! id this holder minted before. [`Lease::mint`] mints on whichever lease is
+//! held (`node` while none is), and [`Lease::release`] (or dropping it) hands
+//! the node back with its high-water mark.
+//!
+//! The scripts, keys, the acknowledgement rule and the arithmetic are the
+//! core's (`emq_id::ACQUIRE`, `parse_wait`, `LeasedMinter`…); this crate only
+//! moves them over a socket, so it is the reference for what a binding's
+//! holder does with its users' Valkey client.
 
 use std::io;
-use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::Arc;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use emq_id::{Id, LeaseTerms, LeasedMinter};
-use emq_resp::{Connection, Reply};
+use emq_id::{Gate, Id, LeaseTerms, LeasedMinter};
+pub use emq_resp::{Connection, Timeouts};
 
+mod keeper;
+mod route;
+mod script;
 mod token;
+
+use keeper::Keeper;
+use route::Route;
 
 /// Why a lease could not be taken or used.
 #[derive(Debug)]
 pub enum LeaseError {
-    /// The contract refused (`node`: every node leased, the lease lost or
-    /// fenced; `range`: a reply the protocol does not give).
+    /// The contract refused (`node`: every node leased, a lease write not
+    /// acknowledged by enough replicas, the lease lost or fenced; `range`:
+    /// terms or a clock the protocol cannot keep).
     Gate(emq_id::Error),
     /// Valkey could not be reached or answered something else.
     Io(io::Error),
@@ -51,141 +65,224 @@ impl From<emq_id::Error> for LeaseError {
     }
 }
 
-fn protocol(what: &str) -> io::Error {
-    io::Error::new(io::ErrorKind::InvalidData, format!("lease script: {what}"))
+/// How a holder keeps its lease.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeaseOptions {
+    /// The lease's TTL and fence margin.
+    pub terms: LeaseTerms,
+    /// Replicas that must acknowledge each lease write (`WAIT`) before it
+    /// counts: [`emq_id::LEASE_REPLICAS`] by default. `0` for a reserve
+    /// whose primary has no replica, accepting that a failover may then lose
+    /// a lease and let two processes mint on one node (SPEC.md §5.2).
+    pub replicas: u32,
+    /// Every wait on Valkey: keep the read timeout above `terms.wait_ms()`.
+    pub timeouts: Timeouts,
 }
 
-/// Opens a connection to the server that owns the reserve's slot: `addr`
-/// itself on a standalone server, else the primary `CLUSTER SLOTS` names.
-pub fn connect(addr: &str) -> io::Result<Connection> {
-    let mut conn = Connection::open(addr)?;
-    let reply = conn.cmd(&["CLUSTER", "SLOTS"])?;
-    if reply.error().is_some() {
-        return Ok(conn); // not a cluster: this server holds every key
+impl LeaseOptions {
+    /// The core's default terms and replicas, `emq-resp`'s default timeouts.
+    pub const DEFAULT: LeaseOptions =
+        LeaseOptions { terms: LeaseTerms::DEFAULT, replicas: emq_id::LEASE_REPLICAS, timeouts: Timeouts::DEFAULT };
+
+    /// The defaults with other terms.
+    pub const fn new(terms: LeaseTerms) -> LeaseOptions {
+        LeaseOptions { terms, ..LeaseOptions::DEFAULT }
     }
-    let map = emq_resp::slot_map(&mut conn)?;
-    let slot = emq_id::slot(emq_id::lease_prefix().as_bytes());
-    match emq_resp::owner(&map, slot) {
-        Some(owner) if owner != addr => Connection::open(owner),
-        _ => Ok(conn),
+
+    /// These options with `replicas` acknowledging each write.
+    pub const fn replicas(self, replicas: u32) -> LeaseOptions {
+        LeaseOptions { replicas, ..self }
+    }
+
+    /// These options with other timeouts.
+    pub const fn timeouts(self, timeouts: Timeouts) -> LeaseOptions {
+        LeaseOptions { timeouts, ..self }
+    }
+
+    /// How soon a failed or unacknowledged write, or a refused acquire, is
+    /// tried again: a twentieth of the TTL, within 10 to 250 ms. This bounds
+    /// the time a holder stays without a lease beyond what Valkey itself takes
+    /// (a failover, a replica coming back).
+    pub fn retry(&self) -> Duration {
+        Duration::from_millis((self.terms.ttl_ms / 20).clamp(10, 250))
     }
 }
 
-/// Runs one of the core's scripts with `EVAL`.
-fn eval(conn: &mut Connection, script: &emq_id::Script, keys: &[&[u8]], args: &[&[u8]]) -> io::Result<Reply> {
-    let count = keys.len().to_string();
-    let mut call: Vec<&[u8]> = vec![b"EVAL", script.text.as_bytes(), count.as_bytes()];
-    call.extend_from_slice(keys);
-    call.extend_from_slice(args);
-    conn.call(&call)
+impl Default for LeaseOptions {
+    fn default() -> LeaseOptions {
+        LeaseOptions::DEFAULT
+    }
 }
 
-fn int(reply: &Reply, what: &str) -> io::Result<i64> {
-    reply.as_int().ok_or_else(|| protocol(&format!("{what}: {reply:?}")))
+/// A lease this holder has held (or holds): what [`Lease::held`] answers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Held {
+    /// The leased node.
+    pub node: u16,
+    /// The node's mark when this lease took it (`None`: never leased before).
+    pub previous_mark: Option<u64>,
+    /// Which of this holder's leases it is: 1 for the first, 2 after one re-acquisition…
+    pub ordinal: u32,
 }
 
-/// A held node lease and its minter.
+/// A snowflake and the lease it was minted on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Minted {
+    /// The snowflake.
+    pub snowflake: u64,
+    /// [`Held::ordinal`] of the lease that minted it.
+    pub lease: u32,
+}
+
+/// How the holder has fared: leases taken and lost, and the time without one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HolderStats {
+    /// Leases taken and acknowledged (the first one included).
+    pub taken: u32,
+    /// Leases lost: answered gone, or fenced past their TTL without a renewal.
+    pub lost: u32,
+    /// How long the holder has been unable to mint, if it is now.
+    pub unleased: Option<Duration>,
+    /// The longest time it was unable to mint, ended or not.
+    pub longest_unleased: Duration,
+}
+
+/// What the keeper shares with minting threads.
+struct Shared {
+    current: RwLock<Option<Arc<keeper::Lease>>>,
+    stats: Mutex<Stats>,
+}
+
+#[derive(Default)]
+struct Stats {
+    taken: u32,
+    lost: u32,
+    unleased_since: Option<Instant>,
+    longest: Duration,
+}
+
+impl Shared {
+    fn stats(&self) -> std::sync::MutexGuard<'_, Stats> {
+        self.stats.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn current(&self) -> Option<Arc<keeper::Lease>> {
+        self.current.read().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Mints on the lease held now, under the read lock (no reference count
+    /// moved per id): `None` while none is held.
+    fn next(&self) -> Option<Result<Minted, emq_id::Error>> {
+        let current = self.current.read().unwrap_or_else(PoisonError::into_inner);
+        let lease = current.as_ref()?;
+        Some(lease.minter.next().map(|snowflake| Minted { snowflake, lease: lease.held.ordinal }))
+    }
+}
+
+/// A held node lease: acquired, renewed, re-acquired and released by a
+/// background thread, minted on by any thread.
 pub struct Lease {
-    minter: Arc<LeasedMinter>,
-    token: String,
-    addr: String,
+    shared: Arc<Shared>,
     stop: Option<mpsc::Sender<()>>,
-    renewer: Option<JoinHandle<()>>,
-    previous_mark: Option<u64>,
+    keeper: Option<JoinHandle<Result<bool, LeaseError>>>,
 }
 
 impl Lease {
-    /// Takes a free node on the server (or cluster) at `addr`, trying nodes
-    /// from a random one on, and starts renewing it every third of its TTL.
-    pub fn acquire(addr: &str, terms: LeaseTerms) -> Result<Lease, LeaseError> {
-        let mut conn = connect(addr)?;
-        let token = token::fresh();
-        let start = token::below(u64::from(emq_id::LEASE_NODES)).to_string();
-        let (now, sent) = (emq_id::now_ms(), emq_id::monotonic_ms());
-        let (ttl, nodes, now_text) = (terms.ttl_ms.to_string(), emq_id::LEASE_NODES.to_string(), now.to_string());
-        let prefix = emq_id::lease_prefix();
-        let reply = eval(
-            &mut conn,
-            &emq_id::ACQUIRE,
-            &[prefix.as_bytes()],
-            &[token.as_bytes(), ttl.as_bytes(), start.as_bytes(), nodes.as_bytes(), now_text.as_bytes()],
-        )?;
-        if let Some(e) = reply.error() {
-            return Err(match emq_id::parse_acquire_error(e) {
-                Some(refusal) => LeaseError::Gate(refusal),
-                None => LeaseError::Io(protocol(e)),
-            });
+    /// Takes a free node from the server or cluster reached through `seeds`
+    /// (`HOST:PORT[,HOST:PORT…]`: any nodes of one cluster), trying nodes
+    /// from a random one on, and returns once the acquire is acknowledged by
+    /// `options.replicas` replicas. Refused with `node` when every node is
+    /// leased or the acquire was not acknowledged in `terms.wait_ms()` (the
+    /// error names the counts; the unacknowledged lease is released).
+    pub fn acquire(seeds: &str, options: LeaseOptions) -> Result<Lease, LeaseError> {
+        if options.timeouts.read <= Duration::from_millis(options.terms.wait_ms()) {
+            // WAIT's reply would time out as a fault, leaving a node taken and unaccounted for.
+            return Err(LeaseError::Gate(emq_id::Error::from_gate(
+                Gate::Range,
+                "the read timeout must exceed the terms' WAIT timeout (LeaseTerms::wait_ms)",
+            )));
         }
-        let pair = reply.as_array().filter(|p| p.len() == 2).ok_or_else(|| protocol("acquire answers {node, mark}"))?;
-        let acquired = emq_id::parse_acquire(int(&pair[0], "node")?, int(&pair[1], "mark")?)?;
-        let minter = Arc::new(LeasedMinter::start(acquired, now, sent, terms)?);
+        let shared = Arc::new(Shared { current: RwLock::new(None), stats: Mutex::new(Stats::default()) });
+        let mut keeper = Keeper::new(Route::new(seeds, options.timeouts)?, options, shared.clone());
+        keeper.first()?;
         let (stop, stopped) = mpsc::channel();
-        let renewer = {
-            let (minter, token, conn_addr) = (minter.clone(), token.clone(), addr.to_string());
-            std::thread::Builder::new()
-                .name(format!("emq-lease-{}", acquired.node))
-                .spawn(move || renew_until_stopped(conn, &conn_addr, &minter, &token, stopped))
-                .map_err(LeaseError::Io)?
-        };
-        Ok(Lease {
-            minter,
-            token,
-            addr: addr.to_string(),
-            stop: Some(stop),
-            renewer: Some(renewer),
-            previous_mark: acquired.previous_mark,
-        })
+        let thread = std::thread::Builder::new()
+            .name("emq-lease".into())
+            .spawn(move || keeper.run(&stopped))
+            .map_err(LeaseError::Io)?;
+        Ok(Lease { shared, stop: Some(stop), keeper: Some(thread) })
     }
 
-    /// The leased node.
-    pub fn node(&self) -> u16 {
-        self.minter.node()
+    /// The lease held now, if any.
+    pub fn held(&self) -> Option<Held> {
+        self.shared.current().map(|l| l.held)
     }
 
-    /// The node's mark when this lease took it (`None`: never leased before).
-    pub fn previous_mark(&self) -> Option<u64> {
-        self.previous_mark
+    /// The node leased now, if any.
+    pub fn node(&self) -> Option<u16> {
+        self.held().map(|h| h.node)
     }
 
-    /// The minter: share it between threads (`LeasedMinter` is lock-free).
-    pub fn minter(&self) -> &Arc<LeasedMinter> {
-        &self.minter
+    /// The minter of the lease held now: share it between threads
+    /// (`LeasedMinter` is lock-free). A later lease has another minter.
+    pub fn minter(&self) -> Option<Arc<LeasedMinter>> {
+        self.shared.current().map(|l| l.minter.clone())
     }
 
-    /// Mints an id of namespace `ns` on the leased node.
+    /// Leases taken and lost, and the time without one.
+    pub fn stats(&self) -> HolderStats {
+        let stats = self.shared.stats();
+        let unleased = stats.unleased_since.map(|since| since.elapsed());
+        HolderStats {
+            taken: stats.taken,
+            lost: stats.lost,
+            unleased,
+            longest_unleased: stats.longest.max(unleased.unwrap_or_default()),
+        }
+    }
+
+    /// Mints a snowflake on the lease held now. Refused with `node` while no
+    /// lease is held (the holder is taking one), once the lease's fence has
+    /// closed, or while a burst waits for the next renewal to raise its mark.
+    pub fn next(&self) -> Result<Minted, emq_id::Error> {
+        self.shared.next().unwrap_or(Err(emq_id::Error::from_gate(
+            Gate::Node,
+            "no lease is held: the holder is taking one (its stats say for how long)",
+        )))
+    }
+
+    /// [`next`](Self::next), tried again every millisecond while it is
+    /// refused with `node`, for at most `wait`.
+    pub fn next_within(&self, wait: Duration) -> Result<Minted, emq_id::Error> {
+        let deadline = Instant::now() + wait;
+        loop {
+            match self.next() {
+                Err(e) if e.gate() == Gate::Node && Instant::now() < deadline => {
+                    std::thread::sleep(Duration::from_millis(1))
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Mints an id of namespace `ns` on the lease held now (as [`next`](Self::next)).
     pub fn mint(&self, ns: &[u8]) -> Result<Id, emq_id::Error> {
         emq_id::check_namespace(ns)?;
-        let s = self.minter.next()?;
-        Id::new(ns, s)
+        Id::new(ns, self.next()?.snowflake)
     }
 
     /// Stops minting and renewing, and hands the node back with its
-    /// high-water mark (`Ok(false)`: the lease was already gone or another's).
+    /// high-water mark (`Ok(false)`: no lease was held, or it was already
+    /// gone or another's).
     pub fn release(mut self) -> Result<bool, LeaseError> {
         self.release_now()
     }
 
     fn release_now(&mut self) -> Result<bool, LeaseError> {
-        let Some(stop) = self.stop.take() else { return Ok(false) };
-        self.minter.stop();
-        drop(stop);
-        if let Some(renewer) = self.renewer.take() {
-            let _ = renewer.join();
-        }
-        let node = self.minter.node();
-        let (lease, mark) = (emq_id::lease_key(node)?, emq_id::mark_key(node)?);
-        let high_water = self.minter.high_water().to_string();
-        let mut conn = connect(&self.addr)?;
-        let reply = eval(
-            &mut conn,
-            &emq_id::RELEASE,
-            &[lease.as_bytes(), mark.as_bytes()],
-            &[self.token.as_bytes(), high_water.as_bytes()],
-        )?;
-        match emq_id::parse_renewal(int(&reply, "release")?) {
-            Ok(()) => Ok(true),
-            Err(e) if e.gate() == emq_id::Gate::Node => Ok(false),
-            Err(e) => Err(e.into()),
+        drop(self.stop.take());
+        match self.keeper.take() {
+            Some(thread) => thread.join().unwrap_or(Ok(false)),
+            None => Ok(false),
         }
     }
 }
@@ -196,55 +293,8 @@ impl Drop for Lease {
     }
 }
 
-/// The renewer: every third of the TTL, raise the mark and extend the
-/// lease. A failed renewal (Valkey unreachable) is retried at the next tick
-/// over a new connection; the fence closes by itself if none succeeds in
-/// time. A renewal answered "lost" closes the fence at once.
-fn renew_until_stopped(
-    mut conn: Connection,
-    addr: &str,
-    minter: &LeasedMinter,
-    token: &str,
-    stopped: mpsc::Receiver<()>,
-) {
-    let terms = minter.terms();
-    let every = Duration::from_millis((terms.ttl_ms / 3).max(1));
-    let node = minter.node();
-    let (Ok(lease), Ok(mark_key)) = (emq_id::lease_key(node), emq_id::mark_key(node)) else { return };
-    let ttl = terms.ttl_ms.to_string();
-    let mut healthy = true;
-    loop {
-        match stopped.recv_timeout(every) {
-            Err(RecvTimeoutError::Timeout) => {}
-            _ => return,
-        }
-        if !healthy {
-            match connect(addr) {
-                Ok(c) => conn = c,
-                Err(_) => continue,
-            }
-        }
-        let sent = emq_id::monotonic_ms();
-        let mark = minter.next_mark(emq_id::now_ms());
-        let mark_text = mark.to_string();
-        let reply = eval(
-            &mut conn,
-            &emq_id::RENEW,
-            &[lease.as_bytes(), mark_key.as_bytes()],
-            &[token.as_bytes(), ttl.as_bytes(), mark_text.as_bytes()],
-        );
-        healthy = match reply.as_ref().map(|r| r.as_int()) {
-            Ok(Some(answer)) => {
-                match emq_id::parse_renewal(answer) {
-                    Ok(()) => minter.renewed(sent, mark),
-                    Err(_) => {
-                        minter.stop();
-                        return;
-                    }
-                }
-                true
-            }
-            _ => false,
-        };
-    }
+/// Opens a connection to the server that owns the reserve's slot: `addr`
+/// itself on a standalone server, else the primary `CLUSTER SLOTS` names.
+pub fn connect(addr: &str) -> io::Result<Connection> {
+    Route::new(addr, Timeouts::DEFAULT)?.connect()
 }

@@ -47,6 +47,8 @@ pub struct Connection {
     writer: TcpStream,
     timeouts: Timeouts,
     broken: Option<String>,
+    /// The host part of the address this connection was opened with.
+    host: String,
 }
 
 impl Connection {
@@ -72,7 +74,14 @@ impl Connection {
         stream.set_write_timeout(Some(timeouts.write))?;
         stream.set_nodelay(true)?;
         let reader = BufReader::new(Timed { stream: stream.try_clone()?, deadline: None, budget: timeouts.read });
-        Ok(Connection { reader, writer: stream, timeouts, broken: None })
+        Ok(Connection { reader, writer: stream, timeouts, broken: None, host: host_of(addr).to_string() })
+    }
+
+    /// The host this connection was opened to, as given (`127.0.0.1`,
+    /// `valkey-0.internal`, `[::1]`): where a cluster node that does not know
+    /// its own address is reached.
+    pub fn host(&self) -> &str {
+        &self.host
     }
 
     /// The timeouts this connection was opened with.
@@ -99,6 +108,24 @@ impl Connection {
         result
     }
 
+    /// Sends several commands in one write and reads their replies in order
+    /// (one round trip: a lease script and the `WAIT` that follows it). An
+    /// error reply is one of the replies; an I/O or protocol fault fails the
+    /// whole call and the connection, as in [`call`](Self::call).
+    pub fn pipeline(&mut self, commands: &[&[&[u8]]]) -> io::Result<Vec<Reply>> {
+        if let Some(earlier) = &self.broken {
+            return Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                format!("this connection failed earlier ({earlier}); open a new one"),
+            ));
+        }
+        let result = self.send_all(commands).and_then(|()| commands.iter().map(|_| self.receive()).collect());
+        if let Err(e) = &result {
+            self.broken = Some(e.to_string());
+        }
+        result
+    }
+
     /// [`call`](Self::call) over text arguments.
     pub fn cmd(&mut self, args: &[&str]) -> io::Result<Reply> {
         let bytes: Vec<&[u8]> = args.iter().map(|a| a.as_bytes()).collect();
@@ -106,12 +133,18 @@ impl Connection {
     }
 
     fn send(&mut self, args: &[&[u8]]) -> io::Result<()> {
+        self.send_all(&[args])
+    }
+
+    fn send_all(&mut self, commands: &[&[&[u8]]]) -> io::Result<()> {
         let mut out = Vec::with_capacity(64);
-        out.extend_from_slice(format!("*{}\r\n", args.len()).as_bytes());
-        for a in args {
-            out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
-            out.extend_from_slice(a);
-            out.extend_from_slice(b"\r\n");
+        for args in commands {
+            out.extend_from_slice(format!("*{}\r\n", args.len()).as_bytes());
+            for a in *args {
+                out.extend_from_slice(format!("${}\r\n", a.len()).as_bytes());
+                out.extend_from_slice(a);
+                out.extend_from_slice(b"\r\n");
+            }
         }
         self.writer.write_all(&out).map_err(|e| match e.kind() {
             io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut => io::Error::new(
@@ -131,6 +164,12 @@ impl Connection {
             kind => io::Error::new(kind, format!("reading the reply: {e}")),
         })
     }
+}
+
+/// The host part of `host:port` (`[::1]` keeps its brackets); the whole text
+/// when it has no port.
+fn host_of(addr: &str) -> &str {
+    addr.rsplit_once(':').map_or(addr, |(host, _)| host)
 }
 
 /// The first of `addrs` that accepts within `timeout` (for all of them).

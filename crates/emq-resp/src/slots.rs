@@ -13,8 +13,14 @@ const LAST_SLOT: i64 = 16383;
 /// wrong shape, a slot outside `0..=16383`, a range that ends before it
 /// starts or a port outside `1..=65535` is an `InvalidData` error naming the
 /// range, never a panic or a wrapped number.
+///
+/// A node that does not know its own address (a one-node cluster that has
+/// met no other node answers an empty host; Valkey says `?` for an endpoint
+/// it cannot name) is reached at the host this connection was opened to, as
+/// cluster clients do: the map never holds an address without a host.
 pub fn slot_map(conn: &mut Connection) -> io::Result<Vec<(u16, u16, String)>> {
-    slots_of(&conn.cmd(&["CLUSTER", "SLOTS"])?)
+    let reply = conn.cmd(&["CLUSTER", "SLOTS"])?;
+    slots_of(&reply, conn.host())
 }
 
 /// The node that owns `slot` in a map from [`slot_map`].
@@ -23,7 +29,8 @@ pub fn owner(map: &[(u16, u16, String)], slot: u16) -> Option<&str> {
 }
 
 /// The map in a `CLUSTER SLOTS` reply.
-pub(crate) fn slots_of(reply: &Reply) -> io::Result<Vec<(u16, u16, String)>> {
+/// `connected` stands in for a host the server leaves empty, null or `?`.
+pub(crate) fn slots_of(reply: &Reply, connected: &str) -> io::Result<Vec<(u16, u16, String)>> {
     if let Some(e) = reply.error() {
         return Err(bad(format!("CLUSTER SLOTS: {e}")));
     }
@@ -49,13 +56,22 @@ pub(crate) fn slots_of(reply: &Reply) -> io::Result<Vec<(u16, u16, String)>> {
         let [host, port, ..] = node else {
             return Err(bad(format!("CLUSTER SLOTS range {i}: the primary has {} fields, not 2 or more", node.len())));
         };
-        // A null host is an endpoint the server does not know (as before: an empty host).
+        // A null, empty or `?` host is an endpoint the server does not know: the connected host.
         let host = match host {
             Reply::Bulk(None) => String::new(),
             other => other
                 .as_text()
                 .ok_or_else(|| bad(format!("CLUSTER SLOTS range {i}: the primary's host is {}", shape(other))))?,
         };
+        let host = match host.as_str() {
+            "" | "?" => connected.to_string(),
+            // An IPv6 address is bracketed, so the port stays readable.
+            h if h.contains(':') && !h.starts_with('[') => format!("[{h}]"),
+            _ => host,
+        };
+        if host.is_empty() {
+            return Err(bad(format!("CLUSTER SLOTS range {i}: the primary has no host, nor does the connection")));
+        }
         let port = port
             .as_int()
             .filter(|p| (1..=65535).contains(p))

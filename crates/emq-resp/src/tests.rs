@@ -211,7 +211,7 @@ fn byte_by_byte_and_interrupted_reads_give_the_same_reply() {
 
 /// `CLUSTER SLOTS` replies, as the wire carries them, into a map or an error.
 fn slots(wire: &[u8]) -> Result<Vec<(u16, u16, String)>, String> {
-    slots_of(&read(wire).unwrap()).map_err(|e| e.to_string())
+    slots_of(&read(wire).unwrap(), "10.0.0.9").map_err(|e| e.to_string())
 }
 
 #[test]
@@ -219,7 +219,14 @@ fn slot_maps_are_checked_field_by_field() {
     let good = b"*2\r\n*3\r\n:5461\r\n:16383\r\n*3\r\n$9\r\n127.0.0.1\r\n:7001\r\n$3\r\nabc\r\n\
                  *3\r\n:0\r\n:5460\r\n*2\r\n$9\r\n127.0.0.1\r\n:7000\r\n";
     assert_eq!(slots(good), Ok(vec![(0, 5460, "127.0.0.1:7000".into()), (5461, 16383, "127.0.0.1:7001".into())]));
-    assert_eq!(slots(b"*1\r\n*3\r\n:0\r\n:0\r\n*2\r\n$-1\r\n:7000\r\n"), Ok(vec![(0, 0, ":7000".into())]));
+    // A host the server does not know (null, empty or `?`) is the connected one.
+    for host in [&b"$-1"[..], b"$0\r\n", b"$1\r\n?"] {
+        let wire = [&b"*1\r\n*3\r\n:0\r\n:16383\r\n*2\r\n"[..], host, b"\r\n:7000\r\n"].concat();
+        assert_eq!(slots(&wire), Ok(vec![(0, 16383, "10.0.0.9:7000".into())]), "{:?}", String::from_utf8_lossy(host));
+    }
+    let v6 = b"*1\r\n*3\r\n:0\r\n:1\r\n*2\r\n$3\r\n::1\r\n:7000\r\n";
+    assert_eq!(slots(v6), Ok(vec![(0, 1, "[::1]:7000".into())]));
+    assert_eq!(slots_of(&read(b"*1\r\n*3\r\n:0\r\n:0\r\n*2\r\n$0\r\n\r\n:7000\r\n").unwrap(), "").ok(), None);
     for (name, wire, text) in [
         ("an error", &b"-ERR This instance has cluster support disabled\r\n"[..], "CLUSTER SLOTS: ERR This instance"),
         ("not an array", b"+OK\r\n", "answered a status, not an array"),

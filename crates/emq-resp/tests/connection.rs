@@ -56,6 +56,23 @@ fn a_well_behaved_server_is_answered() {
 }
 
 #[test]
+fn a_pipeline_is_one_write_and_its_replies_in_order() {
+    let addr = server(|s| {
+        let want = b"*2\r\n$4\r\nEVAL\r\n$1\r\nx\r\n*3\r\n$4\r\nWAIT\r\n$1\r\n1\r\n$3\r\n250\r\n";
+        let mut got = vec![0u8; want.len()];
+        s.read_exact(&mut got).unwrap();
+        assert_eq!(got, want);
+        s.write_all(b"-ERR no\r\n:0\r\n").unwrap();
+    });
+    let mut c = Connection::open(&addr).unwrap();
+    assert_eq!(c.host(), "127.0.0.1");
+    let eval: [&[u8]; 2] = [b"EVAL", b"x"];
+    let wait: [&[u8]; 3] = [b"WAIT", b"1", b"250"];
+    let replies = c.pipeline(&[&eval, &wait]).unwrap();
+    assert_eq!(replies, vec![Reply::Error("ERR no".into()), Reply::Int(0)]);
+}
+
+#[test]
 fn a_silent_server_ends_in_the_read_timeout() {
     let addr = server(take_command);
     let mut c = Connection::open_with(&addr, Timeouts::all(ms(300))).unwrap();

@@ -24,7 +24,7 @@ pub struct Check {
 }
 
 /// The sections, in file order. A file may leave one out; an unknown one is an error.
-pub const SECTIONS: [&str; 18] = concat(NON_LEASE_SECTIONS, LEASE_SECTIONS);
+pub const SECTIONS: [&str; 19] = concat(NON_LEASE_SECTIONS, LEASE_SECTIONS);
 
 /// `a` then `b`, in a constant.
 const fn concat<const A: usize, const B: usize, const C: usize>(
@@ -40,10 +40,10 @@ const fn concat<const A: usize, const B: usize, const C: usize>(
     out
 }
 
-/// The sections of node leases (emq-lease/1): a target whose runtime has no
+/// The sections of node leases (emq-lease/2): a target whose runtime has no
 /// lease API declares the others as its scope.
-pub const LEASE_SECTIONS: [&str; 6] =
-    ["lease_scripts", "lease_keys", "lease_acquire", "lease_errors", "lease_renewals", "lease_starts"];
+pub const LEASE_SECTIONS: [&str; 7] =
+    ["lease_scripts", "lease_keys", "lease_acquire", "lease_errors", "lease_renewals", "lease_starts", "lease_waits"];
 
 /// Every section but the lease sections.
 pub const NON_LEASE_SECTIONS: [&str; 12] = [
@@ -235,6 +235,12 @@ pub fn checks(file: &Value) -> Result<Vec<Check>> {
                     });
                     let request = request.context("a request object")?;
                     add("lease_start", request, outcome(case, "gate", &["snowflake", "fence_ms", "next_mark"], &at)?);
+                }
+                "lease_waits" => {
+                    let request = pick(case, &["ttl_ms", "margin_ms", "replicas", "reply"], &at)?;
+                    let mut request = request.as_object().cloned().context("a request object")?;
+                    request.insert("op".into(), json!("lease_wait"));
+                    add("lease_wait", Value::Object(request), outcome(case, "gate", &["wait_ms"], &at)?);
                 }
                 _ => unreachable!("SECTIONS is exhaustive"),
             }

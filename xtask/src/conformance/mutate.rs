@@ -30,6 +30,7 @@ pub fn one_wrong_value(file: &Value, section: &str) -> Value {
         "lease_errors" => case["gate"] = Value::from("range"),
         "lease_renewals" => case["gate"] = Value::from("node"),
         "lease_starts" => bump_decimal(&mut case["snowflake"]),
+        "lease_waits" => case["wait_ms"] = Value::from(case["wait_ms"].as_u64().unwrap() + 1),
         other => panic!("no mutation for section {other}"),
     }
     file

@@ -1,4 +1,4 @@
-//! The vector file's lease sections (emq-lease/1, SPEC.md §5.2): the scripts
+//! The vector file's lease sections (emq-lease/2, SPEC.md §5.2): the scripts
 //! byte for byte with their SHA-1, the keys, the parsing of every reply, and
 //! the arithmetic of a hand-over and of the fence. Every answer is the core's.
 
@@ -104,6 +104,35 @@ pub fn starts() -> Vec<Value> {
                     case["fence_ms"] = json!(m.fence_ms());
                     case["next_mark"] = json!(m.next_mark(now));
                 }
+                Err(e) => case["gate"] = gate(e),
+            }
+            case
+        })
+        .collect()
+}
+
+/// A lease write's acknowledgement: the terms' `WAIT` timeout, and the
+/// reading of `WAIT`'s reply against the replicas wanted (terms first).
+pub fn waits() -> Vec<Value> {
+    let cases: [(u64, u64, u32, i64); 10] = [
+        (30_000, 5_000, 1, 1),
+        (30_000, 5_000, 1, 0), // the lossy failover's acquire: no replica has it
+        (30_000, 5_000, 1, 2),
+        (30_000, 5_000, 0, 0), // a reserve without replicas, by choice
+        (3_000, 500, 2, 1),
+        (3_000, 500, 2, 3),
+        (3, 1, 1, 1),
+        (60_000, 5_000, 1, 1),
+        (30_000, 5_000, 1, -1), // no count WAIT gives
+        (10, 10, 1, 1),         // terms the core refuses
+    ];
+    cases
+        .into_iter()
+        .map(|(ttl, margin, replicas, reply)| {
+            let mut case = json!({ "ttl_ms": ttl, "margin_ms": margin, "replicas": replicas, "reply": reply });
+            let read = LeaseTerms::new(ttl, margin).and_then(|t| emq_id::parse_wait(reply, replicas).map(|()| t));
+            match read {
+                Ok(terms) => case["wait_ms"] = json!(terms.wait_ms()),
                 Err(e) => case["gate"] = gate(e),
             }
             case

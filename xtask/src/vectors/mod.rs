@@ -68,6 +68,7 @@ pub fn generate() -> Value {
     file.insert("lease_errors".into(), Value::Array(lease::acquire_errors()));
     file.insert("lease_renewals".into(), Value::Array(lease::renewals()));
     file.insert("lease_starts".into(), Value::Array(lease::starts()));
+    file.insert("lease_waits".into(), Value::Array(lease::waits()));
     Value::Object(file)
 }
 

@@ -7,6 +7,7 @@ defmodule EmqId.Host do
   # own functions raise.
 
   defguard u64?(n) when is_integer(n) and n >= 0 and n <= 0xFFFF_FFFF_FFFF_FFFF
+  defguard u32?(n) when is_integer(n) and n >= 0 and n <= 0xFFFF_FFFF
   defguard i64?(n) when is_integer(n) and n >= -0x8000_0000_0000_0000 and n <= 0x7FFF_FFFF_FFFF_FFFF
 
   def integer!(n, _what) when is_integer(n), do: n

@@ -20,7 +20,7 @@ defmodule EmqId.Lease do
   The protocol the scripts implement.
 
       iex> EmqId.Lease.protocol()
-      "emq-lease/1"
+      "emq-lease/2"
   """
   @spec protocol() :: String.t()
   def protocol, do: Native.lease_protocol()
@@ -34,6 +34,16 @@ defmodule EmqId.Lease do
   """
   @spec nodes() :: pos_integer
   def nodes, do: Native.lease_nodes()
+
+  @doc """
+  How many replicas must acknowledge a lease write (`WAIT`'s numreplicas,
+  for `parse_wait/2`) unless the deployment says otherwise.
+
+      iex> EmqId.Lease.replicas()
+      1
+  """
+  @spec replicas() :: non_neg_integer
+  def replicas, do: Native.lease_replicas()
 
   @doc """
   The scripts `acquire`, `renew` and `release`, in that order, byte for byte
@@ -159,6 +169,28 @@ defmodule EmqId.Lease do
   def parse_renewal(reply), do: range(integer!(reply, "a reply"))
 
   @doc """
+  Reads the reply of `WAIT replicas timeout`, sent on the connection that
+  ran `acquire` or `renew`: `:ok` when at least `replicas` replicas
+  acknowledged the write; `{:error, :node}` for fewer (a failover could lose
+  it: mint nothing on that acquire, do not record that renewal with
+  `EmqId.LeasedMinter.renewed/3`); `{:error, :range}` for a negative reply or
+  a count of replicas outside `0..2^32-1`.
+
+      iex> EmqId.Lease.parse_wait(1, EmqId.Lease.replicas())
+      :ok
+      iex> EmqId.Lease.parse_wait(0, 1)
+      {:error, :node}
+      iex> EmqId.Lease.parse_wait(-1, 1)
+      {:error, :range}
+  """
+  @spec parse_wait(integer, integer) :: :ok | {:error, :node | :range}
+  def parse_wait(acknowledged, replicas) when i64?(acknowledged) and u32?(replicas),
+    do: Native.lease_parse_wait(acknowledged, replicas)
+
+  def parse_wait(acknowledged, replicas),
+    do: integer!(acknowledged, "a reply") && range(integer!(replicas, "a count of replicas"))
+
+  @doc """
   The core's default terms: renewals every third of the TTL leave two tries
   before the fence.
 
@@ -209,4 +241,24 @@ defmodule EmqId.Lease do
   end
 
   def terms(ttl_ms, margin_ms), do: integer!(ttl_ms, "a TTL") && range(integer!(margin_ms, "a margin"))
+
+  @doc """
+  The timeout (ms) of the `WAIT` sent after a lease write under `terms`;
+  `{:error, :range}` for terms the core refuses.
+
+      iex> EmqId.Lease.wait_ms(EmqId.Lease.default_terms())
+      {:ok, 2500}
+      iex> EmqId.Lease.wait_ms(%{ttl_ms: 3_000, margin_ms: 500})
+      {:ok, 250}
+      iex> EmqId.Lease.wait_ms(%{ttl_ms: 10, margin_ms: 10})
+      {:error, :range}
+  """
+  @spec wait_ms(terms) :: {:ok, pos_integer} | {:error, :range}
+  def wait_ms(%{ttl_ms: ttl_ms, margin_ms: margin_ms}) when u64?(ttl_ms) and u64?(margin_ms),
+    do: Native.lease_wait_ms(ttl_ms, margin_ms)
+
+  def wait_ms(%{ttl_ms: ttl_ms, margin_ms: margin_ms}),
+    do: integer!(ttl_ms, "a TTL") && range(integer!(margin_ms, "a margin"))
+
+  def wait_ms(other), do: raise(ArgumentError, "terms are a map with :ttl_ms and :margin_ms, got: #{inspect(other)}")
 end

@@ -1,4 +1,4 @@
-//! Node leases on Valkey (`emq-lease/1`, SPEC.md §5.2): the core's scripts,
+//! Node leases on Valkey (`emq-lease/2`, SPEC.md §5.2): the core's scripts,
 //! keys, reply parsers, terms and leased minter, translated for Elixir
 //! (`EmqId.Lease`, `EmqId.LeasedMinter`). Nothing here talks to Valkey or
 //! decides anything: the host sends the scripts through its own client, and
@@ -9,7 +9,7 @@ use rustler::{Atom, Binary, Encoder, Env, ResourceArc, Term};
 use crate::error::refused;
 use crate::{answer, atoms, ok};
 
-/// `emq_id::LEASE_PROTOCOL` (`"emq-lease/1"`).
+/// `emq_id::LEASE_PROTOCOL` (`"emq-lease/2"`).
 #[rustler::nif]
 fn lease_protocol() -> &'static str {
     emq_id::LEASE_PROTOCOL
@@ -19,6 +19,13 @@ fn lease_protocol() -> &'static str {
 #[rustler::nif]
 fn lease_nodes() -> u16 {
     emq_id::LEASE_NODES
+}
+
+/// `emq_id::LEASE_REPLICAS`: the replicas that must acknowledge a lease write
+/// (`WAIT`'s numreplicas) unless the deployment says otherwise.
+#[rustler::nif]
+fn lease_replicas() -> u32 {
+    emq_id::LEASE_REPLICAS
 }
 
 /// `emq_id::SCRIPTS`, in order: `[{name, text, keys, args}]`.
@@ -83,6 +90,17 @@ fn lease_parse_renewal(env: Env<'_>, reply: i64) -> Term<'_> {
     }
 }
 
+/// `:ok` when `WAIT`'s reply says at least `replicas` replicas acknowledged
+/// the lease write; `{:error, :node}` for fewer, `{:error, :range}` for a
+/// negative reply.
+#[rustler::nif]
+fn lease_parse_wait(env: Env<'_>, acknowledged: i64, replicas: u32) -> Term<'_> {
+    match emq_id::parse_wait(acknowledged, replicas) {
+        Ok(()) => atoms::ok().encode(env),
+        Err(e) => refused(env, e),
+    }
+}
+
 /// `emq_id::LeaseTerms::DEFAULT` as `{ttl_ms, margin_ms}`.
 #[rustler::nif]
 fn lease_default_terms() -> (u64, u64) {
@@ -94,6 +112,12 @@ fn lease_default_terms() -> (u64, u64) {
 #[rustler::nif]
 fn lease_terms(env: Env<'_>, ttl_ms: u64, margin_ms: u64) -> Term<'_> {
     answer(env, emq_id::LeaseTerms::new(ttl_ms, margin_ms).map(|t| (t.ttl_ms, t.margin_ms)))
+}
+
+/// `{:ok, wait_ms}`: the `WAIT` timeout of terms the core accepts.
+#[rustler::nif]
+fn lease_wait_ms(env: Env<'_>, ttl_ms: u64, margin_ms: u64) -> Term<'_> {
+    answer(env, emq_id::LeaseTerms::new(ttl_ms, margin_ms).map(|t| t.wait_ms()))
 }
 
 /// `{:ok, {ttl_ms, margin_ms}}` of `LeaseTerms::for_ttl`: the default margin,

@@ -1,5 +1,5 @@
 // Command lease is a documented example of a node lease on Valkey
-// (emq-lease/1, SPEC.md §5.2) held with go-redis: Acquire takes a free node
+// (emq-lease/2, SPEC.md §5.2) held with go-redis: Acquire takes a free node
 // with the protocol's acquire script, a goroutine renews it every third of
 // its TTL, Lease.Mint mints on it, and Release hands the node back with its
 // high-water mark. The scripts, keys, reply parsing and minter arithmetic are

@@ -26,6 +26,9 @@ class EmqIdError(ValueError):
     """A refusal of the contract; ``str(err)`` is ``"<gate>: <what was wrong>"``."""
 
     gate: Gate
+    #: For ``parse_wait``'s ``node`` refusal: the replicas that acknowledged the write, and those wanted.
+    acknowledged: int | None
+    replicas: int | None
     def __init__(self, gate: Gate, message: str) -> None: ...
 
 class NodeWarning(RuntimeWarning):
@@ -229,13 +232,15 @@ def self_check(vectors: str | None = None) -> None:
     answered differently.
     """
 
-# ---- Node leases on Valkey (emq-lease/1): run the scripts with your own client.
+# ---- Node leases on Valkey (emq-lease/2): run the scripts with your own client.
 
 LEASE_PROTOCOL: Final[str]
 #: Nodes a lease can be taken on (MAX_NODE + 1).
 LEASE_NODES: Final[int]
 LEASE_TTL_MS: Final[int]
 LEASE_MARGIN_MS: Final[int]
+#: Replicas that must acknowledge a lease write (``WAIT``'s numreplicas) unless the deployment says otherwise.
+LEASE_REPLICAS: Final[int]
 
 @final
 class LeaseScript:
@@ -286,6 +291,12 @@ def parse_acquire_error(message: str | bytes) -> EmqIdError | None:
 def parse_renewal(reply: int) -> None:
     """Reads the renew or release script's reply: returns on 1, raises ``node`` on 0 (the lease is lost)."""
 
+def parse_wait(acknowledged: int, replicas: int) -> None:
+    """Reads ``WAIT``'s reply after the acquire or renew script: returns when at least ``replicas``
+    replicas acknowledged the write, raises ``node`` for fewer (mint nothing on that acquire, do not
+    record that renewal; the error's ``acknowledged`` and ``replicas`` say how many), ``range`` for a
+    negative reply."""
+
 @final
 class LeaseTerms:
     """A lease's TTL and the fence's margin (ms): TTL 3 ms to a day, 1 ms <= margin <= two thirds of it."""
@@ -300,6 +311,9 @@ class LeaseTerms:
     def ttl_ms(self) -> int: ...
     @property
     def margin_ms(self) -> int: ...
+    @property
+    def wait_ms(self) -> int:
+        """The timeout (ms) of the ``WAIT`` sent after a lease write under these terms."""
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
@@ -347,6 +361,7 @@ __all__ = [
     "LEASE_MARGIN_MS",
     "LEASE_NODES",
     "LEASE_PROTOCOL",
+    "LEASE_REPLICAS",
     "LEASE_SCRIPTS",
     "LEASE_TTL_MS",
     "MAX_ENTRY_ID_LEN",
@@ -397,6 +412,7 @@ __all__ = [
     "parse_acquire_error",
     "parse_key",
     "parse_renewal",
+    "parse_wait",
     "prefix_bytes",
     "process_node",
     "queue_key",

@@ -22,6 +22,10 @@ class EmqIdError(ValueError):
     """
 
     gate: Gate
+    #: For ``parse_wait``'s ``node`` refusal: the replicas that acknowledged
+    #: the lease write, and the replicas wanted; ``None`` for any other refusal.
+    acknowledged: int | None = None
+    replicas: int | None = None
 
     def __init__(self, gate: Gate, message: str) -> None:
         super().__init__(gate, message)

@@ -27,7 +27,7 @@ fn one(c: &Cluster, sql: &str) -> Result<String> {
 /// Writes the offset to a file beside `file`, then renames it over `file`: a
 /// server process reading it at that moment sees the old offset or the new,
 /// never an empty file (which libfaketime would read as no offset).
-fn set_offset(file: &Path, seconds: i64) -> Result<()> {
+pub(super) fn set_offset(file: &Path, seconds: i64) -> Result<()> {
     let next = file.with_extension("next");
     crate::write(&next, format!("{seconds:+}\n"))?;
     std::fs::rename(&next, file).with_context(|| format!("renaming {} over {}", next.display(), file.display()))
@@ -67,7 +67,7 @@ fn minter(c: &Cluster, conn: usize) -> Result<Child> {
 /// alone), in whole seconds: against the midpoint of this process's readings
 /// before and after the query, so psql's start-up on a loaded machine does
 /// not count as offset.
-fn server_offset(c: &Cluster) -> Result<i64> {
+pub(super) fn server_offset(c: &Cluster) -> Result<i64> {
     let now = || -> Result<f64> { Ok(SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs_f64() * 1000.0) };
     let before = now()?;
     let server_ms: f64 =

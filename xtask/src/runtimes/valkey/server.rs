@@ -31,24 +31,24 @@ pub struct Node {
     pub port: u16,
     child: Child,
     dir: PathBuf,
+    binary: PathBuf,
+    extra: Vec<String>,
 }
 
 impl Node {
     pub fn start(binary: &Path) -> Result<Node> {
+        Node::start_with(binary, &[])
+    }
+
+    /// A node started with `extra` settings (`--name value` pairs) after the usual ones.
+    pub fn start_with(binary: &Path, extra: &[&str]) -> Result<Node> {
         let port = free_port()?;
         let dir = root().join("target/valkey").join(port.to_string());
         let _ = std::fs::remove_dir_all(&dir);
         crate::mkdir(&dir)?;
-        let child = Command::new(binary)
-            .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--cluster-enabled", "yes"])
-            .args(["--cluster-config-file", "nodes.conf", "--save", "", "--appendonly", "no"])
-            .args(["--protected-mode", "yes", "--loglevel", "warning"])
-            .arg("--dir")
-            .arg(&dir)
-            .stdout(Stdio::null())
-            .spawn()
-            .with_context(|| format!("starting {}", binary.display()))?;
-        let node = Node { addr: format!("127.0.0.1:{port}"), port, child, dir };
+        let extra: Vec<String> = extra.iter().map(|s| s.to_string()).collect();
+        let child = spawn(binary, port, &dir, &extra)?;
+        let node = Node { addr: format!("127.0.0.1:{port}"), port, child, dir, binary: binary.to_path_buf(), extra };
         node.wait_for(|c| Ok(c.cmd(&["PING"])? == Reply::Status("PONG".into())), "PING")?;
         Ok(node)
     }
@@ -57,6 +57,20 @@ impl Node {
     pub fn kill(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+
+    /// Starts a killed server again on its port and directory: its
+    /// `nodes.conf` brings it back into its cluster (no data: nothing is saved).
+    pub fn restart(&mut self) -> Result<()> {
+        self.kill();
+        self.child = spawn(&self.binary, self.port, &self.dir, &self.extra)?;
+        self.wait_for(|c| Ok(c.cmd(&["PING"])? == Reply::Status("PONG".into())), "PING after a restart")
+    }
+
+    /// Sends `SIGSTOP` (`true`) or `SIGCONT` (`false`): a server that stops
+    /// answering without closing its sockets, then resumes.
+    pub fn pause(&self, stop: bool) -> Result<()> {
+        pause(self.child.id(), stop)
     }
 
     pub fn connect(&self) -> Result<Connection> {
@@ -84,6 +98,27 @@ impl Drop for Node {
         let _ = self.child.wait();
         let _ = std::fs::remove_dir_all(&self.dir);
     }
+}
+
+/// `SIGSTOP` (`true`) or `SIGCONT` (`false`) to process `pid`, quietly.
+pub fn pause(pid: u32, stop: bool) -> Result<()> {
+    let signal = if stop { "-STOP" } else { "-CONT" };
+    let status = Command::new("kill").arg(signal).arg(pid.to_string()).status().context("kill")?;
+    anyhow::ensure!(status.success(), "kill {signal} {pid}: {status}");
+    Ok(())
+}
+
+fn spawn(binary: &Path, port: u16, dir: &Path, extra: &[String]) -> Result<Child> {
+    Command::new(binary)
+        .args(["--bind", "127.0.0.1", "--port", &port.to_string(), "--cluster-enabled", "yes"])
+        .args(["--cluster-config-file", "nodes.conf", "--save", "", "--appendonly", "no"])
+        .args(["--protected-mode", "yes", "--loglevel", "warning"])
+        .arg("--dir")
+        .arg(dir)
+        .args(extra)
+        .stdout(Stdio::null())
+        .spawn()
+        .with_context(|| format!("starting {}", binary.display()))
 }
 
 /// Three primaries on loopback, all 16,384 slots assigned, and every node
