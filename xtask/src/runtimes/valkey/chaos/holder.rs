@@ -5,7 +5,9 @@
 //! minted at, and the ordinal of the lease that minted it (all little-endian).
 //!
 //! The Rust holder is `cargo xtask chaos-holder` (this file's [`main`]);
-//! holders in other runtimes take the same arguments and write the same records.
+//! holders in other runtimes are [`Program`]s that take the same arguments
+//! (`--seeds S --replicas N --ttl MS --margin MS --out FILE`) and write the
+//! same records: the fleet mixes them, one runtime after another.
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Write};
@@ -31,20 +33,28 @@ pub struct Orders {
     pub seeds: String,
     pub replicas: u32,
     pub terms: LeaseTerms,
-    /// The holder binary: a copy of this xtask taken at the start, so a
-    /// rebuild of the workspace during the run cannot pull it away.
-    pub binary: PathBuf,
 }
 
-/// The xtask binary, built (a no-op when it is current) and copied into
-/// `dir`, for [`Orders::binary`]: not this process's own executable, which a
-/// rebuild during a long suite may already have replaced.
-pub fn binary(dir: &Path) -> Result<PathBuf> {
-    crate::sh(Command::new("cargo").args(["build", "--quiet", "-p", "xtask"]))?;
-    let built = crate::root().join("target/debug/xtask");
-    let copy = dir.join("chaos-holder");
-    std::fs::copy(&built, &copy).with_context(|| format!("copying {}", built.display()))?;
-    Ok(copy)
+/// A runtime's holder program: what starts one, before the common arguments.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub runtime: &'static str,
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+}
+
+impl Program {
+    /// The Rust holder: the xtask binary, built (a no-op when it is current)
+    /// and copied into `dir`, then `chaos-holder`. A copy, not this process's
+    /// own executable, which a rebuild during a long suite may have replaced.
+    pub fn rust(dir: &Path) -> Result<Program> {
+        crate::sh(Command::new("cargo").args(["build", "--quiet", "-p", "xtask"]))?;
+        let built = crate::root().join("target/debug/xtask");
+        let copy = dir.join("chaos-holder");
+        std::fs::copy(&built, &copy).with_context(|| format!("copying {}", built.display()))?;
+        Ok(Program { runtime: "rust", program: copy, args: vec!["chaos-holder".into()], env: vec![] })
+    }
 }
 
 /// A holder process, seen from the harness.
@@ -61,11 +71,12 @@ pub struct Holder {
 }
 
 impl Holder {
-    /// Starts the Rust holder: this very binary, `chaos-holder`.
-    pub fn spawn(label: String, dir: &Path, orders: &Orders) -> Result<Holder> {
+    /// Starts a holder of `program`'s runtime, minting into `dir/<label>.bin`.
+    pub fn spawn(label: String, dir: &Path, program: &Program, orders: &Orders) -> Result<Holder> {
         let file = dir.join(format!("{label}.bin"));
-        let child = Command::new(&orders.binary)
-            .arg("chaos-holder")
+        let child = Command::new(&program.program)
+            .args(&program.args)
+            .envs(program.env.iter().map(|(k, v)| (k, v)))
             .args(["--seeds", &orders.seeds, "--replicas", &orders.replicas.to_string()])
             .args(["--ttl", &orders.terms.ttl_ms.to_string(), "--margin", &orders.terms.margin_ms.to_string()])
             .arg("--out")
@@ -74,8 +85,8 @@ impl Holder {
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .context("starting a chaos holder")?;
-        Ok(Holder { label, runtime: "rust", file, spawned_ms: now(), ended_ms: None, child, stats: None })
+            .with_context(|| format!("starting a {} chaos holder", program.runtime))?;
+        Ok(Holder { label, runtime: program.runtime, file, spawned_ms: now(), ended_ms: None, child, stats: None })
     }
 
     /// SIGKILL, mid-mint.

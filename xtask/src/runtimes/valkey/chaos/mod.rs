@@ -28,7 +28,7 @@ mod verdict;
 
 use cluster::Replicated;
 use faults::Fault;
-use holder::{Holder, Orders};
+use holder::{Holder, Orders, Program};
 use verdict::Verdict;
 
 use crate::vectors::rng::Rng;
@@ -54,6 +54,8 @@ pub struct Fleet {
     cluster: Replicated,
     holders: Vec<Holder>,
     orders: Orders,
+    /// The runtimes' holder programs: holder `i` runs `programs[i % len]`.
+    programs: Vec<Program>,
     dir: PathBuf,
     rng: Rng,
     spawned: usize,
@@ -66,9 +68,9 @@ pub fn run() -> Result<()> {
     let terms = LeaseTerms::new(TERMS.0, TERMS.1)?;
     let dir = crate::root().join("target/chaos");
     crate::mkdir(&dir)?;
-    let binary = holder::binary(&dir)?;
-    let safe = fleet(1, seed, terms, &binary).context("the fleet with replicas 1")?;
-    let control = fleet(0, seed, terms, &binary).context("the negative control, replicas 0")?;
+    let programs = programs(&dir)?;
+    let safe = fleet(1, seed, terms, &programs).context("the fleet with replicas 1")?;
+    let control = fleet(0, seed, terms, &programs).context("the negative control, replicas 0")?;
     let (mean, lowest) = safe.availability();
     println!(
         "negative control (replicas 0): {} ids, {} duplicates, {} owner-order violations",
@@ -95,13 +97,19 @@ pub fn run() -> Result<()> {
 }
 
 /// One fleet on a fresh cluster through the whole schedule; its verdict.
-fn fleet(replicas: u32, seed: u64, terms: LeaseTerms, binary: &std::path::Path) -> Result<Verdict> {
+/// Every runtime's holder program, built once for both fleets.
+fn programs(dir: &std::path::Path) -> Result<Vec<Program>> {
+    Ok(vec![Program::rust(dir)?])
+}
+
+fn fleet(replicas: u32, seed: u64, terms: LeaseTerms, programs: &[Program]) -> Result<Verdict> {
     let cluster = Replicated::start()?;
     let dir = crate::root().join("target/chaos").join(format!("replicas-{replicas}"));
     let _ = std::fs::remove_dir_all(&dir);
     crate::mkdir(&dir)?;
-    let orders = Orders { seeds: cluster.seeds(), replicas, terms, binary: binary.to_path_buf() };
-    let mut fleet = Fleet { cluster, holders: vec![], orders, dir, rng: Rng::new(seed), spawned: 0 };
+    let orders = Orders { seeds: cluster.seeds(), replicas, terms };
+    let programs = programs.to_vec();
+    let mut fleet = Fleet { cluster, holders: vec![], orders, programs, dir, rng: Rng::new(seed), spawned: 0 };
     fleet.hold_all_but_a_few()?;
     for _ in 0..HOLDERS {
         let h = fleet.spawn_holder()?;
@@ -158,8 +166,9 @@ impl Fleet {
     }
 
     fn spawn_holder(&mut self) -> Result<Holder> {
+        let program = &self.programs[self.spawned % self.programs.len()];
         self.spawned += 1;
-        Holder::spawn(format!("holder-{:02}", self.spawned), &self.dir, &self.orders)
+        Holder::spawn(format!("{}-{:02}", program.runtime, self.spawned), &self.dir, program, &self.orders)
     }
 
     /// Polls (20 s at most) until every holder has written an id.
