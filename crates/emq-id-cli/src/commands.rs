@@ -268,6 +268,9 @@ fn mint(args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
         Some(n) => n.parse().map_err(|_| Failure::Usage(format!("-n takes a count, not {n:?}")))?,
         None => 1,
     };
+    if args.one("--replicas").is_some() && args.one("--lease").is_none() {
+        return Err(Failure::Usage("--replicas is for a node leased with --lease".into()));
+    }
     if let Some(addr) = args.one("--lease") {
         if node.is_some() {
             return Err(Failure::Usage("--lease takes a node from Valkey: give it or --node, not both".into()));
