@@ -17,7 +17,10 @@ import (
 // Node leases on Valkey (emq-lease/2, SPEC.md §5.2): the core's scripts,
 // keys, reply parsing and leased minter. Nothing here opens a connection:
 // run the scripts with the Valkey client you already have (EVAL, or EVALSHA
-// after SCRIPT LOAD); examples/lease does it with go-redis.
+// after SCRIPT LOAD); examples/lease does it with go-redis. To hold a lease
+// in one call (acknowledged, renewed, re-acquired, released), use the holder
+// module beside this one, github.com/echomq/emq-id/bindings/go/holder:
+// holder.Acquire(ctx, rdb, holder.Options{Replicas: 1}) over go-redis.
 //
 // A lease's life: acquire (LeaseAcquire, then ParseAcquire, then
 // StartLeasedMinter), renew every third of the TTL (LeaseRenew with

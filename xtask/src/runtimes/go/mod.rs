@@ -1,9 +1,11 @@
 //! The Go module (bindings/go, cgo over the C library): its checks, the Go
-//! conformance adapter (conformance/go) and the Go benchmarks.
+//! conformance adapter (conformance/go), the Go benchmarks, and the Go
+//! lease holder's chaos program (bindings/go/holder).
 
 pub mod adapter;
 pub mod bench;
 pub mod dist;
+pub mod holder;
 pub mod tests;
 
 use std::process::Command;

@@ -1,5 +1,6 @@
 //! The Go module's checks: `go vet` and `go test -race`, and that the
-//! conformance adapter and the benchmark module still compile.
+//! conformance adapter, the benchmark module and the lease example still
+//! compile, and the lease holder module's own tests.
 
 use anyhow::Result;
 
@@ -18,5 +19,9 @@ pub fn run() -> Result<()> {
     // The benchmark module (with its anchors from the Go module proxy) must keep compiling.
     sh(go("bindings/go/bench").args(["vet", "./..."]))?;
     // The go-redis lease example: vetted here, run live by `valkey::leases`.
-    sh(go("bindings/go/examples/lease").args(["vet", "./..."]))
+    sh(go("bindings/go/examples/lease").args(["vet", "./..."]))?;
+    // The one-call holder over go-redis (its own module): what needs no server
+    // here, its live behaviour in `cargo xtask chaos`'s fleet.
+    sh(go("bindings/go/holder").args(["vet", "./..."]))?;
+    sh(go("bindings/go/holder").args(["test", "-race", "-count=1", "./..."]))
 }

@@ -2,9 +2,9 @@
 //! Python package `emq_id` around it, built into one abi3 wheel by maturin.
 //! Its prerequisites and virtual environments (`setup.rs`), the wheel and
 //! sdist (`build.rs`), the conformance adapter, pytest, mypy and stubtest
-//! (`tests.rs`), the proof that it is a real package (`package.rs`: installed
-//! outside the tree from the wheel, the sdist and the source) and the
-//! benchmark.
+//! (`tests.rs`), the chaos fleet's holder program (`holder.rs`), the proof
+//! that it is a real package (`package.rs`: installed outside the tree from
+//! the wheel, the sdist and the source) and the benchmark.
 //!
 //! Everything Python is installed into virtual environments under
 //! `target/python/` (never into the system interpreter), from PyPI, with
@@ -14,6 +14,7 @@ pub mod adapter;
 pub mod bench;
 pub mod build;
 pub mod dist;
+pub mod holder;
 pub mod package;
 pub mod setup;
 pub mod tests;

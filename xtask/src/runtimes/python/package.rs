@@ -82,9 +82,14 @@ pub fn check_wheel(wheel: &Path) -> Result<()> {
     let version = crate::dist::version();
     ensure!(name.starts_with(&format!("emq_id-{version}-cp39-abi3-")), "{name}: not emq_id {version} for cp39-abi3");
     let listing = zip_listing(wheel)?;
-    for file in
-        ["emq_id/__init__.py", "emq_id/__init__.pyi", "emq_id/py.typed", "emq_id/_self_check.py", "emq_id/_errors.py"]
-    {
+    for file in [
+        "emq_id/__init__.py",
+        "emq_id/__init__.pyi",
+        "emq_id/py.typed",
+        "emq_id/_self_check.py",
+        "emq_id/_errors.py",
+        "emq_id/holder.py",
+    ] {
         ensure!(listing.iter().any(|f| f == file), "{name} lacks {file}: {listing:?}");
     }
     ensure!(listing.iter().any(|f| f.starts_with("emq_id/_emq_id.") && f.ends_with(".so")), "{name} has no extension");

@@ -1,8 +1,9 @@
 //! The Python binding's checks: pytest over the installed wheel, mypy
-//! --strict over the tests and the conformance adapter (against the package's
-//! stub) and over the package's own Python modules, stubtest (the stub against
-//! the package as it runs). The proof that it is a real package
-//! (`package.rs`) runs in the suite's from-outside step (`dist.rs`).
+//! --strict over the tests, the conformance adapter and the chaos holder
+//! (against the package's stub and redis-py's types) and over the package's
+//! own Python modules, stubtest (the stub against the package as it runs).
+//! The proof that it is a real package (`package.rs`) runs in the suite's
+//! from-outside step (`dist.rs`).
 
 use anyhow::Result;
 
@@ -10,11 +11,11 @@ use super::setup::{MYPY, PYTEST};
 use super::PACKAGE;
 use crate::{root, sh};
 
-/// pytest, mypy --strict and stubtest in `target/python/test` (pytest and
-/// mypy from PyPI, the wheel reinstalled).
+/// pytest, mypy --strict and stubtest in `target/python/test` (pytest, mypy
+/// and redis-py from PyPI, the wheel reinstalled).
 pub fn run() -> Result<()> {
     let wheel = super::build::wheel()?;
-    let env = super::setup::venv("test", &[PYTEST, MYPY], "the Python binding's tests")?;
+    let env = super::setup::venv("test", &[PYTEST, MYPY, super::holder::REDIS], "the Python binding's tests")?;
     super::build::install(&env, &wheel)?;
 
     let claims = super::dir("test-claims");
@@ -27,8 +28,8 @@ pub fn run() -> Result<()> {
         .env("EMQ_NODE_DIR", &claims)
         .env_remove("EMQ_NODE"))?;
 
-    // The tests and the adapter against the stub, and the package's own Python
-    // modules as installed (`-p emq_id`); mypy's cache in target/, not in the tree.
+    // The tests, the adapter and the chaos holder against the stub, and the package's own
+    // Python modules as installed (`-p emq_id`); mypy's cache in target/, not in the tree.
     let package = root().join(PACKAGE);
     let cache = super::dir("mypy-cache");
     sh(env
@@ -36,6 +37,7 @@ pub fn run() -> Result<()> {
         .current_dir(&package)
         .args(["-m", "mypy", "--strict", "tests"])
         .arg(root().join("conformance/python/adapter.py"))
+        .arg("examples/chaos_holder.py")
         .env("MYPY_CACHE_DIR", &cache))?;
     sh(env
         .python()

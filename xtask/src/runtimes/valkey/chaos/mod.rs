@@ -99,7 +99,11 @@ pub fn run() -> Result<()> {
 /// One fleet on a fresh cluster through the whole schedule; its verdict.
 /// Every runtime's holder program, built once for both fleets.
 fn programs(dir: &std::path::Path) -> Result<Vec<Program>> {
-    Ok(vec![Program::rust(dir)?])
+    Ok(vec![
+        Program::rust(dir)?,
+        crate::runtimes::python::holder::chaos_holder()?,
+        crate::runtimes::go::holder::chaos_holder()?,
+    ])
 }
 
 fn fleet(replicas: u32, seed: u64, terms: LeaseTerms, programs: &[Program]) -> Result<Verdict> {

@@ -1,0 +1,399 @@
+package holder
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	emqid "github.com/echomq/emq-id/bindings/go"
+	"github.com/redis/go-redis/v9"
+)
+
+// The holder's state machine against a scripted server on loopback: what it
+// does with each answer the protocol allows (a live cluster cannot be made
+// to answer WAIT 0 or "gone" on cue). The live behaviour is `cargo xtask
+// chaos`'s fleet.
+
+// answer is what the scripted server replies to a command: raw RESP.
+type answer func(cmd []string) string
+
+// server answers every connection with a, and logs the lease scripts it was
+// sent (by name), in order.
+type server struct {
+	addr string
+	mu   sync.Mutex
+	seen []string
+}
+
+func (s *server) scripts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.seen...)
+}
+
+func serve(t *testing.T, a answer) *server {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	s := &server{addr: ln.Addr().String()}
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go s.conn(conn, a)
+		}
+	}()
+	return s
+}
+
+func (s *server) conn(conn net.Conn, a answer) {
+	defer conn.Close()
+	r := bufio.NewReader(conn)
+	for {
+		cmd, err := readCommand(r)
+		if err != nil {
+			return
+		}
+		if name := scriptOf(cmd); name != "" {
+			s.mu.Lock()
+			s.seen = append(s.seen, name)
+			s.mu.Unlock()
+		}
+		var reply string
+		switch strings.ToUpper(cmd[0]) {
+		case "HELLO":
+			reply = "-ERR unknown command 'HELLO'\r\n" // RESP2, as an older server
+		case "EVAL", "WAIT":
+			reply = a(cmd)
+		default:
+			reply = "+OK\r\n" // CLIENT SETINFO, PING...
+		}
+		if _, err := io.WriteString(conn, reply); err != nil {
+			return
+		}
+	}
+}
+
+func readCommand(r *bufio.Reader) ([]string, error) {
+	line, err := r.ReadString('\n')
+	if err != nil {
+		return nil, err
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(line, "*")))
+	if err != nil || n < 1 {
+		return nil, errors.New("not a command")
+	}
+	cmd := make([]string, n)
+	for i := range cmd {
+		header, err := r.ReadString('\n')
+		if err != nil {
+			return nil, err
+		}
+		size, err := strconv.Atoi(strings.TrimSpace(strings.TrimPrefix(header, "$")))
+		if err != nil {
+			return nil, err
+		}
+		buf := make([]byte, size+2)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return nil, err
+		}
+		cmd[i] = string(buf[:size])
+	}
+	return cmd, nil
+}
+
+// scriptOf is the name of the lease script an EVAL runs ("" for any other command).
+func scriptOf(cmd []string) string {
+	if len(cmd) < 2 || !strings.EqualFold(cmd[0], "EVAL") {
+		return ""
+	}
+	for _, s := range emqid.LeaseScripts() {
+		if s.Text == cmd[1] {
+			return s.Name
+		}
+	}
+	return "?"
+}
+
+func isWait(cmd []string) bool { return strings.EqualFold(cmd[0], "WAIT") }
+
+func dial(t *testing.T, s *server) *redis.Client {
+	rdb := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1})
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+// 300 ms leases fenced 50 ms early: renewals every 100 ms, WAIT's timeout 25 ms.
+var short = Options{Terms: emqid.LeaseTerms{TTL: 300 * time.Millisecond, Margin: 50 * time.Millisecond}}
+
+// nextWithin is Next, tried every millisecond while refused, for at most wait.
+func nextWithin(l *Lease, wait time.Duration) (Minted, error) {
+	deadline := time.Now().Add(wait)
+	for {
+		m, err := l.Next()
+		if err == nil || !errors.Is(err, emqid.ErrNode) || time.Now().After(deadline) {
+			return m, err
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestOptionsDefaults(t *testing.T) {
+	cases := []struct {
+		opts     Options
+		replicas int
+		retry    time.Duration
+	}{
+		{Options{}, emqid.LeaseReplicas, 250 * time.Millisecond},
+		{Options{Replicas: NoReplicas}, 0, 250 * time.Millisecond},
+		{Options{Replicas: 2}, 2, 250 * time.Millisecond},
+		{short, emqid.LeaseReplicas, 15 * time.Millisecond},
+		{Options{Terms: emqid.LeaseTerms{TTL: 100 * time.Millisecond, Margin: 10 * time.Millisecond}}, 1, 10 * time.Millisecond},
+	}
+	for _, c := range cases {
+		if got := c.opts.replicas(); got != c.replicas {
+			t.Errorf("%+v: replicas %d, want %d", c.opts, got, c.replicas)
+		}
+		if got := c.opts.Retry(); got != c.retry {
+			t.Errorf("%+v: retry %v, want %v", c.opts, got, c.retry)
+		}
+	}
+	if terms, err := (Options{}).terms(); err != nil || terms != emqid.DefaultLeaseTerms {
+		t.Errorf("the zero terms: %v %v", terms, err)
+	}
+}
+
+// Refusals that need no server: nothing is sent (the client's address does not answer).
+func TestRefusedBeforeAnythingIsSent(t *testing.T) {
+	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
+	defer rdb.Close()
+	slow := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", ReadTimeout: 20 * time.Millisecond})
+	defer slow.Close()
+	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": "127.0.0.1:1"}})
+	defer ring.Close()
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		rdb  redis.UniversalClient
+		opts Options
+		gate error
+	}{
+		{"a margin past the TTL", rdb, Options{Terms: emqid.LeaseTerms{TTL: time.Second, Margin: 2 * time.Second}}, emqid.ErrRange},
+		{"a TTL not in whole ms", rdb, Options{Terms: emqid.LeaseTerms{TTL: time.Second + 1, Margin: 100 * time.Millisecond}}, emqid.ErrRange},
+		{"replicas below NoReplicas", rdb, Options{Replicas: -2}, emqid.ErrRange},
+		{"a read timeout within WAIT's", slow, short, emqid.ErrRange},
+		{"a ring", ring, short, nil},
+	}
+	for _, c := range cases {
+		_, err := Acquire(ctx, c.rdb, c.opts)
+		switch {
+		case err == nil:
+			t.Errorf("%s: acquired", c.name)
+		case c.gate != nil && !errors.Is(err, c.gate):
+			t.Errorf("%s: %v, not %v", c.name, err, c.gate)
+		case c.gate == nil && !strings.Contains(err.Error(), "*redis.Ring"):
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
+
+func TestAnUnacknowledgedAcquireMintsNothingAndIsReleased(t *testing.T) {
+	s := serve(t, func(cmd []string) string {
+		switch {
+		case scriptOf(cmd) == "acquire":
+			return "*2\r\n:7\r\n:-1\r\n"
+		case isWait(cmd):
+			return ":0\r\n"
+		default:
+			return ":1\r\n"
+		}
+	})
+	l, err := Acquire(context.Background(), dial(t, s), short)
+	if l != nil || !errors.Is(err, emqid.ErrNode) || !strings.Contains(err.Error(), "acknowledged by 0 of 1") {
+		t.Fatalf("an unacknowledged acquire: %v, %v", l, err)
+	}
+	if got := strings.Join(s.scripts(), ","); got != "acquire,release" {
+		t.Fatalf("scripts sent: %s", got)
+	}
+}
+
+func TestNoReplicasIsRefusedAndNothingTaken(t *testing.T) {
+	s := serve(t, func(cmd []string) string {
+		if isWait(cmd) {
+			return ":0\r\n"
+		}
+		return "-NOREPLICAS Not enough good replicas to write.\r\n"
+	})
+	_, err := Acquire(context.Background(), dial(t, s), short)
+	if !errors.Is(err, emqid.ErrNode) {
+		t.Fatalf("NOREPLICAS: %v", err)
+	}
+	if got := strings.Join(s.scripts(), ","); got != "acquire" {
+		t.Fatalf("scripts sent: %s (nothing was taken: no release)", got)
+	}
+}
+
+func TestEveryNodeLeased(t *testing.T) {
+	s := serve(t, func(cmd []string) string {
+		if isWait(cmd) {
+			return ":1\r\n"
+		}
+		return "-EMQLEASE every node is leased\r\n"
+	})
+	_, err := Acquire(context.Background(), dial(t, s), short)
+	if !errors.Is(err, emqid.ErrNode) {
+		t.Fatalf("every node leased: %v", err)
+	}
+}
+
+func TestUnacknowledgedRenewalsLeaveTheFenceWhereItWas(t *testing.T) {
+	var acked atomic.Bool
+	acked.Store(true)
+	s := serve(t, func(cmd []string) string {
+		switch {
+		case scriptOf(cmd) == "acquire":
+			return "*2\r\n:7\r\n:-1\r\n"
+		case isWait(cmd) && !acked.Load():
+			return ":0\r\n"
+		default:
+			return ":1\r\n" // renewals answered: the lease is still ours on the primary
+		}
+	})
+	l, err := Acquire(context.Background(), dial(t, s), short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acked.Store(false)
+	start := time.Now()
+	// Renewals are answered every 100 ms but never acknowledged: minting stops
+	// at the acquire's fence (250 ms after it) and stays stopped.
+	var refused time.Duration
+	for {
+		if _, err := l.Next(); err != nil {
+			if !errors.Is(err, emqid.ErrNode) {
+				t.Fatal(err)
+			}
+			refused = time.Since(start)
+			break
+		}
+		if time.Since(start) > 400*time.Millisecond {
+			t.Fatal("minting past the acquire's fence")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if refused < 150*time.Millisecond {
+		t.Fatalf("fenced after %v, before the fence", refused)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if _, err := l.Next(); err == nil {
+		t.Fatal("an unacknowledged renewal reopened the fence")
+	}
+	// Acknowledged again: the same lease mints again (it never expired).
+	acked.Store(true)
+	m, err := nextWithin(l, 2*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, _ := l.Held(); m.Lease != 1 || h.Node != 7 {
+		t.Fatalf("minted on lease %d, node %d", m.Lease, h.Node)
+	}
+	if id, err := l.Mint("JOB"); err != nil || id.Node() != 7 || id.NS() != "JOB" {
+		t.Fatalf("minted %v, %v", id, err)
+	}
+	if _, err := l.Mint("job"); err == nil {
+		t.Fatal("a namespace the contract refuses was minted")
+	}
+	if st := l.Stats(); st.LongestUnleased < 100*time.Millisecond || st.Taken != 1 || st.Lost != 0 {
+		t.Fatalf("stats %+v", st)
+	}
+	if ok, err := l.Release(context.Background()); !ok || err != nil {
+		t.Fatalf("release: %v %v", ok, err)
+	}
+}
+
+func TestALostLeaseIsTakenAgainAfterEveryIdMintedOnIt(t *testing.T) {
+	var acquires atomic.Int32
+	var lost atomic.Bool
+	s := serve(t, func(cmd []string) string {
+		switch scriptOf(cmd) {
+		case "acquire":
+			// The first lease is node 900; the next node 3, whose ids sort below
+			// node 900's in any one millisecond.
+			if acquires.Add(1) == 1 {
+				return "*2\r\n:900\r\n:-1\r\n"
+			}
+			return "*2\r\n:3\r\n:-1\r\n"
+		case "renew":
+			if lost.Load() {
+				return ":0\r\n"
+			}
+		}
+		return ":1\r\n" // renew, release and WAIT: done, acknowledged
+	})
+	l, err := Acquire(context.Background(), dial(t, s), short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []uint64
+	for i := 0; i < 1000; i++ {
+		m, err := l.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.Snowflake)
+	}
+	lost.Store(true)
+	// Minting goes on on the first lease until a renewal finds it gone.
+	deadline := time.Now().Add(3 * time.Second)
+	var next Minted
+	for {
+		if time.Now().After(deadline) {
+			t.Fatalf("no second lease within 3 s: %v", s.scripts())
+		}
+		m, err := nextWithin(l, 3*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Lease == 2 {
+			next = m
+			break
+		}
+		ids = append(ids, m.Snowflake)
+	}
+	if h, _ := l.Held(); h.Node != 3 || h.Ordinal != 2 {
+		t.Fatalf("held %+v", h)
+	}
+	if next.Snowflake <= ids[len(ids)-1] {
+		t.Fatal("the new lease's first id sorts before the old lease's last")
+	}
+	for i := 1; i < len(ids); i++ {
+		if ids[i] <= ids[i-1] {
+			t.Fatalf("id %d out of order", i)
+		}
+	}
+	if st := l.Stats(); st.Taken != 2 || st.Lost != 1 {
+		t.Fatalf("stats %+v", st)
+	}
+	if ok, err := l.Release(context.Background()); !ok || err != nil {
+		t.Fatalf("release: %v %v", ok, err)
+	}
+	if _, err := l.Next(); !errors.Is(err, emqid.ErrNode) {
+		t.Fatalf("minting after the release: %v", err)
+	}
+	if _, err := l.Mint("JOB"); !errors.Is(err, emqid.ErrNode) {
+		t.Fatalf("minting after the release: %v", err)
+	}
+}
