@@ -78,10 +78,10 @@ pub fn want(ms: i64) {
     WANT.get().fetch_max(ms.max(0) as u64, Ordering::AcqRel);
     let latch = LATCH.get().load(Ordering::Acquire);
     if latch != 0 {
-        // SAFETY: LATCH holds the worker's MyLatch, its PGPROC's latch, which
-        // lives in shared memory for the whole life of this memory (a crash
-        // restart re-creates both, LATCH at 0). Setting a latch its owner has
-        // left is harmless: latches tolerate spurious sets.
+        // LATCH holds the worker's MyLatch, its PGPROC's latch, which lives in
+        // shared memory for the whole life of this memory (a crash restart
+        // re-creates both, LATCH at 0).
+        // SAFETY: a live latch in shared memory; setting one its owner has left is harmless.
         unsafe { pg_sys::SetLatch(latch as *mut pg_sys::Latch) };
     }
 }
