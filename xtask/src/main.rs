@@ -31,7 +31,7 @@ Tasks:
   leases                      prove node leases on live clusters (1,100 acquirers, a killed
                               holder, 1,000 hand-overs under skew, Rust and Node at once,
                               Valkey going away), printing their counts
-  chaos                       node leases through Valkey failures: the issue-27 scenarios
+  chaos                       node leases through Valkey failures: the scenarios
                               (a lossy failover, a one-node cluster), then a fleet of
                               holder processes on a 3 primary + 3 replica cluster under a
                               seeded schedule of faults (EMQ_CHAOS_SEED), with replicas 1
