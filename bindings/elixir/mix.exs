@@ -58,6 +58,7 @@ defmodule EmqId.MixProject do
       version: @version,
       elixir: "~> 1.14",
       compilers: [:emq_id_nif] ++ Mix.compilers(),
+      elixirc_paths: if(Mix.env() == :test, do: ["lib", "test/support"], else: ["lib"]),
       start_permanent: Mix.env() == :prod,
       deps: []
     ]

@@ -42,7 +42,8 @@ Tasks:
                               and print the .wasm size, raw and gzipped
   targets                     list the conformance targets
                               (`--target wasm` runs wasm-node and wasm-browser)
-  test                        the whole test suite (what .ci/run runs)
+  test [--only TEXT]...        the whole test suite (what .ci/run runs); --only: the steps whose
+                              name contains TEXT (case-insensitive), e.g. --only elixir
   dist                        build every package a user installs into target/dist/ (the
                               .deb files, npm tarballs, the wheel and sdist, the Mix tarball)
                               and print each one's version, size and sha256
@@ -75,7 +76,7 @@ fn main() -> ExitCode {
         Some("parity") => tree::parity::run(flag("--check"), flag("--surfaces")),
         Some("js") => tree::js::sync(flag("--check")),
         Some("header") => c::header::run(flag("--check")),
-        Some("test") => suite::run(),
+        Some("test") => suite::run(&args[1..]),
         Some("dist") => xtask::dist::run().map(drop),
         Some("dist-check") => xtask::dist::outside(),
         Some("fuzz") => xtask::fuzz::task(&args[1..]),

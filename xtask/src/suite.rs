@@ -5,7 +5,7 @@
 use std::process::Command;
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, ensure, Result};
 
 use crate::runtimes::{c, elixir, go, node, postgres, python, valkey, wasm};
 use crate::sh;
@@ -77,7 +77,10 @@ const STEPS: &[Step] = &[
     ("PostgreSQL: live server tests", postgres::tests::run),
     ("Valkey Cluster colocation (3 primaries, live)", valkey::colocation::run),
     ("Node leases on live Valkey clusters (emq-lease/2), with their counts", valkey::leases::run),
-    ("Node leases through failovers: the lossy failover, a one-node cluster, the chaos fleet and its negative control (cargo xtask chaos)", valkey::chaos::run),
+    (
+        "Node leases through failovers: the lossy failover and a one-node cluster; every runtime's holder through the same live tests; the README's lease examples; the chaos fleet and its negative control (cargo xtask chaos)",
+        valkey::chaos::run,
+    ),
     (
         "dist: every package built, installed outside the checkout, used, removed (cargo xtask dist-check)",
         crate::dist::outside,
@@ -88,9 +91,23 @@ const STEPS: &[Step] = &[
     }),
 ];
 
-pub fn run() -> Result<()> {
+/// Every step, or with `--only TEXT` (repeatable) those whose name contains one of the texts.
+pub fn run(args: &[String]) -> Result<()> {
+    let mut only = vec![];
+    let mut it = args.iter();
+    while let Some(arg) = it.next() {
+        match (arg.as_str(), it.next()) {
+            ("--only", Some(text)) => only.push(text.to_lowercase()),
+            _ => bail!("cargo xtask test takes --only TEXT, not {arg:?}"),
+        }
+    }
+    let chosen: Vec<_> = STEPS
+        .iter()
+        .filter(|(name, _)| only.is_empty() || only.iter().any(|t| name.to_lowercase().contains(t)))
+        .collect();
+    ensure!(!chosen.is_empty(), "no step's name contains {only:?}");
     let mut failed = vec![];
-    for (name, step) in STEPS {
+    for (name, step) in &chosen {
         eprintln!("\n==== {name}");
         let started = Instant::now();
         match step() {
@@ -101,7 +118,7 @@ pub fn run() -> Result<()> {
             }
         }
     }
-    println!("\nxtask: {} passed, {} failed", STEPS.len() - failed.len(), failed.len());
+    println!("\nxtask: {} passed, {} failed", chosen.len() - failed.len(), failed.len());
     if !failed.is_empty() {
         bail!("failed steps: {}", failed.join(", "));
     }

@@ -2,9 +2,8 @@ defmodule EmqId.LeaseTest do
   # The node-lease protocol (emq-lease/2, SPEC.md §5.2) through EmqId.Lease and
   # EmqId.LeasedMinter: the scripts and keys as the core hands them out, the
   # reply parsers, the terms, and the leased minter's hand-over, fence, mark
-  # and stop. No Valkey here: the Redix example of EmqId.Lease's moduledoc
-  # (lib/emq_id/lease.md) is only compiled (hex.pm, hence Redix, is out of
-  # reach), never run.
+  # and stop. No Valkey here: the holder over these pieces is
+  # test/holder_test.exs's, and `cargo xtask chaos` runs it on live clusters.
   use ExUnit.Case, async: false
   doctest EmqId.Lease
   doctest EmqId.LeasedMinter
@@ -343,31 +342,6 @@ defmodule EmqId.LeaseTest do
     case LeasedMinter.next_at(m, now, 0) do
       {:ok, _} -> count_until_refused(m, now, n + 1)
       {:error, :node} -> n
-    end
-  end
-
-  describe "the Redix example in EmqId.Lease's moduledoc" do
-    # Redix is out of reach (no hex.pm here), so the example is compiled
-    # against a stand-in Redix.Error struct and never run: what this catches is
-    # a call into EmqId that does not exist, or any other compiler warning.
-    test "compiles, with no warning but Redix.command/2's absence" do
-      {:docs_v1, _, :elixir, _, %{"en" => doc}, _, _} = Code.fetch_docs(Lease)
-      lines = String.split(doc, "\n")
-      from = Enum.find_index(lines, &(&1 == "    defmodule MyApp.NodeLease do"))
-      to = Enum.find_index(Enum.drop(lines, from), &(&1 == "    end")) + from
-      code = lines |> Enum.slice(from..to) |> Enum.map_join("\n", &String.replace_prefix(&1, "    ", ""))
-
-      unless Code.ensure_loaded?(Redix.Error) do
-        Code.compile_string("defmodule Redix.Error, do: defexception([:message])")
-      end
-
-      warnings = ExUnit.CaptureIO.capture_io(:stderr, fn -> Code.compile_string(code, "redix_example.ex") end)
-      assert Code.ensure_loaded?(MyApp.NodeLease)
-      assert function_exported?(MyApp.NodeLease, :terminate, 2)
-
-      for line <- String.split(warnings, "\n"), String.starts_with?(line, "warning:") do
-        assert line =~ "Redix.command/2 is undefined", warnings
-      end
     end
   end
 end

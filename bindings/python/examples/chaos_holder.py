@@ -1,8 +1,9 @@
 """A holder of `cargo xtask chaos`'s fleet, in Python (xtask/src/runtimes/valkey/chaos/holder.rs
-says the contract): holds a lease with ``emq_id.holder.Lease`` over redis-py and mints two ids a
-millisecond into FILE until its stdin closes, then releases and prints its stats as one JSON line.
+says the contract): holds a lease with ``emq_id.holder.Lease`` over redis-py (or, with
+``--asyncio``, ``AsyncLease`` over ``redis.asyncio``) and mints two ids a millisecond into FILE
+until its stdin closes, then releases and prints its stats as one JSON line.
 
-    python chaos_holder.py --seeds HOST:PORT[,HOST:PORT...] --replicas N --ttl MS --margin MS --out FILE
+    python chaos_holder.py [--asyncio] --seeds HOST:PORT[,HOST:PORT...] --replicas N --ttl MS --margin MS --out FILE
 
 Each record is 24 bytes, little-endian: the snowflake, the unix ms it was minted at, the ordinal
 of the lease that minted it, 4 bytes of padding.
@@ -11,21 +12,26 @@ of the lease that minted it, 4 bytes of padding.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import os
 import struct
 import sys
 import threading
 import time
-from typing import Any
+from typing import Any, BinaryIO, Optional, Union
 
 import redis
+import redis.asyncio
+from redis.asyncio.cluster import ClusterNode as AsyncClusterNode
+from redis.asyncio.cluster import RedisCluster as AsyncRedisCluster
+from redis.asyncio.retry import Retry as AsyncRetry
 from redis.backoff import NoBackoff
 from redis.cluster import ClusterNode, RedisCluster
 from redis.retry import Retry
 
 import emq_id
-from emq_id.holder import Lease
+from emq_id.holder import AsyncLease, HolderStats, Lease
 
 RECORD = struct.Struct("<QQI4x")
 PER_TICK = 2
@@ -33,8 +39,9 @@ PER_TICK = 2
 TIMEOUTS: dict[str, Any] = {"socket_timeout": 1.0, "socket_connect_timeout": 0.3}
 
 
-def client(seeds: list[tuple[str, int]]) -> Any:
-    """A RedisCluster when the first seed that answers runs in cluster mode, else a Redis."""
+def client(seeds: list[tuple[str, int]], asynchronous: bool = False) -> Any:
+    """A RedisCluster when the first seed that answers runs in cluster mode, else a Redis
+    (their ``redis.asyncio`` twins when ``asynchronous``)."""
     for host, port in seeds:
         probe = redis.Redis(host=host, port=port, retry=Retry(NoBackoff(), 0), **TIMEOUTS)
         try:
@@ -43,11 +50,21 @@ def client(seeds: list[tuple[str, int]]) -> Any:
             continue
         finally:
             probe.close()
+        if asynchronous:
+            return asynchronous_client(seeds, enabled, host, port)
         if enabled:
             nodes = [ClusterNode(h, p) for h, p in seeds]  # type: ignore[no-untyped-call]
             return RedisCluster(startup_nodes=nodes, retry=Retry(NoBackoff(), 0), **TIMEOUTS)
         return redis.Redis(host=host, port=port, retry=Retry(NoBackoff(), 0), **TIMEOUTS)
     raise ConnectionError("no seed answered")
+
+
+def asynchronous_client(seeds: list[tuple[str, int]], cluster: bool, host: str, port: int) -> Any:
+    """``client``'s ``redis.asyncio`` twin (its options differ: no ``Retry`` for the cluster)."""
+    if cluster:
+        nodes = [AsyncClusterNode(h, p) for h, p in seeds]
+        return AsyncRedisCluster(startup_nodes=nodes, **TIMEOUTS)
+    return redis.asyncio.Redis(host=host, port=port, retry=AsyncRetry(NoBackoff(), 0), **TIMEOUTS)
 
 
 def seeds(text: str) -> list[tuple[str, int]]:
@@ -62,6 +79,7 @@ def seeds(text: str) -> list[tuple[str, int]]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--asyncio", action="store_true", help="AsyncLease over redis.asyncio")
     parser.add_argument("--seeds", type=seeds, required=True)
     parser.add_argument("--replicas", type=int, required=True)
     parser.add_argument("--ttl", type=int, required=True)
@@ -79,7 +97,20 @@ def main() -> int:
         closed.set()
 
     threading.Thread(target=watch_stdin, daemon=True).start()
-    retry = min(max(terms.ttl_ms // 20, 10), 250) / 1000
+    hold = hold_asynchronously if args.asyncio else hold_synchronously
+    stats = hold(args, terms, closed)
+    if stats is None:
+        return 1
+    print(json.dumps({"taken": stats.taken, "lost": stats.lost, "longest_unleased_ms": stats.longest_unleased_ms}))
+    return 0
+
+
+def retry_s(terms: emq_id.LeaseTerms) -> float:
+    return min(max(terms.ttl_ms // 20, 10), 250) / 1000
+
+
+def hold_synchronously(args: argparse.Namespace, terms: emq_id.LeaseTerms, closed: threading.Event) -> Any:
+    """``Lease`` over redis-py: mints until ``closed``, releases; its stats (``None``: no lease)."""
     valkey: Any = None
     with open(args.out, "wb") as out:
         # Joining the fleet: the first acquire is refused while no node is free or no replica
@@ -92,19 +123,11 @@ def main() -> int:
             except Exception as refusal:  # EmqIdError, LeaseWireError, redis-py's errors
                 if closed.is_set():
                     print(f"chaos_holder: no lease before the end: {refusal}", file=sys.stderr)
-                    return 1
-                time.sleep(retry)
+                    return None
+                time.sleep(retry_s(terms))
         flushed = time.monotonic()
         while not closed.is_set():
-            for _ in range(PER_TICK):
-                try:
-                    minted = lease.next_minted()
-                except emq_id.EmqIdError:
-                    break
-                out.write(RECORD.pack(minted.snowflake, time.time_ns() // 1_000_000, minted.lease))
-            if time.monotonic() - flushed >= 0.02:
-                out.flush()
-                flushed = time.monotonic()
+            flushed = mint(lease, out, flushed)
             time.sleep(0.001)
         out.flush()
     stats = lease.stats
@@ -112,8 +135,53 @@ def main() -> int:
         lease.release()
     except redis.RedisError as e:
         print(f"chaos_holder: release: {e}", file=sys.stderr)
-    print(json.dumps({"taken": stats.taken, "lost": stats.lost, "longest_unleased_ms": stats.longest_unleased_ms}))
-    return 0
+    return stats
+
+
+def hold_asynchronously(args: argparse.Namespace, terms: emq_id.LeaseTerms, closed: threading.Event) -> Any:
+    """``AsyncLease`` over ``redis.asyncio``, its renewals a task of this loop, which mints too."""
+
+    async def hold() -> Optional[HolderStats]:
+        valkey: Any = None
+        while True:
+            try:
+                valkey = valkey or client(args.seeds, asynchronous=True)
+                lease = await AsyncLease.acquire(valkey, replicas=args.replicas, terms=terms)
+                break
+            except Exception as refusal:
+                if closed.is_set():
+                    print(f"chaos_holder: no lease before the end: {refusal}", file=sys.stderr)
+                    return None
+                await asyncio.sleep(retry_s(terms))
+        with open(args.out, "wb") as out:
+            flushed = time.monotonic()
+            while not closed.is_set():
+                flushed = mint(lease, out, flushed)
+                await asyncio.sleep(0.001)
+        stats = lease.stats
+        try:
+            await lease.release()
+        except redis.RedisError as e:
+            print(f"chaos_holder: release: {e}", file=sys.stderr)
+        await valkey.aclose()
+        return stats
+
+    return asyncio.run(hold())
+
+
+def mint(lease: Union[Lease, AsyncLease], out: BinaryIO, flushed: float) -> float:
+    """One tick's ids, each a record (none while no lease is held), flushed
+    20 ms after the last flush (``flushed``, monotonic s); when it last was."""
+    for _ in range(PER_TICK):
+        try:
+            minted = lease.next_minted()
+        except emq_id.EmqIdError:
+            break
+        out.write(RECORD.pack(minted.snowflake, time.time_ns() // 1_000_000, minted.lease))
+    if time.monotonic() - flushed < 0.02:
+        return flushed
+    out.flush()
+    return time.monotonic()
 
 
 if __name__ == "__main__":

@@ -2,10 +2,14 @@ module github.com/echomq/emq-id/bindings/go/examples/lease
 
 go 1.22
 
-replace github.com/echomq/emq-id/bindings/go => ../..
+replace (
+	github.com/echomq/emq-id/bindings/go => ../..
+	github.com/echomq/emq-id/bindings/go/holder => ../../holder
+)
 
 require (
 	github.com/echomq/emq-id/bindings/go v0.0.0
+	github.com/echomq/emq-id/bindings/go/holder v0.0.0
 	github.com/redis/go-redis/v9 v9.17.3
 )
 

@@ -10,9 +10,13 @@ import (
 	"time"
 
 	emqid "github.com/echomq/emq-id/bindings/go"
+	"github.com/echomq/emq-id/bindings/go/holder"
 	"github.com/redis/go-redis/v9"
 )
 
+// Command lease takes a node lease with the one-call holder (the module
+// bindings/go/holder) over go-redis, and mints on it.
+//
 // main: acquire a lease on -addr, mint -n ids of namespace -ns on it (one per
 // line on stdout), release it, exit 0. The node and the mark it took go to
 // stderr. Exit 1 when the lease cannot be taken, minting is refused, or the
@@ -23,8 +27,9 @@ func main() {
 	ns := flag.String("ns", "JOB", "the ids' namespace (three letters A-Z)")
 	ttl := flag.Duration("ttl", emqid.DefaultLeaseTerms.TTL, "the lease's TTL (whole ms)")
 	margin := flag.Duration("margin", emqid.DefaultLeaseTerms.Margin, "how long before the TTL minting stops (whole ms)")
+	replicas := flag.Int("replicas", emqid.LeaseReplicas, "replicas that must acknowledge each lease write (0: a reserve without replicas)")
 	flag.Parse()
-	if *n < 0 || flag.NArg() != 0 {
+	if *n < 0 || *replicas < 0 || flag.NArg() != 0 {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -33,10 +38,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "lease:", err)
 		os.Exit(2)
 	}
-	os.Exit(run(*addr, *n, *ns, terms))
+	options := holder.Options{Replicas: *replicas, Terms: terms}
+	if *replicas == 0 {
+		options.Replicas = holder.NoReplicas
+	}
+	os.Exit(run(*addr, *n, *ns, options))
 }
 
-func run(addr string, n int, ns string, terms emqid.LeaseTerms) int {
+func run(addr string, n int, ns string, options holder.Options) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	rdb, err := connect(ctx, addr)
@@ -46,12 +55,13 @@ func run(addr string, n int, ns string, terms emqid.LeaseTerms) int {
 	}
 	defer rdb.Close()
 
-	lease, err := Acquire(ctx, rdb, terms)
+	lease, err := holder.Acquire(ctx, rdb, options)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "lease:", err)
 		return 1
 	}
-	fmt.Fprintf(os.Stderr, "lease: node %d (previous mark %d)\n", lease.Node(), lease.PreviousMark)
+	held, _ := lease.Held()
+	fmt.Fprintf(os.Stderr, "lease: node %d (previous mark %d)\n", held.Node, held.PreviousMark)
 
 	out := bufio.NewWriter(os.Stdout)
 	status := 0
@@ -82,16 +92,10 @@ func run(addr string, n int, ns string, terms emqid.LeaseTerms) int {
 	return status
 }
 
-// client is what the example needs of go-redis: scripts, and closing.
-type client interface {
-	redis.Scripter
-	Close() error
-}
-
 // connect is a *redis.Client on a standalone server, or a
 // *redis.ClusterClient when addr is a node of a cluster (CLUSTER SLOTS
 // answers), which sends each script to the primary of the {emq} slot.
-func connect(ctx context.Context, addr string) (client, error) {
+func connect(ctx context.Context, addr string) (redis.UniversalClient, error) {
 	single := redis.NewClient(&redis.Options{Addr: addr})
 	_, err := single.ClusterSlots(ctx).Result()
 	var server redis.Error

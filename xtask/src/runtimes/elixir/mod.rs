@@ -7,6 +7,7 @@ pub mod adapter;
 pub mod bench;
 pub mod build;
 pub mod dist;
+pub mod holder;
 pub mod setup;
 pub mod tests;
 

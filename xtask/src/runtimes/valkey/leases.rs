@@ -234,9 +234,11 @@ fn killed_holder(addr: &str) -> Result<()> {
     Ok(())
 }
 
-/// 400 leases held from Rust while ten Node processes (ioredis; five on the
-/// addon, five on WebAssembly) and a Go process (go-redis) each take one and
-/// mint on it: none gets a node Rust holds, and no id repeats across runtimes.
+/// 400 leases held from Rust while ten Node processes (the holder of
+/// examples/lease.js, five over ioredis and five over node-redis, on the
+/// addon and on WebAssembly in turn) and a Go process (go-redis) each take
+/// one and mint on it: none gets a node Rust holds, and no id repeats across
+/// runtimes.
 fn across_runtimes(addr: &str) -> Result<()> {
     node::build::package()?;
     node::bench::dev_dependencies()?;
@@ -255,15 +257,16 @@ fn across_runtimes(addr: &str) -> Result<()> {
         .map(|i| {
             Command::new("node")
                 .arg(&example)
-                .args(["--cluster", addr, "-n", "2000"])
+                .args(["--cluster", addr, "-n", "2000", "--replicas", "0"])
+                .args(["--client", if i < 5 { "ioredis" } else { "node-redis" }])
                 .env("EMQ_ID_BACKEND", if i % 2 == 0 { "native" } else { "wasm" })
                 .output()
         })
         .collect();
     let mut node_nodes = vec![];
     for run in runs {
-        let out = run.context("running the ioredis example")?;
-        ensure!(out.status.success(), "the ioredis example failed: {}", String::from_utf8_lossy(&out.stderr));
+        let out = run.context("running the Node example")?;
+        ensure!(out.status.success(), "the Node example failed: {}", String::from_utf8_lossy(&out.stderr));
         let answer: serde_json::Value = serde_json::from_slice(&out.stdout).context("the example's JSON")?;
         let n = answer["node"].as_u64().context("a node")? as u16;
         ensure!(!held.contains(&n), "a Node process got node {n}, which Rust holds");
@@ -295,7 +298,7 @@ fn across_runtimes(addr: &str) -> Result<()> {
     }
     ensure!(go_ids == 5000, "the Go example minted {go_ids} ids, not 5000");
     println!(
-        "leases: 400 held by Rust; 10 Node processes with ioredis (5 native, 5 wasm) and 1 Go process with go-redis on nodes none of them: {} ids from three runtimes, 0 duplicates",
+        "leases: 400 held by Rust; 10 Node processes (5 over ioredis, 5 over node-redis; 5 native, 5 wasm) and 1 Go process with go-redis on nodes none of them: {} ids from three runtimes, 0 duplicates",
         ids.len()
     );
     drop(rust);

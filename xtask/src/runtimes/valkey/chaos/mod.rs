@@ -1,5 +1,5 @@
 //! `cargo xtask chaos`: node leases through Valkey's real failures
-//! (SPEC.md §5.2, issue 27). A live cluster of three primaries with a
+//! (SPEC.md §5.2). A live cluster of three primaries with a
 //! replica each; a fleet of holders, each a separate process minting
 //! steadily into its own file; the harness holds every node but a few, so
 //! a lost lease's node is taken again at once; faults on a seeded schedule.
@@ -11,8 +11,12 @@
 //! control, whose lossy failover must produce duplicates: proof that the
 //! count can fail and that acknowledgement is what prevents them.
 //!
-//! Before the fleets, the scenarios of the issue as single commands
-//! (`scenario.rs`), and a one-node cluster whose slot map has no host.
+//! Before the fleets: the lossy failover and a one-node cluster whose slot
+//! map has no host as single `emq-id` commands (`scenario.rs`), then the
+//! same live tests for every runtime's one-call holder (`trials.rs`) and
+//! the README's lease examples, as written (`readme.rs`). The
+//! fleet mixes the runtimes' holders, and its table gives each runtime's
+//! ids, duplicates, order violations and availability.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -23,7 +27,9 @@ use emq_id::LeaseTerms;
 mod cluster;
 mod faults;
 pub mod holder;
+mod readme;
 mod scenario;
+mod trials;
 mod verdict;
 
 use cluster::Replicated;
@@ -64,11 +70,13 @@ pub struct Fleet {
 pub fn run() -> Result<()> {
     let started = Instant::now();
     let seed: u64 = std::env::var("EMQ_CHAOS_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(27);
-    scenario::run().context("the issue's scenarios")?;
+    scenario::run().context("the lossy failover and a one-node cluster, by the CLI")?;
     let terms = LeaseTerms::new(TERMS.0, TERMS.1)?;
     let dir = crate::root().join("target/chaos");
     crate::mkdir(&dir)?;
     let programs = programs(&dir)?;
+    trials::run(&programs, &dir).context("the holders' live tests")?;
+    readme::run().context("the README's lease examples")?;
     let safe = fleet(1, seed, terms, &programs).context("the fleet with replicas 1")?;
     let control = fleet(0, seed, terms, &programs).context("the negative control, replicas 0")?;
     let (mean, lowest) = safe.availability();
@@ -99,11 +107,11 @@ pub fn run() -> Result<()> {
 /// One fleet on a fresh cluster through the whole schedule; its verdict.
 /// Every runtime's holder program, built once for both fleets.
 fn programs(dir: &std::path::Path) -> Result<Vec<Program>> {
-    Ok(vec![
-        Program::rust(dir)?,
-        crate::runtimes::python::holder::chaos_holder()?,
-        crate::runtimes::go::holder::chaos_holder()?,
-    ])
+    let mut programs = vec![Program::rust(dir)?, crate::runtimes::go::holder::chaos_holder()?];
+    programs.extend(crate::runtimes::python::holder::chaos_holders()?);
+    programs.extend(crate::runtimes::node::holder::chaos_holders()?);
+    programs.push(crate::runtimes::elixir::holder::chaos_holder()?);
+    Ok(programs)
 }
 
 fn fleet(replicas: u32, seed: u64, terms: LeaseTerms, programs: &[Program]) -> Result<Verdict> {

@@ -1,4 +1,4 @@
-//! Issue 27's scenarios as single `emq-id` commands, each checked:
+//! The lease failover's scenarios as single `emq-id` commands, each checked:
 //!
 //! 1. A one-node cluster whose `CLUSTER SLOTS` names no host (it has met no
 //!    other node): `route`, `lease` and `mint --lease` reach it at the
@@ -59,7 +59,10 @@ fn emq_id(cli: &Path, args: &[&str]) -> Result<Run> {
     })
 }
 
-fn one_node_cluster(cli: &Path) -> Result<()> {
+/// A one-node cluster serving every slot whose `CLUSTER SLOTS` names no
+/// host (it has met no other node): a client must reach it at the address
+/// it was given.
+pub fn empty_host_node() -> Result<Node> {
     let node = Node::start(&server_binary()?)?;
     let mut c = node.connect()?;
     ensure!(c.cmd(&["CLUSTER", "ADDSLOTSRANGE", "0", "16383"])? == Reply::Status("OK".into()), "ADDSLOTSRANGE");
@@ -82,7 +85,11 @@ fn one_node_cluster(cli: &Path) -> Result<()> {
     );
     let map = emq_resp::slot_map(&mut c)?;
     ensure!(map == vec![(0, 16383, node.addr.clone())], "the slot map {map:?}, not {}", node.addr);
+    Ok(node)
+}
 
+fn one_node_cluster(cli: &Path) -> Result<()> {
+    let node = empty_host_node()?;
     let route = emq_id(cli, &["route", "orders", "--cluster", &node.addr])?;
     ensure!(route.ok && route.stdout.contains(&format!("\"node\":\"{}\"", node.addr)), "route: {}", route.stdout);
     let minted = emq_id(cli, &["mint", "JOB", "-n", "2", "--lease", &node.addr, "--replicas", "0"])?;

@@ -18,6 +18,8 @@ const WINDOW_MS: u64 = 100;
 pub struct Figures {
     pub holders: usize,
     pub ids: usize,
+    /// This runtime's ids that another holder (of any runtime) minted too.
+    pub duplicates: usize,
     pub out_of_order: usize,
     pub leases: usize,
     pub reacquired: usize,
@@ -39,13 +41,15 @@ pub struct Verdict {
     pub kinds: Vec<&'static str>,
 }
 
-struct Record {
-    snowflake: u64,
-    at: u64,
-    lease: u32,
+/// One id a holder minted: the snowflake, the unix ms it was minted at, the ordinal of its lease.
+pub struct Record {
+    pub snowflake: u64,
+    pub at: u64,
+    pub lease: u32,
 }
 
-fn read(holder: &Holder) -> Result<Vec<Record>> {
+/// A holder's file, read (a partial last record, from a holder killed mid-write, is left out).
+pub fn read(holder: &Holder) -> Result<Vec<Record>> {
     let bytes = std::fs::read(&holder.file).unwrap_or_default();
     let whole = bytes.len() / RECORD * RECORD; // a holder killed mid-write leaves a partial record
     bytes[..whole]
@@ -63,7 +67,8 @@ fn read(holder: &Holder) -> Result<Vec<Record>> {
 
 pub fn judge(holders: &[Holder], events: &[Event], ttl_ms: u64) -> Result<Verdict> {
     let mut per_runtime: BTreeMap<&'static str, Figures> = BTreeMap::new();
-    let mut all: Vec<u64> = vec![];
+    // Every id with its holder's runtime: duplicates are counted per runtime too.
+    let mut all: Vec<(u64, &'static str)> = vec![];
     // (node) -> every owner's (first minted at, min, max): an owner is one lease of one holder.
     let mut owners: BTreeMap<u16, Vec<(u64, u64, u64)>> = BTreeMap::new();
     let mut longest_gap: BTreeMap<&'static str, u64> = BTreeMap::new();
@@ -79,7 +84,7 @@ pub fn judge(holders: &[Holder], events: &[Event], ttl_ms: u64) -> Result<Verdic
         figures.lost += holder.stats.as_ref().and_then(|s| s["lost"].as_u64()).unwrap_or(0);
         let mut leases: BTreeMap<u32, (u16, u64, u64, u64)> = BTreeMap::new();
         for r in &records {
-            all.push(r.snowflake);
+            all.push((r.snowflake, holder.runtime));
             let e = leases.entry(r.lease).or_insert((emq_id::node(r.snowflake), r.at, u64::MAX, 0));
             e.2 = e.2.min(r.snowflake);
             e.3 = e.3.max(r.snowflake);
@@ -121,8 +126,13 @@ pub fn judge(holders: &[Holder], events: &[Event], ttl_ms: u64) -> Result<Verdic
     }
     let ids = all.len();
     all.sort_unstable();
-    all.dedup();
-    let duplicates = ids - all.len();
+    let mut duplicates = 0;
+    for run in all.chunk_by(|a, b| a.0 == b.0).filter(|run| run.len() > 1) {
+        duplicates += run.len() - 1;
+        for &(_, runtime) in run {
+            per_runtime.entry(runtime).or_default().duplicates += 1;
+        }
+    }
     let mut owner_violations = 0;
     // Owners of a node in the order they began minting: each one's first id
     // must follow every id of every owner before it.
@@ -158,15 +168,18 @@ impl Verdict {
     }
 
     pub fn print(&self) {
-        println!("| runtime | holders | ids | out of order | leases taken | re-acquired | lost | availability (mean, lowest) |");
-        println!("|---|---:|---:|---:|---:|---:|---:|---|");
+        println!(
+            "| runtime | holders | ids | duplicates | out of order | leases taken | re-acquired | lost | availability (mean, lowest) |"
+        );
+        println!("|---|---:|---:|---:|---:|---:|---:|---:|---|");
         for (runtime, f) in &self.per_runtime {
             let mean = f.availability.iter().sum::<f64>() / f.availability.len().max(1) as f64;
             let low = f.availability.iter().copied().fold(f64::INFINITY, f64::min);
             println!(
-                "| {runtime} | {} | {} | {} | {} | {} | {} | {}, {} |",
+                "| {runtime} | {} | {} | {} | {} | {} | {} | {} | {}, {} |",
                 f.holders,
                 f.ids,
+                f.duplicates,
                 f.out_of_order,
                 f.leases,
                 f.reacquired,

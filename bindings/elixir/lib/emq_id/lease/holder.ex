@@ -1,0 +1,271 @@
+defmodule EmqId.Lease.Holder do
+  @moduledoc """
+  A node lease on Valkey held in one call (`emq-lease/2`, SPEC.md §5.2): a
+  GenServer that takes a node, renews it every third of its TTL, takes
+  another when it is lost, and releases it when it stops. Any process mints
+  on it without a message to the holder.
+
+  With Redix (hex.pm, hence Redix, is out of reach where this is built: the
+  tests drive the holder through a small RESP client of their own, and
+  `cargo xtask chaos` runs the README's copy of this example with a stand-in
+  of Redix's three calls over it):
+
+      {:ok, conn} = Redix.start_link(host: "valkey-primary", port: 6379)
+      {:ok, lease} = EmqId.Lease.Holder.start_link(client: {Redix, conn}, replicas: 1)
+      {:ok, id} = EmqId.Lease.Holder.mint(lease, "JOB")
+
+  `start_link/1` returns once an acquire was acknowledged by `replicas`
+  replicas (`WAIT`), and the ids of each later lease come after every id
+  minted on the earlier ones. The client is any `EmqId.Lease.Client`
+  connected to the primary of the reserve's slot.
+
+  With `notify: pid`, the holder sends `{EmqId.Lease.Holder, holder, event,
+  held}` to `pid`, `event` being `:acquired` (the first lease), `:lost`
+  (with the lease lost) or `:reacquired` (each later lease).
+  """
+  use GenServer
+  alias EmqId.{Error, LeasedMinter}
+  alias EmqId.Lease.Holder.{Keeper, Options, Published, Stats, Write}
+
+  @typedoc "A lease held: its node, the node's mark when taken (`nil`: never leased), and which lease of this holder (1, 2…)."
+  @type held :: %{node: non_neg_integer, previous_mark: non_neg_integer | nil, ordinal: pos_integer}
+
+  @typedoc "Leases taken and lost, the ms without one now (`nil` while held) and the longest such stretch."
+  @type stats :: %{
+          taken: non_neg_integer,
+          lost: non_neg_integer,
+          unleased_ms: non_neg_integer | nil,
+          longest_unleased_ms: non_neg_integer
+        }
+
+  @doc """
+  Starts a holder and takes a lease. Options: `client: {module, conn}`
+  (required, an `EmqId.Lease.Client`), `replicas:` (`EmqId.Lease.replicas/0`),
+  `terms:` (`EmqId.Lease.default_terms/0`), `name:`, `notify:`.
+
+  `{:error, %EmqId.Error{gate: :node}}` when every node is leased or the
+  acquire was not acknowledged (that lease is released); the client's error
+  when Valkey cannot be reached; `{:error, %EmqId.Error{gate: :range}}` for
+  replicas or terms the core refuses, an `ArgumentError` for options of the
+  wrong type. Nothing is sent before the options are checked.
+  """
+  @spec start_link(keyword) :: {:ok, pid} | {:error, term}
+  def start_link(opts) do
+    with {:ok, config} <- Options.check(opts) do
+      :proc_lib.start_link(__MODULE__, :init_holder, [config])
+    end
+  end
+
+  @doc "The next snowflake of the lease held now; `{:error, :node}` while none is held or its fence is closed."
+  @spec next(GenServer.server()) :: {:ok, EmqId.snowflake()} | {:error, :node}
+  def next(holder) do
+    with {:ok, {snowflake, _ordinal}} <- next_minted(holder), do: {:ok, snowflake}
+  end
+
+  @doc "`next/1`, with the ordinal of the lease that minted the snowflake."
+  @spec next_minted(GenServer.server()) :: {:ok, {EmqId.snowflake(), pos_integer}} | {:error, :node}
+  def next_minted(holder) do
+    case Published.get(holder) do
+      nil -> {:error, :node}
+      {minter, held} -> with {:ok, s} <- LeasedMinter.next(minter), do: {:ok, {s, held.ordinal}}
+    end
+  end
+
+  @doc "An id of namespace `ns` on the lease held now (the namespace is checked first: no snowflake is spent on a bad one)."
+  @spec mint(GenServer.server(), binary) :: {:ok, String.t()} | {:error, EmqId.gate()}
+  def mint(holder, ns) do
+    with {:ok, _} <- EmqId.encode(ns, 0),
+         {:ok, snowflake} <- next(holder),
+         do: EmqId.encode(ns, snowflake)
+  end
+
+  @doc "`next/1`, raising `EmqId.Error`."
+  def next!(holder), do: Error.unwrap!(next(holder))
+
+  @doc "`next_minted/1`, raising `EmqId.Error`."
+  def next_minted!(holder), do: Error.unwrap!(next_minted(holder))
+
+  @doc "`mint/2`, raising `EmqId.Error`."
+  def mint!(holder, ns), do: Error.unwrap!(mint(holder, ns))
+
+  @doc "The lease held now, or `nil`."
+  @spec held(GenServer.server()) :: held | nil
+  def held(holder) do
+    with {_minter, held} <- Published.get(holder), do: held
+  end
+
+  @doc "Leases taken and lost, and the time without one."
+  @spec stats(GenServer.server()) :: stats
+  def stats(holder), do: GenServer.call(holder, :stats)
+
+  @doc """
+  Stops minting and renewing, hands the node back with the minter's high
+  water, and stops the holder (normally). `true` when a held lease was
+  handed back; `false` when none was held, it was already gone, or Valkey
+  could not be reached (the lease then runs out within its TTL).
+  """
+  @spec release(GenServer.server()) :: boolean
+  def release(holder), do: GenServer.call(holder, :release, :infinity)
+
+  # -- the process
+
+  @doc false
+  # Started by :proc_lib so that a refused first lease is {:error, reason}
+  # to start_link without an exit signal reaching the linked caller (a
+  # GenServer init/1's {:stop, reason} would kill a caller not trapping exits).
+  def init_holder(config) do
+    Process.flag(:trap_exit, true)
+
+    with :ok <- register(config.name) do
+      case first_lease(config) do
+        {:ok, state} ->
+          :proc_lib.init_ack({:ok, self()})
+          Process.send_after(self(), :tick, Keeper.every(state.keeper))
+          enter_loop(state, config.name)
+
+        {:error, reason} ->
+          # The name is free again before the caller hears of the refusal, as GenServer does it.
+          unregister(config.name)
+          :proc_lib.init_ack({:error, reason})
+      end
+    else
+      {:error, reason} -> :proc_lib.init_ack({:error, reason})
+    end
+  end
+
+  defp register(nil), do: :ok
+  defp register(name), do: if(claim(name), do: :ok, else: {:error, {:already_started, GenServer.whereis(name)}})
+
+  defp claim(name) when is_atom(name) do
+    Process.register(self(), name)
+  rescue
+    ArgumentError -> false
+  end
+
+  defp claim({:global, n}), do: :global.register_name(n, self()) == :yes
+  defp claim({:via, module, n}), do: module.register_name(n, self()) == :yes
+
+  defp unregister(nil), do: :ok
+  defp unregister(name) when is_atom(name), do: Process.unregister(name)
+  defp unregister({:global, n}), do: :global.unregister_name(n)
+  defp unregister({:via, module, n}), do: module.unregister_name(n)
+
+  defp enter_loop(state, nil), do: :gen_server.enter_loop(__MODULE__, [], state)
+  defp enter_loop(state, name) when is_atom(name), do: :gen_server.enter_loop(__MODULE__, [], state, {:local, name})
+  defp enter_loop(state, name), do: :gen_server.enter_loop(__MODULE__, [], state, name)
+
+  defp first_lease(config) do
+    state = %{
+      client: config.client,
+      notify: config.notify,
+      keeper: Keeper.new(config.replicas, config.terms, config.wait_ms),
+      table: Published.new(),
+      shown: nil,
+      released: nil
+    }
+
+    {outcome, keeper} = acquire(state.keeper, state.client)
+    state = %{state | keeper: keeper}
+
+    case outcome do
+      :held ->
+        {:ok, show(state)}
+
+      {:refused, refusal} ->
+        # An unacknowledged lease, handed back; if that fails it runs out by itself.
+        release_now(state)
+        {:error, refusal}
+
+      {:fault, reason} ->
+        {:error, reason}
+    end
+  end
+
+  @impl true
+  def init(_), do: raise("EmqId.Lease.Holder starts with start_link/1")
+
+  @impl true
+  def handle_call(:published, _from, state), do: {:reply, state.table, state}
+  def handle_call(:stats, _from, state), do: {:reply, Stats.snapshot(state.keeper.stats), state}
+
+  def handle_call(:release, _from, state) do
+    {released, state} = release_now(state)
+    {:stop, :normal, released, state}
+  end
+
+  @impl true
+  def handle_info(:tick, state) do
+    {outcome, keeper} = tick(state.keeper, state.client)
+    state = show(%{state | keeper: keeper})
+    Process.send_after(self(), :tick, if(outcome == :ok, do: Keeper.every(keeper), else: Keeper.retry(keeper)))
+    {:noreply, state}
+  end
+
+  # The exit of a linked process other than the parent (whose exit stops
+  # the holder through terminate/2), or a stray message: nothing to do.
+  def handle_info(_other, state), do: {:noreply, state}
+
+  @impl true
+  def terminate(_reason, state), do: release_now(state)
+
+  # One step: renew what is held or pending, or acquire; :ok when a lease is
+  # held and acknowledged (the next step a third of the TTL on).
+  defp tick(keeper, client) do
+    case Keeper.plan(keeper) do
+      {:refused, _error, keeper} ->
+        {:retry, keeper}
+
+      {:acquire, write, keeper} ->
+        ok_if_held(Keeper.settle_acquire(keeper, write, Write.send(write, client)))
+
+      {kind, write, keeper} ->
+        case Keeper.settle(keeper, kind, write, Write.send(write, client)) do
+          # Lost: another node at once (a fleet has few to spare).
+          {:again, keeper} -> ok_if_held(acquire(keeper, client))
+          {:ok, keeper} -> {:ok, keeper}
+          {_, keeper} -> {:retry, keeper}
+        end
+    end
+  end
+
+  defp ok_if_held({:held, keeper}), do: {:ok, keeper}
+  defp ok_if_held({_, keeper}), do: {:retry, keeper}
+
+  defp acquire(keeper, client) do
+    case Keeper.plan(keeper) do
+      {:acquire, write, keeper} -> Keeper.settle_acquire(keeper, write, Write.send(write, client))
+      {:refused, error, keeper} -> {{:refused, error}, keeper}
+    end
+  end
+
+  # Publishes the lease held now when it changed, and tells `notify`.
+  defp show(%{keeper: %{held: lease}, shown: shown} = state) do
+    now = lease && lease.held
+
+    if now == shown do
+      state
+    else
+      Published.put(state.table, lease)
+      if shown, do: tell(state, :lost, shown)
+      if now, do: tell(state, if(now.ordinal == 1, do: :acquired, else: :reacquired), now)
+      %{state | shown: now}
+    end
+  end
+
+  defp tell(%{notify: nil}, _event, _held), do: :ok
+  defp tell(%{notify: pid}, event, held), do: send(pid, {__MODULE__, self(), event, held})
+
+  defp release_now(%{released: released} = state) when is_boolean(released), do: {released, state}
+
+  defp release_now(state) do
+    {write, was_held, keeper} = Keeper.releasing(state.keeper)
+    Published.put(state.table, nil)
+    state = %{state | keeper: keeper, shown: nil}
+
+    released =
+      write != nil and
+        match?({true, _}, Keeper.renewal(write, Write.send(write, state.client))) and was_held
+
+    {released, %{state | released: released}}
+  end
+end

@@ -1,0 +1,245 @@
+defmodule EmqId.HolderTest.FakeValkey do
+  @moduledoc false
+  # A scripted Valkey on loopback: it answers each lease script by its Lua
+  # text (acquire grants the next node of `nodes`, or answers `acquire` when
+  # that is an error text; renew answers `renew`), WAIT with `acks`, and logs
+  # every command with the connection it came on.
+  use GenServer
+  alias EmqId.Lease
+
+  def start_link(opts \\ []), do: GenServer.start_link(__MODULE__, opts)
+  def port(fake), do: GenServer.call(fake, :port)
+  def log(fake), do: GenServer.call(fake, :log)
+  def set(fake, settings), do: GenServer.call(fake, {:set, settings})
+
+  @doc "The log's lease writes, as {script, args, conn}, WAIT as {:wait, [replicas, ms], conn}."
+  def writes(fake) do
+    scripts = for s <- Lease.scripts(), into: %{}, do: {s.text, String.to_atom(s.name)}
+
+    for {conn, command} <- log(fake) do
+      case command do
+        ["EVAL", text, keys | rest] -> {Map.fetch!(scripts, text), Enum.drop(rest, String.to_integer(keys)), conn}
+        ["WAIT" | args] -> {:wait, args, conn}
+      end
+    end
+  end
+
+  @impl true
+  def init(opts) do
+    {:ok, listen} = :gen_tcp.listen(0, [:binary, active: false, reuseaddr: true, ip: {127, 0, 0, 1}])
+    fake = self()
+    spawn_link(fn -> accept(listen, fake) end)
+    settings = %{nodes: [5, 6, 7, 8], acks: 1, acquire: :grant, renew: 1}
+    {:ok, Map.merge(settings, Map.new(opts)) |> Map.merge(%{listen: listen, log: [], marks: %{}})}
+  end
+
+  @impl true
+  def handle_call(:port, _from, s), do: {:reply, elem(:inet.port(s.listen), 1), s}
+  def handle_call(:log, _from, s), do: {:reply, Enum.reverse(s.log), s}
+  def handle_call({:set, settings}, _from, s), do: {:reply, :ok, Map.merge(s, Map.new(settings))}
+
+  def handle_call({:command, conn, command}, _from, s) do
+    {reply, s} = answer(command, s)
+    {:reply, reply, %{s | log: [{conn, command} | s.log]}}
+  end
+
+  defp answer(["WAIT" | _], s), do: {s.acks, s}
+
+  defp answer(["EVAL", text | _] = command, s) do
+    cond do
+      text == Lease.script(:acquire).text -> acquire(command, s)
+      text == Lease.script(:renew).text -> {s.renew, s}
+      text == Lease.script(:release).text -> {1, s}
+    end
+  end
+
+  defp acquire(_command, %{acquire: {:error, text}} = s), do: {{:error, text}, s}
+
+  defp acquire(_command, %{nodes: [node | nodes]} = s),
+    do: {[node, Map.get(s.marks, node, -1)], %{s | nodes: nodes}}
+
+  defp accept(listen, fake) do
+    {:ok, socket} = :gen_tcp.accept(listen)
+    conn = spawn(fn -> serve(socket, fake, "") end)
+    :ok = :gen_tcp.controlling_process(socket, conn)
+    accept(listen, fake)
+  end
+
+  defp serve(socket, fake, buffer) do
+    case EmqId.Test.Resp.parse(buffer) do
+      {:ok, command, rest} ->
+        :gen_tcp.send(socket, encode(GenServer.call(fake, {:command, self(), command})))
+        serve(socket, fake, rest)
+
+      :more ->
+        case :gen_tcp.recv(socket, 0) do
+          {:ok, data} -> serve(socket, fake, buffer <> data)
+          {:error, _} -> :gen_tcp.close(socket)
+        end
+    end
+  end
+
+  defp encode(n) when is_integer(n), do: ":#{n}\r\n"
+  defp encode({:error, text}), do: "-#{text}\r\n"
+  defp encode(list) when is_list(list), do: ["*#{length(list)}\r\n" | Enum.map(list, &encode/1)]
+end
+
+defmodule EmqId.HolderTest do
+  # EmqId.Lease.Holder against a scripted Valkey (FakeValkey above) through
+  # the RESP client of test/support: the state machine of the Python, Go and
+  # Rust holders, on short terms so that renewals come fast.
+  use ExUnit.Case, async: true
+
+  alias EmqId.{Error, Lease}
+  alias EmqId.Lease.Holder
+  alias EmqId.HolderTest.FakeValkey
+  alias EmqId.Test.Resp
+
+  @short elem(Lease.terms(300), 1)
+
+  setup do
+    {:ok, fake} = FakeValkey.start_link()
+    {:ok, conn} = Resp.start_link([{"127.0.0.1", FakeValkey.port(fake)}])
+    %{fake: fake, client: {Resp, conn}}
+  end
+
+  defp start(client, opts), do: Holder.start_link([client: client, notify: self()] ++ opts)
+
+  defp fields(snowflake), do: EmqId.decode!(EmqId.encode!("JOB", snowflake))
+
+  test "an acknowledged acquire is held and minted on, then released with the high water", %{fake: fake, client: c} do
+    {:ok, h} = start(c, replicas: 1, terms: @short)
+    assert_receive {Holder, ^h, :acquired, %{node: 5, previous_mark: nil, ordinal: 1}}
+    assert Holder.held(h) == %{node: 5, previous_mark: nil, ordinal: 1}
+    {:ok, id} = Holder.mint(h, "JOB")
+    assert EmqId.decode!(id).node == 5
+    {:ok, {last, 1}} = Holder.next_minted(h)
+    assert fields(last).node == 5
+    assert %{taken: 1, lost: 0, unleased_ms: nil} = Holder.stats(h)
+
+    ref = Process.monitor(h)
+    assert Holder.release(h) == true
+    assert_receive {:DOWN, ^ref, :process, ^h, :normal}
+    assert Holder.next(h) == {:error, :node}
+    assert Holder.held(h) == nil
+
+    writes = FakeValkey.writes(fake)
+    assert [{:acquire, [token | _], conn}, {:wait, ["1", _], conn} | _] = writes
+    # Release: the token and the minter's high water (the ms of the last id), no WAIT after it.
+    assert {:release, [^token, high_water], _} = List.last(writes)
+    assert String.to_integer(high_water) == fields(last).unix_ms
+    # Every renewal went with its WAIT on one connection.
+    for [{:renew, _, conn}, next] <- Enum.chunk_every(writes, 2, 1), do: assert({:wait, _, ^conn} = next)
+  end
+
+  test "an unacknowledged acquire mints nothing: it is released and refused with :node", %{fake: fake, client: c} do
+    FakeValkey.set(fake, acks: 0)
+    assert {:error, %Error{gate: :node} = e} = start(c, replicas: 1, terms: @short)
+    assert e.message =~ "acknowledged by 0 of 1"
+    assert [{:acquire, [token | _], _}, {:wait, _, _}, {:release, [token, _], _}] = FakeValkey.writes(fake)
+    refute_received {Holder, _, _, _}
+  end
+
+  test "every node leased is refused with :node, and nothing is released", %{fake: fake, client: c} do
+    FakeValkey.set(fake, acquire: {:error, Lease.every_node_leased()})
+    assert {:error, %Error{gate: :node}} = start(c, replicas: 1)
+    assert [{:acquire, _, _}, {:wait, _, _}] = FakeValkey.writes(fake)
+  end
+
+  test "NOREPLICAS: the acquire did not run; refused with :node, nothing taken", %{fake: fake, client: c} do
+    FakeValkey.set(fake, acquire: {:error, "NOREPLICAS Not enough good replicas to write."})
+    assert {:error, %Error{gate: :node}} = start(c, replicas: 1)
+    assert [{:acquire, _, _}, {:wait, _, _}] = FakeValkey.writes(fake)
+  end
+
+  test "a lost lease (renew answers 0) is taken again at once; its ids come after the first's", %{fake: fake, client: c} do
+    {:ok, h} = start(c, replicas: 1, terms: @short)
+    first = mint_while(h, 1)
+    FakeValkey.set(fake, renew: 0)
+    assert_receive {Holder, ^h, :lost, %{node: 5, ordinal: 1}}, 1_000
+    assert_receive {Holder, ^h, :reacquired, %{node: 6, ordinal: 2}}, 1_000
+    FakeValkey.set(fake, renew: 1)
+    {:ok, {second, 2}} = Holder.next_minted(h)
+    assert second > Enum.max(first)
+    assert fields(second).node == 6
+    assert %{taken: 2, lost: 1} = Holder.stats(h)
+    assert Holder.release(h)
+  end
+
+  test "an unacknowledged renewal moves no fence: minting stops, then resumes on the same lease", %{
+    fake: fake,
+    client: c
+  } do
+    {:ok, h} = start(c, replicas: 1, terms: @short)
+    FakeValkey.set(fake, acks: 0)
+    # The fence: sent + ttl - margin = 250 ms after the acquire.
+    Process.sleep(300)
+    assert Holder.next(h) == {:error, :node}
+    assert Holder.held(h).ordinal == 1
+    FakeValkey.set(fake, acks: 1)
+    Process.sleep(150)
+    assert {:ok, {_, 1}} = Holder.next_minted(h)
+    assert %{taken: 1, lost: 0, longest_unleased_ms: unleased} = Holder.stats(h)
+    assert unleased > 0
+    assert Holder.release(h)
+  end
+
+  test "minting from many processes repeats nothing", %{client: c} do
+    {:ok, h} = start(c, replicas: 0)
+
+    ids =
+      1..8
+      |> Enum.map(fn _ -> Task.async(fn -> for(_ <- 1..5_000, do: Holder.next!(h)) end) end)
+      |> Enum.flat_map(&Task.await(&1, 30_000))
+
+    assert length(Enum.uniq(ids)) == 40_000
+    assert Holder.release(h)
+  end
+
+  test "stopping the holder releases its lease", %{fake: fake, client: c} do
+    {:ok, h} = start(c, replicas: 0)
+    GenServer.stop(h)
+    assert {:release, _, _} = List.last(FakeValkey.writes(fake))
+  end
+
+  test "options are checked before anything is sent", %{fake: fake, client: c} do
+    assert {:error, %Error{gate: :range}} = start(c, replicas: -1)
+    assert {:error, %Error{gate: :range}} = start(c, replicas: 0x1_0000_0000)
+    assert {:error, %Error{gate: :range}} = start(c, terms: %{ttl_ms: 10, margin_ms: 10})
+    assert_raise ArgumentError, fn -> start(c, replicas: "1") end
+    assert_raise ArgumentError, fn -> start(c, terms: {300, 50}) end
+    assert_raise ArgumentError, fn -> start(c, notify: :me) end
+    assert_raise ArgumentError, fn -> start(c, ttl: 300) end
+    assert_raise ArgumentError, fn -> Holder.start_link(replicas: 0) end
+    assert_raise ArgumentError, fn -> Holder.start_link(client: {String, nil}) end
+    assert FakeValkey.log(fake) == []
+  end
+
+  test "the client's error when Valkey cannot be reached; names; a bad namespace", %{fake: fake, client: c} do
+    {:ok, closed} = :gen_tcp.listen(0, ip: {127, 0, 0, 1})
+    {:ok, port} = :inet.port(closed)
+    :gen_tcp.close(closed)
+    {:ok, conn} = Resp.start_link([{"127.0.0.1", port}])
+    assert Holder.start_link(client: {Resp, conn}) == {:error, :econnrefused}
+
+    {:ok, h} = start(c, replicas: 0, name: :emq_holder_test)
+    assert {:error, gate} = EmqId.encode("job", 0)
+    assert Holder.mint(:emq_holder_test, "job") == {:error, gate}
+    assert_raise Error, fn -> Holder.mint!(:emq_holder_test, "job") end
+    assert {:ok, _} = Holder.mint(:emq_holder_test, "JOB")
+    assert Holder.start_link(client: c, name: :emq_holder_test) == {:error, {:already_started, h}}
+    assert Holder.release(:emq_holder_test)
+
+    # A refused start leaves its name free.
+    FakeValkey.set(fake, acquire: {:error, Lease.every_node_leased()})
+    assert {:error, %Error{gate: :node}} = start(c, name: :emq_holder_test)
+    assert Process.whereis(:emq_holder_test) == nil
+  end
+
+  defp mint_while(h, ordinal, ids \\ []) do
+    case Holder.next_minted(h) do
+      {:ok, {s, ^ordinal}} when length(ids) < 200 -> mint_while(h, ordinal, [s | ids])
+      _ -> ids
+    end
+  end
+end

@@ -1,0 +1,234 @@
+'use strict';
+// The one-call holder (@echomq/emq-id/holder) without a server: the options
+// it refuses, the wire it writes, and what it does with each answer the
+// protocol allows, against scripted stand-ins for an ioredis and a
+// node-redis client (a live cluster cannot be made to answer WAIT 0 or
+// "gone" on cue). The live tests, failovers included, run the holder over
+// real ioredis and node-redis clients in `cargo xtask chaos`.
+
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const { spawnSync } = require('node:child_process');
+const path = require('node:path');
+
+const emq = require('..');
+const { Lease, LeaseWireError } = require('../holder');
+
+const SCRIPT_NAMES = new Map(Object.entries(emq.LEASE_SCRIPTS).map(([name, text]) => [text, name]));
+const TERMS = { ttlMs: 300, marginMs: 50 };
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Answers lease writes as scripted; `rounds` logs each round trip's commands by name. */
+class Server {
+  constructor({ acks = 1, acquire = [7, -1], renew = 1 } = {}) {
+    Object.assign(this, { acks, acquire, renew, rounds: [] });
+  }
+  answer([name, ...args]) {
+    if (name === 'WAIT') return this.acks;
+    const script = SCRIPT_NAMES.get(args[0]);
+    const reply = script === 'acquire' ? this.acquire : this.renew;
+    return typeof reply === 'function' ? reply(args) : reply;
+  }
+  log(commands) {
+    this.rounds.push(commands.map(([name, ...args]) => (name === 'EVAL' ? SCRIPT_NAMES.get(args[0]) : name)));
+  }
+  /** The scripts sent, by name, in order. */
+  scripts() {
+    return this.rounds.flat().filter((n) => n !== 'WAIT');
+  }
+}
+
+/** An ioredis stand-in: a pipeline of `call`s, `exec` answers `[error, value]` pairs. */
+function ioredisLike(server) {
+  return {
+    isCluster: false,
+    call() {},
+    pipeline() {
+      const commands = [];
+      const pipeline = {
+        call: (...command) => commands.push(command) && pipeline,
+        exec: async () => {
+          server.log(commands);
+          return commands.map((c) => {
+            const reply = server.answer(c);
+            return reply instanceof Error ? [reply, null] : [null, reply];
+          });
+        },
+      };
+      return pipeline;
+    },
+  };
+}
+
+/** A node-redis stand-in: `sendCommand` per command; error replies are ErrorReply. */
+class ErrorReply extends Error {}
+function nodeRedisLike(server) {
+  let round = null;
+  return {
+    multi() {},
+    async sendCommand(command) {
+      if (round === null) {
+        round = [];
+        queueMicrotask(() => {
+          server.log(round);
+          round = null;
+        });
+      }
+      round.push(command);
+      const reply = server.answer(command);
+      if (reply instanceof Error) throw reply;
+      return reply;
+    },
+  };
+}
+
+for (const [clientName, makeClient] of [
+  ['ioredis', ioredisLike],
+  ['node-redis', nodeRedisLike],
+]) {
+  test(`${clientName}: an acknowledged acquire is held and minted on, then released with its high water`, async () => {
+    const server = new Server();
+    const lease = await Lease.acquire(makeClient(server), { terms: TERMS });
+    assert.deepEqual(lease.held, { node: 7, previousMark: null, ordinal: 1 });
+    assert.equal(lease.node, 7);
+    const id = lease.mint('JOB');
+    assert.equal(emq.node(emq.decodeSnowflake(id)), 7);
+    assert.equal(emq.node(lease.next()), 7);
+    assert.deepEqual(server.rounds[0], ['acquire', 'WAIT']);
+    let released;
+    server.renew = (args) => {
+      released = args;
+      return 1;
+    };
+    assert.equal(await lease.release(), true);
+    assert.deepEqual(server.scripts().slice(-1), ['release']);
+    assert.equal(server.rounds.at(-1).length, 1, 'a release waits for no replica');
+    const mark = Number(released.at(-1));
+    assert.ok(mark >= emq.unixMs(emq.decodeSnowflake(id)), `released with mark ${mark}, before its id`);
+    assert.throws(() => lease.mint('JOB'), (e) => e instanceof emq.EmqIdError && e.code === 'node');
+    assert.equal(await lease.release(), true, 'a second release answers as the first');
+  });
+
+  test(`${clientName}: an unacknowledged acquire mints nothing and is released`, async () => {
+    const server = new Server({ acks: 0 });
+    await assert.rejects(Lease.acquire(makeClient(server), { terms: TERMS }), (e) => {
+      assert.ok(e instanceof emq.EmqIdError && e.code === 'node', e.message);
+      assert.equal(e.acknowledged, 0);
+      assert.equal(e.replicas, 1);
+      return true;
+    });
+    assert.deepEqual(server.scripts(), ['acquire', 'release']);
+  });
+
+  test(`${clientName}: every node leased, and NOREPLICAS, are refused with node and take nothing`, async () => {
+    const full = new Server({ acquire: new ErrorReply('EMQLEASE every node is leased') });
+    await assert.rejects(Lease.acquire(makeClient(full), { terms: TERMS }), (e) => e instanceof emq.EmqIdError && e.code === 'node');
+    assert.deepEqual(full.scripts(), ['acquire']);
+    const alone = new Server({ acquire: new ErrorReply('NOREPLICAS Not enough good replicas to write.') });
+    await assert.rejects(Lease.acquire(makeClient(alone), { terms: TERMS }), (e) => e instanceof emq.EmqIdError && e.code === 'node');
+    assert.deepEqual(alone.scripts(), ['acquire']);
+  });
+
+  test(`${clientName}: a wrong reply or a redirect is a LeaseWireError`, async () => {
+    const moved = new Server({ acquire: new ErrorReply('MOVED 1234 127.0.0.1:7001') });
+    await assert.rejects(Lease.acquire(makeClient(moved), { terms: TERMS }), (e) => e instanceof LeaseWireError && e.redirect);
+    const odd = new Server({ acquire: 'OK' });
+    await assert.rejects(Lease.acquire(makeClient(odd), { terms: TERMS }), (e) => e instanceof LeaseWireError && !e.redirect);
+  });
+}
+
+test('renewals every third of the TTL, each acknowledged, keep the lease and say so', async () => {
+  const server = new Server();
+  const lease = await Lease.acquire(ioredisLike(server), { terms: TERMS });
+  const events = [];
+  lease.on('renewed', (held) => events.push(held.ordinal));
+  await sleep(TERMS.ttlMs * 2);
+  assert.ok(events.length >= 3, `renewed ${events.length} times in two TTLs`);
+  assert.ok(events.every((ordinal) => ordinal === 1));
+  assert.ok(server.rounds.slice(1).every((r) => r.join() === 'renew,WAIT'));
+  lease.next(); // minting on: the fence moved with each renewal
+  await lease.release();
+});
+
+test('unacknowledged renewals leave the fence where it was: minting stops, the lease is kept', async () => {
+  const server = new Server();
+  const lease = await Lease.acquire(ioredisLike(server), { terms: TERMS });
+  server.acks = 0;
+  await sleep(TERMS.ttlMs);
+  assert.throws(() => lease.next(), (e) => e.code === 'node', 'fenced without an acknowledged renewal');
+  assert.equal(lease.held?.node, 7, 'renewals that reached the primary keep the lease');
+  server.acks = 1;
+  await sleep(TERMS.ttlMs / 2);
+  lease.next();
+  await lease.release();
+});
+
+test('a lost lease is taken again, its ids after every id minted on the first, with events', async () => {
+  const server = new Server();
+  const lease = await Lease.acquire(ioredisLike(server), { terms: TERMS });
+  const events = [];
+  for (const e of ['lost', 'reacquired']) lease.on(e, (held) => events.push([e, held.node, held.ordinal]));
+  const before = [];
+  for (let i = 0; i < 1000; i++) before.push(lease.next());
+  server.acquire = [9, Number(emq.unixMs(before.at(-1)))];
+  server.renew = 0;
+  await sleep(TERMS.ttlMs / 3 + 50);
+  server.renew = 1;
+  assert.deepEqual(events, [['lost', 7, 1], ['reacquired', 9, 2]]);
+  const after = lease.nextMinted();
+  assert.equal(after.lease, 2);
+  assert.equal(emq.node(after.snowflake), 9);
+  assert.ok(after.snowflake > before.at(-1) && emq.unixMs(after.snowflake) > emq.unixMs(before.at(-1)));
+  assert.deepEqual({ ...lease.stats, unleasedMs: null }, { taken: 2, lost: 1, unleasedMs: null, longestUnleasedMs: lease.stats.longestUnleasedMs });
+  await lease.release();
+});
+
+test('faults are reported, and the holder tries again', async () => {
+  const server = new Server();
+  const lease = await Lease.acquire(ioredisLike(server), { terms: TERMS });
+  const faults = [];
+  lease.on('fault', (e) => faults.push(e));
+  server.renew = new ErrorReply('READONLY You can\'t write against a read only replica.');
+  await sleep(TERMS.ttlMs / 3 + 30);
+  server.renew = 1;
+  assert.ok(faults.length >= 1 && faults[0] instanceof LeaseWireError, String(faults[0]));
+  await sleep(100);
+  lease.next();
+  await lease.release();
+});
+
+test('options and clients are checked before anything is sent', async () => {
+  const server = new Server();
+  const client = ioredisLike(server);
+  const range = (e) => e instanceof emq.EmqIdError && e.code === 'range';
+  await assert.rejects(Lease.acquire(client, { replicas: -1 }), range);
+  await assert.rejects(Lease.acquire(client, { replicas: 1.5 }), range);
+  await assert.rejects(Lease.acquire(client, { replicas: '1' }), TypeError);
+  await assert.rejects(Lease.acquire(client, { terms: { ttlMs: 1 } }), range);
+  await assert.rejects(Lease.acquire(client, { terms: { ttlMs: 300, marginMs: 250 } }), range);
+  await assert.rejects(Lease.acquire(client, { terms: TERMS, timeoutMs: 10 }), range);
+  await assert.rejects(Lease.acquire({ get() {} }), TypeError);
+  await assert.rejects(Lease.acquire(null), TypeError);
+  assert.equal(server.rounds.length, 0);
+});
+
+test('replicas 0 sends no WAIT', async () => {
+  const server = new Server();
+  const lease = await Lease.acquire(nodeRedisLike(server), { replicas: 0, terms: TERMS });
+  await sleep(TERMS.ttlMs / 3 + 30);
+  await lease.release();
+  assert.ok(server.rounds.every((r) => !r.includes('WAIT')), JSON.stringify(server.rounds));
+});
+
+test('a lease never keeps its process alive', () => {
+  const child = `
+    const { Lease } = require(${JSON.stringify(path.join(__dirname, '../holder'))});
+    const client = { isCluster: false, call() {}, pipeline() {
+      const c = []; const p = { call: (...a) => c.push(a) && p,
+        exec: async () => c.map(([n, , , , , , ...x]) => [null, n === 'WAIT' ? 1 : [3, -1]]) };
+      return p; } };
+    Lease.acquire(client, { terms: { ttlMs: 60000 } }).then((l) => console.log('held', l.node));`;
+  const run = spawnSync(process.execPath, ['-e', child], { timeout: 10_000, encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+  assert.equal(run.stdout.trim(), 'held 3');
+});

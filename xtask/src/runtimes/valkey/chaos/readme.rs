@@ -1,0 +1,126 @@
+//! The README's lease examples (fenced as "```<language> lease"), each run as
+//! written against a live 3×2 cluster: the examples name `127.0.0.1:7000`,
+//! which becomes the first node's address here, and ask for one replica's
+//! acknowledgement, which this cluster gives. An example that fails, or a
+//! language whose example is missing, fails the run.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{ensure, Context, Result};
+
+use super::cluster::Replicated;
+use crate::runtimes::{c, elixir, go, node, python};
+use crate::{root, sh, sh_out};
+
+/// The port every example names.
+const PORT: &str = "7000";
+
+/// The README's lease example in `language`, its port made `port`.
+fn example(language: &str, port: u16) -> Result<String> {
+    let readme = crate::read(root().join("README.md"))?;
+    let fence = format!("```{language} lease\n");
+    let found: Vec<&str> = readme.split(&fence).skip(1).filter_map(|b| b.split("```").next()).collect();
+    ensure!(found.len() == 1, "the README should have one ```{language} lease example, it has {}", found.len());
+    ensure!(found[0].contains(PORT), "the README's {language} lease example names no port {PORT}");
+    Ok(found[0].replace(PORT, &port.to_string()))
+}
+
+pub fn run() -> Result<()> {
+    let cluster = Replicated::start()?;
+    let port = cluster.nodes[0].port;
+    let dir = root().join("target/readme-examples/lease");
+    let _ = std::fs::remove_dir_all(&dir);
+    crate::mkdir(&dir)?;
+    let mut ran = vec![];
+    let mut check = |language: &'static str, out: String| -> Result<()> {
+        ensure!(out.contains("JOB"), "the {language} lease example printed no id: {out}");
+        ran.push(language);
+        Ok(())
+    };
+
+    // Inside the package, so `@echomq/emq-id/holder` resolves to the package itself, and its
+    // dev dependencies (ioredis, node-redis) to its node_modules.
+    node::build::package()?;
+    node::bench::dev_dependencies()?;
+    let script = root().join(node::PACKAGE).join(".readme-lease.mjs");
+    crate::write(&script, example("javascript", port)?)?;
+    let out = sh_out(Command::new("node").arg(&script));
+    let _ = std::fs::remove_file(&script);
+    check("javascript", out?)?;
+
+    let env = python::holder::environment()?;
+    crate::write(dir.join("lease.py"), example("python", port)?)?;
+    check("python", sh_out(env.python().arg("-I").arg(dir.join("lease.py")))?)?;
+
+    c::build::library()?;
+    go_module(&dir.join("go"), &example("go", port)?)?;
+    check("go", sh_out(go::go("target/readme-examples/lease/go").args(["run", "."]))?)?;
+
+    check("rust", rust(&dir.join("rust"), &rust_example(port)?)?)?;
+
+    // Written for Redix (hex.pm is out of reach here): run with a stand-in of the calls it makes.
+    elixir::build::compile()?;
+    check("elixir", sh_out(&mut elixir::holder::with_redix_stand_in(&example("elixir", port)?))?)?;
+
+    println!("readme: the lease examples in {} ran as written against a live 3×2 cluster", ran.join(", "));
+    Ok(())
+}
+
+/// A module requiring the binding and the holder by path (the checkout's), with the holder's go.sum.
+fn go_module(dir: &Path, main: &str) -> Result<()> {
+    crate::mkdir(dir)?;
+    crate::write(dir.join("main.go"), main)?;
+    let go_dir = root().join("bindings/go");
+    crate::write(
+        dir.join("go.mod"),
+        format!(
+            "module example\n\ngo 1.22\n\nrequire (\n\tgithub.com/echomq/emq-id/bindings/go v0.0.0\n\t\
+             github.com/echomq/emq-id/bindings/go/holder v0.0.0\n\tgithub.com/redis/go-redis/v9 v9.17.3\n)\n\n\
+             replace (\n\tgithub.com/echomq/emq-id/bindings/go => {}\n\tgithub.com/echomq/emq-id/bindings/go/holder => {}\n)\n",
+            go_dir.display(),
+            go_dir.join("holder").display()
+        ),
+    )?;
+    std::fs::copy(go_dir.join("holder/go.sum"), dir.join("go.sum")).context("the holder's go.sum")?;
+    sh(go::go("target/readme-examples/lease/go").args(["mod", "tidy"]))
+}
+
+/// The README's Rust lease example (fenced `rust,ignore`, as the core's
+/// doctests of the README cannot reach a cluster), the one after "emq_lease".
+fn rust_example(port: u16) -> Result<String> {
+    let readme = crate::read(root().join("README.md"))?;
+    let block = readme
+        .split("```rust,ignore\n")
+        .skip(1)
+        .filter_map(|b| b.split("```").next())
+        .find(|b| b.contains("emq_lease::Lease::acquire"))
+        .context("the README has no ```rust,ignore example of emq_lease")?;
+    ensure!(block.contains(PORT), "the README's Rust lease example names no port {PORT}");
+    Ok(block.replace(PORT, &port.to_string()))
+}
+
+/// A binary crate around `body` (as `main`'s), over the checkout's crates; built in the
+/// workspace's target directory so the crates compiled for the suite are reused.
+fn rust(dir: &Path, body: &str) -> Result<String> {
+    crate::mkdir(dir.join("src"))?;
+    let crates = root().join("crates");
+    crate::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"readme-lease\"\nversion = \"0.0.0\"\nedition = \"2021\"\npublish = false\n\n\
+             [dependencies]\nemq-lease = {{ path = \"{}\" }}\n\n[workspace]\n",
+            crates.join("emq-lease").display()
+        ),
+    )?;
+    crate::write(
+        dir.join("src/main.rs"),
+        format!("fn main() -> Result<(), Box<dyn std::error::Error>> {{\n{body}\nOk(())\n}}\n"),
+    )?;
+    sh_out(
+        Command::new("cargo")
+            .args(["run", "--quiet", "--manifest-path"])
+            .arg(dir.join("Cargo.toml"))
+            .env("CARGO_TARGET_DIR", root().join("target/readme-examples/rust-target")),
+    )
+}

@@ -1,0 +1,218 @@
+//! The same live tests for every runtime's one-call holder, run side by side:
+//! each runtime's holder program (the fleet's, `holder.rs` says the contract)
+//! against real Valkey, judged from its file of ids and its stats.
+//!
+//! 1. A one-node cluster whose slot map names no host: with `replicas 0` each
+//!    acquires, mints and releases; with the default `replicas 1` none mints
+//!    (no replica can acknowledge a write).
+//! 2. A 3×2 cluster, `replicas 1`: **acquire**; **renew** (minting goes on
+//!    over three TTLs on the first lease); **loss** (the node's lease is taken
+//!    from under it) and **re-acquire** (a second lease on another node, its
+//!    ids after every id of the first); **release** (the lease key gone, the
+//!    node's mark at or past its last id).
+//! 3. The lossy failover, `replicas 1`: acquires that reached only the
+//!    primary (its replica lagging) mint nothing; the primary dies with them;
+//!    once the promoted replica has a replica of its own every holder mints,
+//!    from after the takeover, and no id repeats.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use anyhow::{ensure, Context, Result};
+use emq_id::LeaseTerms;
+use emq_resp::{Connection, Reply};
+
+use super::cluster::Replicated;
+use super::faults::{fill_replica_link, free_nodes};
+use super::holder::{now, Holder, Orders, Program};
+use super::scenario::empty_host_node;
+use super::verdict::{read, Record};
+
+/// Short leases, so renewals, losses and fences show within a second.
+const TERMS: (u64, u64) = (600, 100);
+
+pub fn run(programs: &[Program], dir: &Path) -> Result<()> {
+    let terms = LeaseTerms::new(TERMS.0, TERMS.1)?;
+    let dir = dir.join("trials");
+    let _ = std::fs::remove_dir_all(&dir);
+    crate::mkdir(&dir)?;
+    let mut passed: BTreeMap<&'static str, Vec<&'static str>> = BTreeMap::new();
+    let mut pass = |holders: &[Holder], test: &'static str| {
+        for h in holders {
+            passed.entry(h.runtime).or_default().push(test);
+        }
+    };
+    pass(&one_node(programs, &dir, terms).context("a one-node cluster")?, "one-node cluster");
+    let mut cluster = Replicated::start()?;
+    let life = lifecycle(&cluster, programs, &dir, terms).context("acquire, renew, loss, re-acquire, release")?;
+    pass(&life, "acquire, renew, loss, re-acquire, release");
+    pass(&lossy_failover(&mut cluster, programs, &dir, terms).context("the lossy failover")?, "lossy failover");
+    println!("\nholders, the same live tests in every runtime (TTL {} ms, margin {} ms):", TERMS.0, TERMS.1);
+    for (runtime, tests) in &passed {
+        println!("  {runtime:<12} passed: {}", tests.join("; "));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
+
+/// One holder of each program, started with the same orders.
+fn spawn_all(programs: &[Program], dir: &Path, tag: &str, orders: &Orders) -> Result<Vec<Holder>> {
+    programs.iter().map(|p| Holder::spawn(format!("{tag}-{}", p.runtime), dir, p, orders)).collect()
+}
+
+/// Polls (`within` at most) until `ready` holds for every holder's records.
+fn wait_until(holders: &[Holder], within: Duration, what: &str, ready: impl Fn(&[Record]) -> bool) -> Result<()> {
+    let start = Instant::now();
+    loop {
+        let waiting: Vec<&str> =
+            holders.iter().filter(|h| !read(h).map(|r| ready(&r)).unwrap_or(false)).map(|h| h.label.as_str()).collect();
+        if waiting.is_empty() {
+            return Ok(());
+        }
+        ensure!(start.elapsed() < within, "{waiting:?}: {what} within {} s", within.as_secs());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn in_order(h: &Holder, records: &[Record]) -> Result<()> {
+    let behind = records.windows(2).filter(|w| w[1].snowflake <= w[0].snowflake).count();
+    ensure!(behind == 0, "{}: {behind} ids not after the one before", h.label);
+    Ok(())
+}
+
+fn exists(c: &mut Connection, key: &str) -> Result<bool> {
+    Ok(c.cmd(&["EXISTS", key])? == Reply::Int(1))
+}
+
+fn one_node(programs: &[Program], dir: &Path, terms: LeaseTerms) -> Result<Vec<Holder>> {
+    let node = empty_host_node()?;
+    let mut c = node.connect()?;
+    let unsafe_orders = Orders { seeds: node.addr.clone(), replicas: 0, terms };
+    let mut holders = spawn_all(programs, dir, "one-node", &unsafe_orders)?;
+    wait_until(&holders, Duration::from_secs(20), "minted on the one node", |r| r.len() >= 10)?;
+    for h in &mut holders {
+        h.finish();
+        let records = read(h)?;
+        in_order(h, &records)?;
+        let node = emq_id::node(records[0].snowflake);
+        ensure!(records.iter().all(|r| r.lease == 1 && emq_id::node(r.snowflake) == node), "{}: one lease", h.label);
+        ensure!(!exists(&mut c, emq_id::lease_key(node)?.as_str())?, "{}: node {node} not released", h.label);
+    }
+    // The default asks a replica to acknowledge every lease write: this node has none.
+    let safe_orders = Orders { replicas: 1, ..unsafe_orders };
+    let mut refused = spawn_all(programs, dir, "one-node-replicas-1", &safe_orders)?;
+    std::thread::sleep(Duration::from_millis(1_500));
+    for h in &mut refused {
+        ensure!(read(h)?.is_empty(), "{}: minted with replicas 1 and no replica", h.label);
+        h.kill();
+    }
+    Ok(holders)
+}
+
+fn lifecycle(cluster: &Replicated, programs: &[Program], dir: &Path, terms: LeaseTerms) -> Result<Vec<Holder>> {
+    let orders = Orders { seeds: cluster.seeds(), replicas: 1, terms };
+    let mut holders = spawn_all(programs, dir, "lifecycle", &orders)?;
+    wait_until(&holders, Duration::from_secs(20), "acquired and minted", |r| !r.is_empty())?;
+    // Renew: three TTLs on, each still mints on its first lease.
+    let ttl = terms.ttl_ms;
+    wait_until(&holders, Duration::from_secs(10), "minted over three TTLs on one lease", |r| {
+        r.last().is_some_and(|last| last.lease == 1 && last.at >= r[0].at + 3 * ttl)
+    })?;
+    let mut first_nodes = vec![];
+    for h in &holders {
+        let records = read(h)?;
+        in_order(h, &records)?;
+        let node = emq_id::node(records[0].snowflake);
+        ensure!(records.iter().all(|r| r.lease == 1 && emq_id::node(r.snowflake) == node), "{}: one lease", h.label);
+        first_nodes.push(node);
+    }
+    let distinct: HashSet<u16> = first_nodes.iter().copied().collect();
+    ensure!(distinct.len() == holders.len(), "two holders on one node: {first_nodes:?}");
+
+    // Loss: another owner takes each node; each holder's next renewal finds it gone.
+    let mut c = cluster.connect(cluster.reserve_primary()?)?;
+    for &node in &first_nodes {
+        let key = emq_id::lease_key(node)?;
+        ensure!(c.cmd(&["SET", key.as_str(), "another-owner", "PX", "60000"])? == Reply::Status("OK".into()), "SET");
+    }
+    wait_until(&holders, Duration::from_secs(10), "re-acquired after the loss", |r| r.iter().any(|x| x.lease == 2))?;
+    std::thread::sleep(Duration::from_millis(2 * ttl));
+    for h in &mut holders {
+        h.finish();
+    }
+    for (h, &lost) in holders.iter().zip(&first_nodes) {
+        let records = read(h)?;
+        in_order(h, &records)?;
+        let second: Vec<&Record> = records.iter().filter(|r| r.lease == 2).collect();
+        let node = emq_id::node(second[0].snowflake);
+        ensure!(node != lost, "{}: took its lost node {lost} again while another owner held it", h.label);
+        ensure!(second.iter().all(|r| emq_id::node(r.snowflake) == node), "{}: a second lease on one node", h.label);
+        ensure!(records.iter().all(|r| r.lease <= 2), "{}: lost its second lease", h.label);
+        let stats = h.stats.as_ref().with_context(|| format!("{}: no stats line", h.label))?;
+        ensure!(stats["taken"] == 2 && stats["lost"] == 1, "{}: stats {stats}", h.label);
+        // Release: the node is free again, its mark at or past the last id minted on it.
+        ensure!(!exists(&mut c, emq_id::lease_key(node)?.as_str())?, "{}: node {node} not released", h.label);
+        let mark = c.cmd(&["GET", emq_id::mark_key(node)?.as_str()])?;
+        let mark: u64 = mark.as_text().and_then(|m| m.parse().ok()).with_context(|| format!("mark {mark:?}"))?;
+        let last = emq_id::unix_ms(second.last().map_or(0, |r| r.snowflake));
+        ensure!(mark >= last, "{}: released with mark {mark}, before its last id ({last})", h.label);
+        let _ = c.cmd(&["DEL", emq_id::lease_key(lost)?.as_str()])?;
+    }
+    Ok(holders)
+}
+
+fn lossy_failover(
+    cluster: &mut Replicated,
+    programs: &[Program],
+    dir: &Path,
+    terms: LeaseTerms,
+) -> Result<Vec<Holder>> {
+    let p = cluster.reserve_primary()?;
+    let r = cluster.replica_of(p)?;
+    let mut c = cluster.connect(p)?;
+    // As many free nodes as holders: the rest held by the harness, replicated.
+    let free = free_nodes(&mut c)?;
+    ensure!(free.len() > programs.len(), "{} free nodes", free.len());
+    cluster.hold(&mut c, &free[programs.len()..], 600_000)?;
+    cluster.nodes[r].pause(true)?;
+    let fillers = fill_replica_link(&mut c)?;
+    let orders = Orders { seeds: cluster.seeds(), replicas: 1, terms };
+    let mut holders = spawn_all(programs, dir, "lossy", &orders)?;
+    // Each acquire reaches the primary, and stays there: every free node is taken on it.
+    let start = Instant::now();
+    while !free_nodes(&mut c)?.is_empty() {
+        ensure!(start.elapsed() < Duration::from_secs(20), "the holders never took the free nodes on the primary");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(1_000));
+    for h in &holders {
+        ensure!(read(h)?.is_empty(), "{}: minted on a lease no replica acknowledged", h.label);
+    }
+    cluster.kill(p);
+    cluster.nodes[r].pause(false)?;
+    cluster.takeover(r)?;
+    let promoted = now();
+    let mut c = cluster.connect(r)?;
+    let unfill: Vec<&str> = std::iter::once("DEL").chain(fillers.iter().map(String::as_str)).collect();
+    c.cmd(&unfill)?;
+    cluster.restart(p)?;
+    cluster.wait_replicated(r)?;
+    wait_until(&holders, Duration::from_secs(20), "minted after the failover", |r| !r.is_empty())?;
+    let mut seen = HashSet::new();
+    for h in &mut holders {
+        h.finish();
+        let records = read(h)?;
+        in_order(h, &records)?;
+        ensure!(records[0].at >= promoted, "{}: minted before the replica took over", h.label);
+        for record in &records {
+            ensure!(seen.insert(record.snowflake), "{}: an id minted twice", h.label);
+        }
+    }
+    println!(
+        "holders: the lossy failover with replicas 1: {} holders minted nothing before the takeover, then {} ids, none twice",
+        holders.len(),
+        seen.len()
+    );
+    Ok(holders)
+}
