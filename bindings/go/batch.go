@@ -1,10 +1,5 @@
 package emqid
 
-/*
-#include "emq_id.h"
-*/
-import "C"
-
 import "unsafe"
 
 // ParseMany is Parse of many texts in one cgo call: per id a fraction of
@@ -34,7 +29,7 @@ func ParseManyInto(dst []ID, texts []string) ([]ID, error) {
 	ids = ids[:len(snowflakes)]
 	for i, s := range snowflakes {
 		t := texts[i][:NSLen] // accepted, so IDLen bytes, the namespace first
-		ids[i] = ID{ns: [NSLen]byte{t[0], t[1], t[2]}, snowflake: uint64(s)}
+		ids[i] = ID{ns: [NSLen]byte{t[0], t[1], t[2]}, snowflake: s}
 	}
 	return ids, err
 }
@@ -62,11 +57,10 @@ func EncodeMany(ns string, snowflakes []uint64) ([]string, error) {
 	out := make([]byte, IDLen*len(snowflakes))
 	p := packs.Get().(*pack) // for its count field: a local passed to cgo would move to the heap
 	defer packs.Put(p)
-	status := C.emq_encode_many(charsOf(ns), (*C.uint64_t)(unsafe.Pointer(&snowflakes[0])), C.size_t(len(snowflakes)),
-		(*C.char)(unsafe.Pointer(&out[0])), &p.done)
+	st := abiEncodeMany(ns, snowflakes, out, &p.done)
 	done := p.done
 	for i := range texts[:done] {
 		texts[i] = unsafe.String(&out[i*IDLen], IDLen)
 	}
-	return texts[:done], checkBatch(status, done)
+	return texts[:done], checkBatch(st, int(done))
 }

@@ -1,10 +1,5 @@
 package emqid
 
-/*
-#include "emq_id.h"
-*/
-import "C"
-
 // Contract and Keyspace name the versions this package implements.
 const (
 	Contract = "branded-snowflake/1.0.0"
@@ -16,22 +11,22 @@ const (
 const (
 	// IDLen is the length in bytes of an id's text: the namespace, then the
 	// base62 payload.
-	IDLen = C.BRANDED_LEN
+	IDLen = abiBrandedLen
 	// NSLen is the length in bytes of a namespace (letters A-Z).
-	NSLen = C.BRANDED_NS_LEN
+	NSLen = abiBrandedNSLen
 	// EpochMs is the Unix millisecond of snowflake time 0 (2024-01-01 UTC).
-	EpochMs = C.BRANDED_EPOCH_MS
+	EpochMs = abiBrandedEpochMs
 	// MaxNode is the highest node a snowflake can carry; nodes run from 0.
-	MaxNode = C.EMQ_MAX_NODE
+	MaxNode = abiMaxNode
 	// MaxSeq is the highest sequence within one millisecond of one node.
-	MaxSeq = C.EMQ_MAX_SEQ
+	MaxSeq = abiMaxSeq
 	// MaxSnowflake is the highest snowflake (2^63 - 1): every snowflake fits
 	// an int64 as well as a uint64.
-	MaxSnowflake = C.EMQ_MAX_SNOWFLAKE
+	MaxSnowflake = abiMaxSnowflake
 	// Slots is the number of Valkey Cluster hash slots; Slot answers below it.
-	Slots = C.EMQ_SLOTS
+	Slots = abiSlots
 	// MaxQueueLen is the longest queue name in bytes.
-	MaxQueueLen = C.EMQ_MAX_QUEUE_LEN
+	MaxQueueLen = abiMaxQueueLen
 	// MaxKeyLen is the longest key the keyspace builds, in bytes.
-	MaxKeyLen = C.EMQ_MAX_KEY_LEN
+	MaxKeyLen = abiMaxKeyLen
 )

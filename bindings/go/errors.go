@@ -1,10 +1,5 @@
 package emqid
 
-/*
-#include "emq_id.h"
-*/
-import "C"
-
 import (
 	"fmt"
 	"strconv"
@@ -36,49 +31,52 @@ func (e *Error) Is(target error) bool {
 
 // The sentinels, one per gate, named by the library's own status names.
 var (
-	ErrLength    = refusal(C.BRANDED_ERR_LENGTH, "")
-	ErrNamespace = refusal(C.BRANDED_ERR_NAMESPACE, "")
-	ErrCharset   = refusal(C.BRANDED_ERR_CHARSET, "")
-	ErrRange     = refusal(C.BRANDED_ERR_RANGE, "")
-	ErrQueue     = refusal(C.EMQ_ERR_QUEUE, "")
-	ErrKind      = refusal(C.EMQ_ERR_KIND, "")
+	ErrLength    = refusal(statusLength, "")
+	ErrNamespace = refusal(statusNamespace, "")
+	ErrCharset   = refusal(statusCharset, "")
+	ErrRange     = refusal(statusRange, "")
+	ErrQueue     = refusal(statusQueue, "")
+	ErrKind      = refusal(statusKind, "")
 	// ErrNode: the process has no node it may mint with (another live
 	// process of this host holds it, every node is held, or the claim
 	// directory EMQ_NODE_DIR cannot be used); for a node lease, every node
 	// is leased, the lease is lost, or its minter's fence has closed.
-	ErrNode = refusal(C.EMQ_ERR_NODE, "")
+	ErrNode = refusal(statusNode, "")
 	// ErrSelfCheck: the linked library, or this package's use of it,
 	// disagrees with the contract. It is not a gate: no input causes it.
-	ErrSelfCheck = refusal(C.EMQ_ERR_SELF_CHECK, "")
+	ErrSelfCheck = refusal(statusSelfCheck, "")
 )
 
 // details is what check says of each status when the call has nothing more
 // precise to add.
-var details = map[C.branded_status]string{
-	C.BRANDED_ERR_LENGTH:    fmt.Sprintf("a branded id is exactly %d bytes", IDLen),
-	C.BRANDED_ERR_NAMESPACE: fmt.Sprintf("the namespace must be %d bytes A-Z", NSLen),
-	C.BRANDED_ERR_CHARSET:   "the payload holds a byte outside base62 [0-9A-Za-z]",
-	C.BRANDED_ERR_RANGE:     "a value outside the contract's range",
-	C.EMQ_ERR_QUEUE:         fmt.Sprintf("a queue name is 1-%d bytes of [A-Za-z0-9_.:-]", MaxQueueLen),
-	C.EMQ_ERR_KIND:          "unknown key kind, or an id given to a kind that takes none",
-	C.EMQ_ERR_NODE:          "no node this process may mint with",
-	C.EMQ_ERR_SELF_CHECK:    "the library disagrees with " + Contract,
-	C.EMQ_ERR_VALKEY:        "an error reply of Valkey, not the lease protocol's",
+var details = map[status]string{
+	statusLength:    fmt.Sprintf("a branded id is exactly %d bytes", IDLen),
+	statusNamespace: fmt.Sprintf("the namespace must be %d bytes A-Z", NSLen),
+	statusCharset:   "the payload holds a byte outside base62 [0-9A-Za-z]",
+	statusRange:     "a value outside the contract's range",
+	statusQueue:     fmt.Sprintf("a queue name is 1-%d bytes of [A-Za-z0-9_.:-]", MaxQueueLen),
+	statusKind:      "unknown key kind, or an id given to a kind that takes none",
+	statusNode:      "no node this process may mint with",
+	statusSelfCheck: "the library disagrees with " + Contract,
+	statusValkey:    "an error reply of Valkey, not the lease protocol's",
 }
 
 // refusal is the one place a status of the library becomes an *Error. The
 // gate is the library's own name for the status (emq_status_name), so this
-// package never spells a gate itself and cannot drift from the core.
-func refusal(status C.branded_status, detail string) *Error {
-	return &Error{Gate: C.GoString(C.emq_status_name(C.int(status))), Detail: detail}
+// package never spells a gate itself and cannot drift from the core. It
+// stays out of line, so the calls that inline check carry only its test.
+//
+//go:noinline
+func refusal(st status, detail string) *Error {
+	return &Error{Gate: abiStatusName(st), Detail: detail}
 }
 
-// check turns a C status into nil or its *Error with the status's detail.
-func check(status C.branded_status) error {
-	if status == C.BRANDED_OK {
+// check turns a status of the library into nil or its *Error with the status's detail.
+func check(st status) error {
+	if st == statusOK {
 		return nil
 	}
-	return refusal(status, details[status])
+	return refusal(st, details[st])
 }
 
 // BatchError is the refusal of one item of a batch call (ParseMany,
@@ -101,9 +99,9 @@ func (e *BatchError) Unwrap() error { return e.Err }
 
 // checkBatch is check for a batch call, whose count says how many items were
 // done: nil, or a *BatchError naming the item refused.
-func checkBatch(status C.branded_status, done C.size_t) error {
-	if err := check(status); err != nil {
-		return &BatchError{Index: int(done), Err: err}
+func checkBatch(st status, done int) error {
+	if err := check(st); err != nil {
+		return &BatchError{Index: done, Err: err}
 	}
 	return nil
 }
@@ -111,5 +109,5 @@ func checkBatch(status C.branded_status, done C.size_t) error {
 // rangeError is for values a Go type can hold but the contract cannot
 // (a negative node), refused before they reach the library.
 func rangeError(detail string) error {
-	return refusal(C.BRANDED_ERR_RANGE, detail)
+	return refusal(statusRange, detail)
 }

@@ -1,12 +1,5 @@
 package emqid
 
-/*
-#include "emq_id.h"
-*/
-import "C"
-
-import "unsafe"
-
 // coreGate is one gate of the core's list as the ABI reports it: its name,
 // and the error this package makes of the status the ABI answers for it.
 type coreGate struct {
@@ -19,14 +12,9 @@ type coreGate struct {
 // gate coverage test walks it, so a gate added to the core fails that test
 // until this package has a sentinel for it.
 func coreGates() []coreGate {
-	gates := make([]coreGate, int(C.emq_gate_count()))
+	gates := make([]coreGate, abiGateCount())
 	for i := range gates {
-		var n C.size_t
-		name := C.emq_gate_name(C.size_t(i), &n)
-		gates[i] = coreGate{
-			name: C.GoStringN((*C.char)(unsafe.Pointer(name)), C.int(n)),
-			err:  check(C.emq_gate_status(C.size_t(i))),
-		}
+		gates[i] = coreGate{name: abiGateName(i), err: check(abiGateStatus(i))}
 	}
 	return gates
 }

@@ -1,10 +1,5 @@
 package emqid
 
-/*
-#include "emq_id.h"
-*/
-import "C"
-
 import (
 	"database/sql/driver"
 	"fmt"
@@ -68,9 +63,9 @@ func withNS[T string | []byte](id ID, text T) ID {
 // out-parameter to escape to the heap); on success the namespace is the
 // input's first three bytes.
 func parseSnowflake(data *byte, n int) (uint64, error) {
-	v := int64(C.emq_parse_i64((*C.char)(unsafe.Pointer(data)), C.size_t(n)))
+	v := abiParseI64(data, n)
 	if v < 0 {
-		return 0, check(C.branded_status(-v))
+		return 0, check(status(-v))
 	}
 	return uint64(v), nil
 }
@@ -83,8 +78,7 @@ func Encode(ns string, snowflake uint64) (string, error) {
 	}
 	// The result's own bytes are the output buffer: one allocation, no copy.
 	out := make([]byte, IDLen)
-	status := C.branded_encode((*C.char)(unsafe.Pointer(unsafe.StringData(ns))), C.uint64_t(snowflake), (*C.char)(unsafe.Pointer(&out[0])))
-	if err := check(status); err != nil {
+	if err := check(abiBrandedEncode(ns, snowflake, (*[IDLen]byte)(out))); err != nil {
 		return "", err
 	}
 	return unsafe.String(&out[0], IDLen), nil
@@ -121,10 +115,10 @@ func (id ID) UnixMs() uint64 { return UnixMs(id.snowflake) }
 func (id ID) Time() time.Time { return time.UnixMilli(int64(id.UnixMs())) }
 
 // Node is the minting node (0..=MaxNode).
-func (id ID) Node() int { return int(C.emq_node(C.uint64_t(id.snowflake))) }
+func (id ID) Node() int { return int(abiNode(id.snowflake)) }
 
 // Seq is the sequence within the millisecond (0..=MaxSeq).
-func (id ID) Seq() int { return int(C.emq_seq(C.uint64_t(id.snowflake))) }
+func (id ID) Seq() int { return int(abiSeq(id.snowflake)) }
 
 // Hash32 is the contract's placement hash of the id's snowflake.
 func (id ID) Hash32() uint32 { return Hash32(id.snowflake) }
@@ -187,10 +181,10 @@ func (id *ID) Scan(src any) error {
 }
 
 // Hash32 is the contract's 32-bit placement hash of a snowflake.
-func Hash32(snowflake uint64) uint32 { return uint32(C.branded_hash32(C.uint64_t(snowflake))) }
+func Hash32(snowflake uint64) uint32 { return abiBrandedHash32(snowflake) }
 
 // UnixMs is the Unix time in milliseconds of a snowflake.
-func UnixMs(snowflake uint64) uint64 { return uint64(C.branded_unix_ms(C.uint64_t(snowflake))) }
+func UnixMs(snowflake uint64) uint64 { return abiBrandedUnixMs(snowflake) }
 
 // MinFor is the smallest snowflake minted at or after t: the lower bound of a
 // time-range scan. 0 before 2024-01-01; ErrRange past the 41-bit limit.
@@ -198,9 +192,9 @@ func MinFor(t time.Time) (uint64, error) { return MinForUnixMs(t.UnixMilli()) }
 
 // MinForUnixMs is MinFor over Unix milliseconds.
 func MinForUnixMs(unixMs int64) (uint64, error) {
-	var s C.uint64_t
-	if err := check(C.emq_min_for(C.int64_t(unixMs), &s)); err != nil {
+	s, st := abiMinFor(unixMs)
+	if err := check(st); err != nil {
 		return 0, err
 	}
-	return uint64(s), nil
+	return s, nil
 }

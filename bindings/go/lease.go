@@ -1,17 +1,11 @@
 package emqid
 
-/*
-#include "emq_id.h"
-*/
-import "C"
-
 import (
 	"fmt"
 	"math"
 	"runtime"
 	"sync"
 	"time"
-	"unsafe"
 )
 
 // Node leases on Valkey (emq-lease/2, SPEC.md §5.2): the core's scripts,
@@ -32,11 +26,11 @@ import (
 
 // LeaseNodes is how many nodes a lease can be taken on (0..=MaxNode): the
 // acquire script's "nodes" argument.
-const LeaseNodes = C.EMQ_LEASE_NODES
+const LeaseNodes = abiLeaseNodes
 
 // LeaseReplicas is how many replicas must acknowledge a lease write (WAIT's
 // numreplicas) unless the deployment says otherwise: ParseWait's replicas.
-const LeaseReplicas = C.EMQ_LEASE_REPLICAS
+const LeaseReplicas = abiLeaseReplicas
 
 // LeaseScript is one script of the protocol: its name, its Lua source (byte
 // for byte what every runtime sends), and what KEYS and ARGV hold, in order,
@@ -69,47 +63,30 @@ var (
 
 // LeaseScripts is every script of the protocol, in the core's order.
 func LeaseScripts() []LeaseScript {
-	scripts := make([]LeaseScript, int(C.emq_lease_script_count()))
+	scripts := make([]LeaseScript, abiLeaseScriptCount())
 	for i := range scripts {
-		scripts[i] = leaseScriptAt(C.size_t(i))
+		scripts[i] = leaseScriptAt(i)
 	}
 	return scripts
 }
 
-// staticText is a static text of the library: its pointer, and its length
-// read through n after the call that wrote it (Go does not order a plain
-// variable's read against a call in the same expression).
-func staticText(text *C.uint8_t, n *C.size_t) string {
-	if text == nil {
-		return ""
-	}
-	return C.GoStringN((*C.char)(unsafe.Pointer(text)), C.int(*n))
-}
+func leaseProtocol() string { return abiLeaseProtocol() }
 
-func leaseProtocol() string {
-	var n C.size_t
-	return staticText(C.emq_lease_protocol(&n), &n)
-}
-
-func leaseScriptAt(i C.size_t) LeaseScript {
-	var n C.size_t
-	s := LeaseScript{
-		Name: staticText(C.emq_lease_script_name(i, &n), &n),
-		Text: staticText(C.emq_lease_script_text(i, &n), &n),
-	}
-	for k := C.size_t(0); ; k++ {
-		key := C.emq_lease_script_key(i, k, &n)
-		if key == nil {
+func leaseScriptAt(i int) LeaseScript {
+	s := LeaseScript{Name: abiLeaseScriptName(i), Text: abiLeaseScriptText(i)}
+	for k := 0; ; k++ {
+		key, ok := abiLeaseScriptKey(i, k)
+		if !ok {
 			break
 		}
-		s.Keys = append(s.Keys, staticText(key, &n))
+		s.Keys = append(s.Keys, key)
 	}
-	for a := C.size_t(0); ; a++ {
-		arg := C.emq_lease_script_arg(i, a, &n)
-		if arg == nil {
+	for a := 0; ; a++ {
+		arg, ok := abiLeaseScriptArg(i, a)
+		if !ok {
 			break
 		}
-		s.Args = append(s.Args, staticText(arg, &n))
+		s.Args = append(s.Args, arg)
 	}
 	return s
 }
@@ -129,9 +106,7 @@ func leaseScript(name string) LeaseScript {
 func LeasePrefix() string { return leasePrefix() }
 
 var leasePrefix = sync.OnceValue(func() string {
-	prefix, err := text(func(out *C.uint8_t, cap C.size_t, n *C.size_t) C.branded_status {
-		return C.emq_lease_prefix(out, cap, n)
-	})
+	prefix, err := text(abiLeasePrefix())
 	if err != nil {
 		panic("emqid: the lease prefix: " + err.Error())
 	}
@@ -144,9 +119,7 @@ func LeaseKey(node int) (string, error) {
 	if err := checkNode(node); err != nil {
 		return "", err
 	}
-	return text(func(out *C.uint8_t, cap C.size_t, n *C.size_t) C.branded_status {
-		return C.emq_lease_key(C.uint16_t(node), out, cap, n)
-	})
+	return text(abiLeaseKey(uint16(node)))
 }
 
 // MarkKey is the mark of node, {emq}:node:<n>:mark (KEYS[2] of LeaseRenew
@@ -155,9 +128,7 @@ func MarkKey(node int) (string, error) {
 	if err := checkNode(node); err != nil {
 		return "", err
 	}
-	return text(func(out *C.uint8_t, cap C.size_t, n *C.size_t) C.branded_status {
-		return C.emq_mark_key(C.uint16_t(node), out, cap, n)
-	})
+	return text(abiMarkKey(uint16(node)))
 }
 
 // Acquired is LeaseAcquire's reply, read: the node taken, and the mark its
@@ -170,12 +141,11 @@ type Acquired struct {
 // ParseAcquire reads LeaseAcquire's reply {node, previous} (the two integers
 // of its array). ErrRange for anything the script cannot answer.
 func ParseAcquire(node, previous int64) (Acquired, error) {
-	var n C.uint16_t
-	var mark C.int64_t
-	if err := check(C.emq_parse_acquire(C.int64_t(node), C.int64_t(previous), &n, &mark)); err != nil {
+	n, mark, st := abiParseAcquire(node, previous)
+	if err := check(st); err != nil {
 		return Acquired{}, err
 	}
-	return Acquired{Node: int(n), PreviousMark: int64(mark)}, nil
+	return Acquired{Node: int(n), PreviousMark: mark}, nil
 }
 
 // ParseAcquireError reads an error reply of LeaseAcquire (its message, with
@@ -183,13 +153,13 @@ func ParseAcquire(node, previous int64) (Acquired, error) {
 // nil for any other error, which is not the protocol's but your client's to
 // handle (NOSCRIPT, MOVED, a connection error...).
 func ParseAcquireError(msg string) error {
-	switch status := C.emq_parse_acquire_error(bytesOf(msg), C.size_t(len(msg))); status {
-	case C.EMQ_ERR_VALKEY:
+	switch st := abiParseAcquireError(msg); st {
+	case statusValkey:
 		return nil
-	case C.EMQ_ERR_NODE:
-		return refusal(status, fmt.Sprintf("every node 0..=%d is leased: no node for another minter until one is released", MaxNode))
+	case statusNode:
+		return refusal(st, fmt.Sprintf("every node 0..=%d is leased: no node for another minter until one is released", MaxNode))
 	default:
-		return check(status)
+		return check(st)
 	}
 }
 
@@ -197,11 +167,11 @@ func ParseAcquireError(msg string) error {
 // ErrNode for 0 (the lease is gone or another's: Stop minting on it),
 // ErrRange for any other integer.
 func ParseRenewal(reply int64) error {
-	status := C.emq_parse_renewal(C.int64_t(reply))
-	if status == C.EMQ_ERR_NODE {
-		return refusal(status, "the lease is gone or held by another owner: stop minting on it")
+	st := abiParseRenewal(reply)
+	if st == statusNode {
+		return refusal(st, "the lease is gone or held by another owner: stop minting on it")
 	}
-	return check(status)
+	return check(st)
 }
 
 // ParseWait reads the reply of WAIT replicas timeout, sent on the connection
@@ -213,12 +183,12 @@ func ParseWait(acknowledged int64, replicas int) error {
 	if replicas < 0 || uint64(replicas) > math.MaxUint32 {
 		return rangeError(fmt.Sprintf("a count of replicas is 0..=%d, not %d", uint32(math.MaxUint32), replicas))
 	}
-	status := C.emq_parse_wait(C.int64_t(acknowledged), C.uint32_t(replicas))
-	if status == C.EMQ_ERR_NODE {
-		return refusal(status, fmt.Sprintf("acknowledged by %d of %d replica(s): a failover could lose the lease "+
+	st := abiParseWait(acknowledged, uint32(replicas))
+	if st == statusNode {
+		return refusal(st, fmt.Sprintf("acknowledged by %d of %d replica(s): a failover could lose the lease "+
 			"write, so mint nothing on it", acknowledged, replicas))
 	}
-	return check(status)
+	return check(st)
 }
 
 // LeaseTerms is how long a lease lives (TTL) and how long before the TTL
@@ -231,7 +201,7 @@ type LeaseTerms struct {
 }
 
 // DefaultLeaseTerms: 30 s leases fenced 5 s early; renewals every 10 s leave two tries.
-var DefaultLeaseTerms = LeaseTerms{TTL: C.EMQ_LEASE_TTL_MS * time.Millisecond, Margin: C.EMQ_LEASE_MARGIN_MS * time.Millisecond}
+var DefaultLeaseTerms = LeaseTerms{TTL: abiLeaseTTLMs * time.Millisecond, Margin: abiLeaseMarginMs * time.Millisecond}
 
 // NewLeaseTerms is terms whose TTL is 1 ms to a day and whose margin is below
 // it, in whole milliseconds; else ErrRange. Check terms before acquiring, so
@@ -242,7 +212,7 @@ func NewLeaseTerms(ttl, margin time.Duration) (LeaseTerms, error) {
 	if err != nil {
 		return LeaseTerms{}, err
 	}
-	if err := check(C.emq_lease_terms_check(C.uint64_t(ttlMs), C.uint64_t(marginMs))); err != nil {
+	if err := check(abiLeaseTermsCheck(ttlMs, marginMs)); err != nil {
 		return LeaseTerms{}, err
 	}
 	return terms, nil
@@ -257,8 +227,8 @@ func (t LeaseTerms) WaitTimeout() (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	var wait C.uint64_t
-	if err := check(C.emq_lease_wait_ms(C.uint64_t(ttl), C.uint64_t(margin), &wait)); err != nil {
+	wait, st := abiLeaseWaitMs(ttl, margin)
+	if err := check(st); err != nil {
 		return 0, err
 	}
 	return time.Duration(wait) * time.Millisecond, nil
@@ -291,7 +261,7 @@ func monoMs(now time.Time) uint64 { return uint64(now.Sub(monoOrigin).Millisecon
 // fence closes (the lease not renewed in time, lost, or stopped). Safe for
 // concurrent use: a renewer goroutine calls Renewed while others mint.
 type LeasedMinter struct {
-	handle *C.emq_leased_minter
+	handle leasedMinterHandle
 	node   int
 	terms  LeaseTerms
 }
@@ -309,9 +279,7 @@ func StartLeasedMinter(a Acquired, nowMs int64, sentMonoMs uint64, terms LeaseTe
 		return nil, err
 	}
 	m := &LeasedMinter{node: a.Node, terms: terms}
-	status := C.emq_leased_minter_start(C.uint16_t(a.Node), C.int64_t(a.PreviousMark), C.int64_t(nowMs),
-		C.uint64_t(sentMonoMs), C.uint64_t(ttl), C.uint64_t(margin), &m.handle)
-	if err := check(status); err != nil {
+	if err := check(abiLeasedMinterStart(uint16(a.Node), a.PreviousMark, nowMs, sentMonoMs, ttl, margin, &m.handle)); err != nil {
 		return nil, err
 	}
 	runtime.SetFinalizer(m, (*LeasedMinter).Close)
@@ -328,9 +296,9 @@ func (m *LeasedMinter) Terms() LeaseTerms { return m.terms }
 // may still call the minter: call it only when nothing else holds it, or
 // leave the minter to its finalizer. Calls after Close fail (gate "null").
 func (m *LeasedMinter) Close() {
-	if m.handle != nil {
-		C.emq_leased_minter_free(m.handle)
-		m.handle = nil
+	if m.handle != 0 {
+		abiLeasedMinterFree(m.handle)
+		m.handle = 0
 		runtime.SetFinalizer(m, nil)
 	}
 }
@@ -348,15 +316,15 @@ func (m *LeasedMinter) Next() (uint64, error) {
 // ahead of the clock: the next renewal raises it); ErrRange past the time
 // field. A refusal leaves the state as it was.
 func (m *LeasedMinter) NextAt(unixMs int64, monoMs uint64) (uint64, error) {
-	v := int64(C.emq_leased_minter_next_i64(m.handle, C.int64_t(unixMs), C.uint64_t(monoMs)))
+	v := abiLeasedMinterNextI64(m.handle, unixMs, monoMs)
 	runtime.KeepAlive(m)
 	if v < 0 {
-		status := C.branded_status(-v)
-		if status == C.EMQ_ERR_NODE {
-			return 0, refusal(status, fmt.Sprintf("minting on the lease of node %d stopped: its fence closed "+
+		st := status(-v)
+		if st == statusNode {
+			return 0, refusal(st, fmt.Sprintf("minting on the lease of node %d stopped: its fence closed "+
 				"(not renewed in time, lost or stopped), or its mark is reached until the next renewal", m.node))
 		}
-		return 0, check(status)
+		return 0, check(st)
 	}
 	return uint64(v), nil
 }
@@ -365,17 +333,16 @@ func (m *LeasedMinter) NextAt(unixMs int64, monoMs uint64) (uint64, error) {
 // clock and the last minted millisecond, plus the TTL, never below the mark
 // already stored. Give it to Renewed once the renewal is accepted.
 func (m *LeasedMinter) NextMark(unixMs int64) (uint64, error) {
-	var mark C.uint64_t
-	err := check(C.emq_leased_minter_next_mark(m.handle, C.int64_t(unixMs), &mark))
+	mark, st := abiLeasedMinterNextMark(m.handle, unixMs)
 	runtime.KeepAlive(m)
-	return uint64(mark), err
+	return mark, check(st)
 }
 
 // Renewed records a renewal Valkey accepted (ParseRenewal answered nil): sent
 // at sentMonoMs (MonotonicMs), carrying mark. The fence moves to sent + TTL -
 // Margin and the mark up to mark; neither ever goes back.
 func (m *LeasedMinter) Renewed(sentMonoMs, mark uint64) error {
-	err := check(C.emq_leased_minter_renewed(m.handle, C.uint64_t(sentMonoMs), C.uint64_t(mark)))
+	err := check(abiLeasedMinterRenewed(m.handle, sentMonoMs, mark))
 	runtime.KeepAlive(m)
 	return err
 }
@@ -384,8 +351,8 @@ func (m *LeasedMinter) Renewed(sentMonoMs, mark uint64) error {
 // about to be released. Every later mint is ErrNode. A closed minter mints
 // nothing already: Stop on it does nothing.
 func (m *LeasedMinter) Stop() {
-	if m.handle != nil {
-		C.emq_leased_minter_stop(m.handle)
+	if m.handle != 0 {
+		abiLeasedMinterStop(m.handle)
 		runtime.KeepAlive(m)
 	}
 }
@@ -394,16 +361,14 @@ func (m *LeasedMinter) Stop() {
 // one before its start): what LeaseRelease stores as the node's mark. Stop
 // the minter before reading it for a release.
 func (m *LeasedMinter) HighWater() (uint64, error) {
-	var hw C.uint64_t
-	err := check(C.emq_leased_minter_high_water(m.handle, &hw))
+	hw, st := abiLeasedMinterHighWater(m.handle)
 	runtime.KeepAlive(m)
-	return uint64(hw), err
+	return hw, check(st)
 }
 
 // FenceMs is the MonotonicMs from which minting is refused (0 once stopped).
 func (m *LeasedMinter) FenceMs() (uint64, error) {
-	var fence C.uint64_t
-	err := check(C.emq_leased_minter_fence_ms(m.handle, &fence))
+	fence, st := abiLeasedMinterFenceMs(m.handle)
 	runtime.KeepAlive(m)
-	return uint64(fence), err
+	return fence, check(st)
 }

@@ -1,22 +1,16 @@
 package emqid
 
-/*
-#include "emq_id.h"
-*/
-import "C"
-
 import (
 	"fmt"
 	"math"
 	"runtime"
-	"unsafe"
 )
 
 // Minter mints snowflakes for one node. It is safe for concurrent use (a
 // lock-free compare-and-swap in the library). Ids from one Minter never
 // repeat and never decrease, whatever the clock does.
 type Minter struct {
-	handle *C.emq_minter
+	handle minterHandle
 	node   int
 }
 
@@ -28,7 +22,7 @@ func NewMinter(node int) (*Minter, error) {
 		return nil, err
 	}
 	m := &Minter{node: node}
-	if err := check(C.emq_minter_new(C.uint16_t(node), &m.handle)); err != nil {
+	if err := check(abiMinterNew(uint16(node), &m.handle)); err != nil {
 		return nil, err
 	}
 	runtime.SetFinalizer(m, (*Minter).Close)
@@ -40,9 +34,9 @@ func (m *Minter) Node() int { return m.node }
 
 // Close frees the minter. Calls on a closed Minter fail (gate "null").
 func (m *Minter) Close() {
-	if m.handle != nil {
-		C.emq_minter_free(m.handle)
-		m.handle = nil
+	if m.handle != 0 {
+		abiMinterFree(m.handle)
+		m.handle = 0
 		runtime.SetFinalizer(m, nil)
 	}
 }
@@ -63,10 +57,10 @@ func (m *Minter) NextAt(unixMs int64) (uint64, error) {
 }
 
 func (m *Minter) next(unixMs int64) (uint64, error) {
-	v := int64(C.emq_minter_next_i64(m.handle, C.int64_t(unixMs)))
+	v := abiMinterNextI64(m.handle, unixMs)
 	runtime.KeepAlive(m)
 	if v < 0 {
-		return 0, check(C.branded_status(-v))
+		return 0, check(status(-v))
 	}
 	return uint64(v), nil
 }
@@ -81,10 +75,9 @@ func (m *Minter) NextMany(n int) ([]uint64, error) {
 	if n == 0 {
 		return out, nil
 	}
-	var made C.size_t
-	err := check(C.emq_minter_next_many(m.handle, (*C.uint64_t)(unsafe.Pointer(&out[0])), C.size_t(n), &made))
+	made, st := abiMinterNextMany(m.handle, out)
 	runtime.KeepAlive(m)
-	return out[:made], err
+	return out[:made], check(st)
 }
 
 // MintStep is the contract's pure mint step: from a state and a clock reading
@@ -93,11 +86,11 @@ func MintStep(state uint64, node int, unixMs int64) (next, snowflake uint64, err
 	if err := checkNode(node); err != nil {
 		return 0, 0, err
 	}
-	var st, s C.uint64_t
-	if err := check(C.emq_mint_step(C.uint64_t(state), C.uint16_t(node), C.int64_t(unixMs), &st, &s)); err != nil {
+	next, snowflake, st := abiMintStep(state, uint16(node), unixMs)
+	if err := check(st); err != nil {
 		return 0, 0, err
 	}
-	return uint64(st), uint64(s), nil
+	return next, snowflake, nil
 }
 
 // checkNode refuses a node outside 0..=MaxNode before it reaches the library,

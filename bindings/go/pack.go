@@ -1,24 +1,17 @@
 package emqid
 
-/*
-#include "emq_id.h"
-*/
-import "C"
-
-import (
-	"sync"
-	"unsafe"
-)
+import "sync"
 
 // pack lays many keys or ids back to back for the ABI's batch calls
 // (emq_slot_many, emq_decode_many), each with its length: Go may not hand C a
 // slice of Go pointers (a []string is one), so the items are copied into one
-// buffer, reused across calls, and cross cgo once.
+// buffer, reused across calls, and cross cgo once. The lengths are uintptr,
+// the ABI layer's to convert to size_t (see abi.go).
 type pack struct {
 	data       []byte
-	lens       []C.size_t
-	snowflakes []C.uint64_t // emq_decode_many's output
-	done       C.size_t     // emq_decode_many's and emq_encode_many's count: a field, so cgo moves no variable to the heap
+	lens       []uintptr
+	snowflakes []uint64 // emq_decode_many's output
+	done       uintptr  // emq_decode_many's and emq_encode_many's count: a field, so cgo moves no variable to the heap
 }
 
 var packs = sync.Pool{New: func() any { return new(pack) }}
@@ -31,7 +24,7 @@ func packed[T string | []byte](items []T) *pack {
 	p := packs.Get().(*pack)
 	data, lens := p.data[:0], p.lens
 	if cap(lens) < len(items) {
-		lens = make([]C.size_t, len(items))
+		lens = make([]uintptr, len(items))
 	}
 	lens = lens[:len(items)]
 	for i, item := range items {
@@ -42,7 +35,7 @@ func packed[T string | []byte](items []T) *pack {
 		} else {
 			data = append(data, item...)
 		}
-		lens[i] = C.size_t(len(item))
+		lens[i] = uintptr(len(item))
 	}
 	p.data, p.lens = data, lens
 	return p
@@ -53,20 +46,18 @@ func (p *pack) slots(out []uint16) []uint16 {
 	if len(out) == 0 {
 		return out
 	}
-	C.emq_slot_many((*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(p.data))), &p.lens[0], C.size_t(len(p.lens)),
-		(*C.uint16_t)(unsafe.Pointer(&out[0])))
+	abiSlotMany(p.data, p.lens, out)
 	return out
 }
 
 // decode is emq_decode_many over the packed ids (at least one): the
 // snowflakes of the ids before the first refused, and its *BatchError. The
 // snowflakes are the pack's: read them before giving it back.
-func (p *pack) decode() ([]C.uint64_t, error) {
+func (p *pack) decode() ([]uint64, error) {
 	n := len(p.lens)
 	if cap(p.snowflakes) < n {
-		p.snowflakes = make([]C.uint64_t, n)
+		p.snowflakes = make([]uint64, n)
 	}
-	status := C.emq_decode_many((*C.char)(unsafe.Pointer(unsafe.SliceData(p.data))), &p.lens[0], C.size_t(n),
-		&p.snowflakes[:n][0], &p.done)
-	return p.snowflakes[:p.done], checkBatch(status, p.done)
+	st := abiDecodeMany(p.data, p.lens, p.snowflakes[:n], &p.done)
+	return p.snowflakes[:p.done], checkBatch(st, int(p.done))
 }

@@ -1,14 +1,6 @@
 package emqid
 
-/*
-#include "emq_id.h"
-*/
-import "C"
-
-import (
-	"fmt"
-	"unsafe"
-)
+import "fmt"
 
 // NodeSource says where the process's node came from.
 type NodeSource int
@@ -45,14 +37,14 @@ func Mint(ns string) (ID, error) {
 		return ID{}, err
 	}
 	out := make([]byte, IDLen)
-	status := C.emq_mint((*C.char)(unsafe.Pointer(unsafe.StringData(ns))), (*C.char)(unsafe.Pointer(&out[0])))
-	if status == C.EMQ_ERR_NODE {
+	st := abiMint(ns, (*[IDLen]byte)(out))
+	if st == statusNode {
 		_, _, err := ProcessNode() // says which node, and who holds it
 		if err != nil {
 			return ID{}, err
 		}
 	}
-	if err := check(status); err != nil {
+	if err := check(st); err != nil {
 		return ID{}, err
 	}
 	return ParseBytes(out)
@@ -64,14 +56,11 @@ func Mint(ns string) (ID, error) {
 // process dies), so a node another live process of this host holds is
 // refused with ErrNode, naming the holder's pid.
 func ProcessNode() (node int, source NodeSource, err error) {
-	var n C.uint16_t
-	var src C.emq_node_source
-	var holder C.uint32_t
-	status := C.emq_process_node(&n, &src, &holder)
-	if status == C.EMQ_ERR_NODE {
-		return 0, 0, nodeError(int(n), uint32(holder))
+	n, src, holder, st := abiProcessNode()
+	if st == statusNode {
+		return 0, 0, nodeError(int(n), holder)
 	}
-	if err := check(status); err != nil {
+	if err := check(st); err != nil {
 		return 0, 0, err
 	}
 	return int(n), NodeSource(src), nil
@@ -85,22 +74,22 @@ func SetProcessNode(node int) error {
 	if err := checkNode(node); err != nil {
 		return err
 	}
-	status := C.emq_process_set_node(C.uint16_t(node))
-	if status == C.EMQ_ERR_NODE {
-		return refusal(C.EMQ_ERR_NODE, fmt.Sprintf("node %d could not be taken: another live process of this host holds it, "+
+	st := abiProcessSetNode(uint16(node))
+	if st == statusNode {
+		return refusal(statusNode, fmt.Sprintf("node %d could not be taken: another live process of this host holds it, "+
 			"this process already mints with another node (a process keeps its node for its lifetime), "+
 			"or the claim directory (EMQ_NODE_DIR) cannot be used", node))
 	}
-	return check(status)
+	return check(st)
 }
 
 func nodeError(node int, holder uint32) error {
 	switch {
-	case node == int(C.EMQ_NO_NODE):
-		return refusal(C.EMQ_ERR_NODE, "no node could be taken on this host: every node is held, or the claim directory (EMQ_NODE_DIR, default /tmp/emq-id) cannot be used")
+	case node == abiNoNode:
+		return refusal(statusNode, "no node could be taken on this host: every node is held, or the claim directory (EMQ_NODE_DIR, default /tmp/emq-id) cannot be used")
 	case holder != 0:
-		return refusal(C.EMQ_ERR_NODE, fmt.Sprintf("node %d is held by process %d on this host: give each minting process its own node (EMQ_NODE)", node, holder))
+		return refusal(statusNode, fmt.Sprintf("node %d is held by process %d on this host: give each minting process its own node (EMQ_NODE)", node, holder))
 	default:
-		return refusal(C.EMQ_ERR_NODE, fmt.Sprintf("node %d could not be taken on this host: another live process holds it, or the claim directory (EMQ_NODE_DIR, default /tmp/emq-id) cannot be used", node))
+		return refusal(statusNode, fmt.Sprintf("node %d could not be taken on this host: another live process holds it, or the claim directory (EMQ_NODE_DIR, default /tmp/emq-id) cannot be used", node))
 	}
 }

@@ -1,15 +1,9 @@
 package emqid
 
-/*
-#include "emq_id.h"
-*/
-import "C"
-
 import (
 	"errors"
 	"fmt"
 	"strings"
-	"unsafe"
 )
 
 // At load, the package checks the library and its own conversions against
@@ -27,29 +21,25 @@ func init() {
 // surely as a mislinked library. The package runs it at init and refuses to
 // start when it fails. The error matches ErrSelfCheck and names the line.
 func SelfCheck() error {
-	if err := check(C.emq_self_check()); err != nil {
+	if err := check(abiSelfCheck()); err != nil {
 		return err
 	}
 	return checkHost(selfCheckVectors())
 }
 
 // selfCheckVectors is the core's self-check vectors, as the ABI exports them.
-func selfCheckVectors() string {
-	var n C.size_t
-	text := C.emq_self_check_vectors(&n)
-	return C.GoStringN((*C.char)(unsafe.Pointer(text)), C.int(n))
-}
+func selfCheckVectors() string { return abiSelfCheckVectors() }
 
 // checkHost runs every line of vectors through the public API: the first
 // line whose answer differs from the one written is the error, naming the
 // line and what this package answered.
 func checkHost(vectors string) error {
 	if strings.TrimSpace(vectors) == "" {
-		return refusal(C.EMQ_ERR_SELF_CHECK, "no self-check vectors: an empty check proves nothing")
+		return refusal(statusSelfCheck, "no self-check vectors: an empty check proves nothing")
 	}
 	for _, line := range strings.Split(strings.TrimSuffix(vectors, "\n"), "\n") {
 		if err := checkLine(line); err != nil {
-			return refusal(C.EMQ_ERR_SELF_CHECK, fmt.Sprintf("failed at %q: %v", line, err))
+			return refusal(statusSelfCheck, fmt.Sprintf("failed at %q: %v", line, err))
 		}
 	}
 	return nil

@@ -1,10 +1,5 @@
 package emqid
 
-/*
-#include "emq_id.h"
-*/
-import "C"
-
 import "unsafe"
 
 // Slot is the Valkey Cluster hash slot (0-16383) of a key's bytes.
@@ -19,7 +14,7 @@ func SlotString(key string) uint16 {
 
 func slot(data *byte, n int) uint16 {
 	// Cannot fail: a Go slice or string of length n > 0 has a non-nil data pointer.
-	return uint16(C.emq_slot_i32((*C.uint8_t)(unsafe.Pointer(data)), C.size_t(n)))
+	return uint16(abiSlotI32(data, n))
 }
 
 // SlotMany is the slots of many keys in one cgo call. Per key it costs a
@@ -48,7 +43,6 @@ func SlotManyStrings(keys []string) []uint16 {
 // first '{' and the next '}' when not empty, else the whole key. It is a
 // subslice of key; nothing is copied.
 func Hashtag(key []byte) []byte {
-	var off, n C.size_t
-	C.emq_hashtag((*C.uint8_t)(unsafe.Pointer(unsafe.SliceData(key))), C.size_t(len(key)), &off, &n)
-	return key[int(off) : int(off)+int(n)]
+	off, n := abiHashtag(key)
+	return key[off : off+n]
 }

@@ -1,7 +1,12 @@
 module github.com/echomq/emq-id/conformance/go
 
-go 1.22
+go 1.25.0
 
 require github.com/echomq/emq-id/bindings/go v0.0.0
+
+require (
+	github.com/tetratelabs/wazero v1.12.0 // indirect
+	golang.org/x/sys v0.44.0 // indirect
+)
 
 replace github.com/echomq/emq-id/bindings/go => ../../bindings/go

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use xtask::runtimes::{self, c, node, postgres, valkey, wasm};
+use xtask::runtimes::{self, c, go, node, postgres, valkey, wasm};
 use xtask::{bench, conformance, root, suite, tree, vectors};
 
 const HELP: &str = "\
@@ -37,6 +37,8 @@ Tasks:
                               seeded schedule of faults (EMQ_CHAOS_SEED), with replicas 1
                               and the negative control with replicas 0; prints the table
   node-build                  build the Node package: the addon, its WebAssembly fallback
+  go-wasm [--check]           build the core as WebAssembly (WASI) for the Go module's pure-Go backend;
+                              --check: fail when the committed bindings/go/internal/wasmcore/emqid.wasm differs
                               and its copy of the shared JavaScript layer
   wasm-build                  build the WASM package (cargo, wasm-bindgen, wasm-opt)
                               and print the .wasm size, raw and gzipped
@@ -72,6 +74,7 @@ fn main() -> ExitCode {
         Some("chaos-holder") => valkey::chaos::holder::main(&args[1..]),
         Some("pg-tests") => postgres::tests::run(),
         Some("node-build") => node::build::package(),
+        Some("go-wasm") => go::wasm::run(flag("--check")),
         Some("wasm-build") => wasm::build::run(),
         Some("parity") => tree::parity::run(flag("--check"), flag("--surfaces")),
         Some("js") => tree::js::sync(flag("--check")),

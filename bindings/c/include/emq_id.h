@@ -982,6 +982,24 @@ branded_status emq_from_xadd_id(const uint8_t *entry,
                                 size_t ns_len,
                                 char *out);
 
+#if defined(__wasi__)
+/**
+ * `len` bytes (aligned to 8) for the host to write inputs or read outputs;
+ * NULL when `len` is 0 or memory is exhausted.
+ */
+uint8_t *emq_wasm_alloc(size_t len);
+#endif
+
+#if defined(__wasi__)
+/**
+ * Frees what `emq_wasm_alloc(len)` returned.
+ *
+ * # Safety
+ * `ptr` is NULL or came from `emq_wasm_alloc` with this very `len`, and is freed once.
+ */
+void emq_wasm_free(uint8_t *ptr, size_t len);
+#endif
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

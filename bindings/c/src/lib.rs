@@ -2,7 +2,8 @@
 //! type and the panic guard), [`codec`] (the bus's four `branded_*` symbols),
 //! [`place`] (slot and hashtag), [`keyspace`], [`mint`], [`process`] (the
 //! process-wide minter and its node), [`lease`] (node leases on Valkey), [`stream`] (entry ids),
-//! [`contract`] (gates, self-check vectors, validity and order) and [`check`].
+//! [`contract`] (gates, self-check vectors, validity and order) and [`check`];
+//! built for WebAssembly on WASI, `wasi` (what the host supplies and calls).
 //!
 //! Every function here is a thin translation: pointers to slices, the core's
 //! `Error` to a status. No logic of the contract lives in this crate.
@@ -19,6 +20,8 @@ pub mod place;
 pub mod process;
 pub mod status;
 pub mod stream;
+#[cfg(target_os = "wasi")]
+pub mod wasi;
 
 #[cfg(test)]
 mod tests {

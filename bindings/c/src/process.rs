@@ -5,6 +5,7 @@
 
 use std::ffi::c_char;
 use std::sync::atomic::{AtomicBool, Ordering};
+#[cfg(unix)]
 use std::sync::Once;
 
 use crate::status::{branded_status, bytes, guard, non_null};
@@ -47,7 +48,7 @@ pub unsafe extern "C" fn emq_process_node(
         non_null(holder_pid_out)?;
         register_fork_handler()?;
         let (node, source, pid, status) = match emq_id::process_minter() {
-            Ok(p) => (p.node(), source(p.source()), std::process::id(), branded_status::BRANDED_OK),
+            Ok(p) => (p.node(), source(p.source()), this_pid(), branded_status::BRANDED_OK),
             Err(e) if e.gate() == emq_id::Gate::Node => {
                 let node = e.node().unwrap_or(EMQ_NO_NODE);
                 (node, emq_node_source::EMQ_NODE_FROM_ENV, e.holder_pid().unwrap_or(0), e.into())
@@ -67,6 +68,14 @@ pub unsafe extern "C" fn emq_process_node(
             refused => Err(refused),
         }
     })
+}
+
+/// This process's id, as its claim records it (on WASI, the host process's).
+fn this_pid() -> u32 {
+    #[cfg(target_os = "wasi")]
+    return crate::wasi::host_pid();
+    #[cfg(not(target_os = "wasi"))]
+    std::process::id()
 }
 
 /// Makes `node` this process's node in place of `EMQ_NODE`, taking its
@@ -157,8 +166,12 @@ pub const EMQ_NO_NODE: u16 = 0xFFFF;
 /// registered, the process-wide minter refuses (`EMQ_ERR_NODE`) instead of
 /// risking a child that mints the parent's ids.
 fn register_fork_handler() -> Result<(), branded_status> {
-    static ONCE: Once = Once::new();
+    // On WASI there is no fork; the claim's lock and pid are the host's.
+    #[cfg(target_os = "wasi")]
+    crate::wasi::install();
     static REGISTERED: AtomicBool = AtomicBool::new(!cfg!(unix));
+    #[cfg(unix)]
+    static ONCE: Once = Once::new();
     #[cfg(unix)]
     ONCE.call_once(|| {
         extern "C" fn forked_child() {

@@ -1,6 +1,6 @@
 module github.com/echomq/emq-id/bindings/go/bench
 
-go 1.22
+go 1.25.0
 
 replace github.com/echomq/emq-id/bindings/go => ../
 
@@ -10,4 +10,8 @@ require (
 	github.com/oklog/ulid/v2 v2.1.1
 )
 
-require golang.org/x/xerrors v0.0.0-20191011141410-1b5146add898 // indirect
+require (
+	github.com/tetratelabs/wazero v1.12.0 // indirect
+	golang.org/x/sys v0.44.0 // indirect
+	golang.org/x/xerrors v0.0.0-20191011141410-1b5146add898 // indirect
+)

@@ -13,6 +13,7 @@ use std::fs::{File, OpenOptions, TryLockError};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::claim_host::{process_id, try_lock, unlock};
 use crate::error::{Error, Gate, Result};
 use crate::snowflake::MAX_NODE;
 
@@ -29,6 +30,8 @@ const UNWRITABLE: &str =
 const UNLOCKABLE: &str = "the host-local claim file could not be locked (a file system without locks?): point EMQ_NODE_DIR at a local directory";
 const RELATIVE: &str = "EMQ_NODE_DIR must be an absolute path, the same for every process of the host";
 const LINKED: &str = "the claim directory or file is a symbolic link: refused, as another user could point it anywhere";
+const NO_HOST: &str =
+    "this WebAssembly host gives no file locks: claims need a host that supplies them (emq_id::set_claim_host)";
 const BAD_MARK: &str =
     "the claim file records a high-water mark no snowflake can follow (past the 41-bit limit): check the file";
 
@@ -64,6 +67,8 @@ pub struct NodeClaim {
     node: u16,
     /// Held open for the lock; closing it (drop, or the process's death) releases the node.
     file: File,
+    /// The claim file's path (a WebAssembly host's lock is released by it).
+    path: PathBuf,
     /// What the previous holder recorded as its high-water mark.
     inherited: Option<i64>,
 }
@@ -112,7 +117,13 @@ impl NodeClaim {
     /// back: the larger of the inherited mark and `unix_ms` is written.
     pub fn record_high_water(&self, unix_ms: i64) -> std::io::Result<()> {
         let mark = self.inherited.map_or(unix_ms, |old| old.max(unix_ms));
-        rewrite(&self.file, format!("{} {mark}\n", std::process::id()).as_bytes())
+        rewrite(&self.file, format!("{} {mark}\n", process_id()).as_bytes())
+    }
+}
+
+impl Drop for NodeClaim {
+    fn drop(&mut self) {
+        unlock(&self.path);
     }
 }
 
@@ -143,7 +154,7 @@ pub(crate) fn attempt(dir: &Path, node: u16) -> core::result::Result<NodeClaim, 
     // path still names the locked file, else try again.
     for _ in 0..3 {
         let file = open(dir, &path)?;
-        match file.try_lock() {
+        match try_lock(&file, &path) {
             Ok(()) if !names(&path, &file) => continue,
             Ok(()) => {
                 let (_, inherited) = record_of(&file).unwrap_or((0, None));
@@ -153,13 +164,17 @@ pub(crate) fn attempt(dir: &Path, node: u16) -> core::result::Result<NodeClaim, 
                 // The pid serves the refusal message of the next claimant; the
                 // inherited mark stays until this holder records its own.
                 let line = match inherited {
-                    Some(ms) => format!("{} {ms}\n", std::process::id()),
-                    None => format!("{}\n", std::process::id()),
+                    Some(ms) => format!("{} {ms}\n", process_id()),
+                    None => format!("{}\n", process_id()),
                 };
-                rewrite(&file, line.as_bytes()).map_err(|_| Refusal::Failed(UNWRITABLE))?;
-                return Ok(NodeClaim { node, file, inherited });
+                let claim = NodeClaim { node, file, path, inherited };
+                rewrite(&claim.file, line.as_bytes()).map_err(|_| Refusal::Failed(UNWRITABLE))?;
+                return Ok(claim);
             }
             Err(TryLockError::WouldBlock) => return Err(Refusal::Held(holder_pid(&path))),
+            Err(TryLockError::Error(e)) if cfg!(target_os = "wasi") && e.kind() == std::io::ErrorKind::Unsupported => {
+                return Err(Refusal::Failed(NO_HOST))
+            }
             Err(TryLockError::Error(_)) => return Err(Refusal::Failed(UNLOCKABLE)),
         }
     }

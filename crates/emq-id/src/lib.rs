@@ -33,6 +33,8 @@ mod base62;
 mod check;
 #[cfg(feature = "std")]
 mod claim;
+#[cfg(feature = "std")]
+mod claim_host;
 mod codec;
 mod error;
 mod facts;
@@ -52,6 +54,8 @@ mod stream;
 pub use check::{self_check, Mismatch, SELF_CHECK_VECTORS};
 #[cfg(feature = "std")]
 pub use claim::{claim_dir, NodeClaim, NODE_DIR_ENV};
+#[cfg(feature = "std")]
+pub use claim_host::{set_claim_host, ClaimHost};
 pub use codec::{
     check_namespace, compare, decode, encode, encode_into, is_namespace, is_valid, ALPHABET, ID_LEN, MAX_PAYLOAD,
     NS_LEN, PAYLOAD_LEN,

@@ -205,7 +205,7 @@ pub fn now_ms() -> i64 {
 /// The slow path: takes this process's node once (or again, in a forked child).
 fn take(explicit: Option<u16>) -> Result<&'static ProcessMinter> {
     let mut holder = HOLDER.lock().unwrap_or_else(PoisonError::into_inner);
-    let pid = std::process::id();
+    let pid = crate::claim_host::process_id();
     if holder.pid != pid {
         // A forked child: drop its copy of the parent's claim (closing the
         // descriptor, never unlocking: the lock is the parent's) and forget the node.
@@ -286,7 +286,7 @@ fn reserve(ts: u64) -> Result<()> {
 /// next node while the drawn one is held.
 fn draw() -> Result<NodeClaim> {
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
-    let seed = (std::process::id() as u64) << 32 | nanos as u64;
+    let seed = (crate::claim_host::process_id() as u64) << 32 | nanos as u64;
     let nodes = MAX_NODE as u32 + 1;
     let start = crate::hash::hash32(seed) % nodes;
     let dir = claim_dir();

@@ -41,8 +41,22 @@ pub const TARGETS: &[Target] = &[
     },
     Target {
         name: "go",
-        about: "the Go module (cgo over the C ABI), conformance/go",
+        about: "the Go module on its cgo backend (-tags emqid_cgo, the C ABI), conformance/go",
         prepare: go::adapter::prepare,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "go-wasm",
+        about: "the Go module on its default backend (the core as WebAssembly under wazero, CGO_ENABLED=0), conformance/go",
+        prepare: go::adapter::prepare_wasm,
+        scope: None,
+        fields: None,
+    },
+    Target {
+        name: "go-wasm-arm64",
+        about: "the Go module's default backend cross-built for linux/arm64 (CGO_ENABLED=0), run under qemu-aarch64",
+        prepare: go::adapter::prepare_wasm_arm64,
         scope: None,
         fields: None,
     },

@@ -43,11 +43,16 @@ pub fn examples() -> Result<()> {
     write(
         "go/go.mod",
         &format!(
-            "module example\n\ngo 1.22\n\nrequire github.com/echomq/emq-id/bindings/go v0.0.0\n\nreplace github.com/echomq/emq-id/bindings/go => {}\n",
+            "module example\n\ngo 1.25.0\n\nrequire github.com/echomq/emq-id/bindings/go v0.0.0\n\nreplace github.com/echomq/emq-id/bindings/go => {}\n",
             root().join("bindings/go").display()
         ),
     )?;
-    sh(crate::runtimes::go::go("target/readme-examples/go").args(["run", "."]))?;
+    // On both backends: the default a `go get` gives (no cgo), and `-tags emqid_cgo`.
+    use crate::runtimes::go::{go_with, Backend};
+    sh(go_with("target/readme-examples/go", Backend::Wasm).args(["mod", "tidy"]))?;
+    for backend in [Backend::Wasm, Backend::Cgo] {
+        sh(go_with("target/readme-examples/go", backend).args(["run", "."]))?;
+    }
 
     // Inside the package directory, so `require('@echomq/emq-id')` resolves to the package itself.
     node::build::package()?;

@@ -1,27 +1,57 @@
-//! The Go module's checks: `go vet` and `go test -race`, and that the
-//! conformance adapter, the benchmark module and the lease example still
-//! compile, and the lease holder module's own tests.
+//! The Go module's checks, on both backends: the committed WebAssembly build
+//! is current, `go vet` and `go test -race` on each, the differential test
+//! of one backend against the other, `CGO_ENABLED=0` builds for every
+//! platform the pure-Go build promises, one node across a pure-Go and a
+//! native process (`nodes.rs`), and that the conformance adapter,
+//! the benchmark module and the lease example still compile, and the lease
+//! holder module's own tests.
+
+use std::process::Command;
 
 use anyhow::Result;
 
-use super::go;
+use super::{go, go_with, Backend};
 use crate::runtimes::c;
 use crate::{setup, sh};
 
-/// `go vet` and `go test -race` on the Go module.
+/// The platforms a `CGO_ENABLED=0` build must reach (GOOS/GOARCH).
+pub const PLATFORMS: [(&str, &str); 4] =
+    [("linux", "amd64"), ("linux", "arm64"), ("darwin", "arm64"), ("windows", "amd64")];
+
+/// `go test -race` of the default backend: `-race` needs cgo, which the
+/// pure-Go build does not use (no tag: the WebAssembly backend).
+fn race(dir: &str) -> Command {
+    let mut cmd = go_with(dir, Backend::Wasm);
+    cmd.env("CGO_ENABLED", "1").args(["test", "-race", "-count=1"]);
+    cmd
+}
+
 pub fn run() -> Result<()> {
-    setup::require("go", "install Go (https://go.dev/doc/install); Debian's golang-go is too old for go 1.22 modules")?;
+    setup::require("go", "install Go (https://go.dev/doc/install); Debian's golang-go is too old for go 1.25 modules")?;
     c::build::library()?;
-    sh(go("bindings/go").args(["vet", "./..."]))?;
+    super::wasm::run(true)?;
+    for backend in [Backend::Wasm, Backend::Cgo] {
+        sh(go_with("bindings/go", backend).args(["vet", "./..."]))?;
+    }
     // -v: the sibling-process tests print their counts.
+    sh(race("bindings/go").args(["-v", "./..."]))?;
     sh(go("bindings/go").args(["test", "-race", "-count=1", "-v", "./..."]))?;
+    // Both backends in one build, against each other over random inputs.
+    sh(go("bindings/go")
+        .env("GOFLAGS", "-tags=emqid_cgo,emqid_diff")
+        .args(["test", "-count=1", "-v", "-run", "Backends", "."]))?;
+    for (os, arch) in PLATFORMS {
+        sh(go_with("bindings/go", Backend::Wasm).env("GOOS", os).env("GOARCH", arch).args(["build", "./..."]))?;
+    }
+    println!("go: CGO_ENABLED=0 builds for {PLATFORMS:?}");
+    super::nodes::run()?;
     sh(go("conformance/go").args(["vet", "./..."]))?;
     // The benchmark module (with its anchors from the Go module proxy) must keep compiling.
     sh(go("bindings/go/bench").args(["vet", "./..."]))?;
     // The go-redis lease example: vetted here, run live by `valkey::leases`.
     sh(go("bindings/go/examples/lease").args(["vet", "./..."]))?;
-    // The one-call holder over go-redis (its own module): what needs no server
-    // here, its live behaviour in `cargo xtask chaos`'s fleet.
-    sh(go("bindings/go/holder").args(["vet", "./..."]))?;
-    sh(go("bindings/go/holder").args(["test", "-race", "-count=1", "./..."]))
+    // The one-call holder over go-redis (its own module), on the default
+    // backend: what needs no server here, its live behaviour in `cargo xtask chaos`.
+    sh(go_with("bindings/go/holder", Backend::Wasm).args(["vet", "./..."]))?;
+    sh(race("bindings/go/holder").arg("./..."))
 }

@@ -279,7 +279,7 @@ fn across_runtimes(addr: &str) -> Result<()> {
     // And Go, with go-redis (bindings/go/examples/lease): three runtimes, one fleet.
     crate::runtimes::c::build::library()?;
     let go_run = crate::runtimes::go::go("bindings/go/examples/lease")
-        .args(["run", ".", "-addr", addr, "-n", "5000"])
+        .args(["run", ".", "-addr", addr, "-n", "5000", "-replicas", "0"])
         .output()
         .context("running the go-redis example")?;
     let go_err = String::from_utf8_lossy(&go_run.stderr);

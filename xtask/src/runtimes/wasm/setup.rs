@@ -13,11 +13,7 @@ pub const WASM_BINDGEN: &str = "0.2.106";
 
 /// The toolchain: the wasm32 target, the pinned wasm-bindgen CLI, binaryen's wasm-opt.
 pub fn tools() -> Result<()> {
-    let targets = sh_out(Command::new("rustup").args(["target", "list", "--installed"]))?;
-    if !targets.lines().any(|t| t.trim() == "wasm32-unknown-unknown") {
-        eprintln!("xtask: installing the Rust target wasm32-unknown-unknown");
-        sh(Command::new("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
-    }
+    target("wasm32-unknown-unknown")?;
     let have = sh_out(Command::new("wasm-bindgen").arg("--version")).unwrap_or_default();
     if !have.contains(WASM_BINDGEN) {
         eprintln!(
@@ -27,6 +23,16 @@ pub fn tools() -> Result<()> {
         sh(Command::new("cargo").args(["install", "wasm-bindgen-cli", "--version", WASM_BINDGEN, "--locked"]))?;
     }
     setup::apt(&["binaryen"], "wasm-opt, which shrinks the .wasm")
+}
+
+/// A Rust target of the pinned toolchain (`rustup target add` when missing).
+pub fn target(name: &str) -> Result<()> {
+    let targets = sh_out(Command::new("rustup").args(["target", "list", "--installed"]))?;
+    if !targets.lines().any(|t| t.trim() == name) {
+        eprintln!("xtask: installing the Rust target {name}");
+        sh(Command::new("rustup").args(["target", "add", name]))?;
+    }
+    Ok(())
 }
 
 /// Debian's Chromium, for the browser run.

@@ -10,7 +10,7 @@ use std::process::Command;
 use anyhow::{ensure, Context, Result};
 
 use super::cluster::Replicated;
-use crate::runtimes::{c, elixir, go, node, python};
+use crate::runtimes::{elixir, go, node, python};
 use crate::{root, sh, sh_out};
 
 /// The port every example names.
@@ -53,9 +53,10 @@ pub fn run() -> Result<()> {
     crate::write(dir.join("lease.py"), example("python", port)?)?;
     check("python", sh_out(env.python().arg("-I").arg(dir.join("lease.py")))?)?;
 
-    c::build::library()?;
     go_module(&dir.join("go"), &example("go", port)?)?;
-    check("go", sh_out(go::go("target/readme-examples/lease/go").args(["run", "."]))?)?;
+    let run = go::go_with("target/readme-examples/lease/go", go::Backend::Wasm).args(["run", "."]).output()?;
+    ensure!(run.status.success(), "the Go lease example: {}", String::from_utf8_lossy(&run.stderr));
+    check("go", String::from_utf8_lossy(&run.stdout).into_owned())?;
 
     check("rust", rust(&dir.join("rust"), &rust_example(port)?)?)?;
 
@@ -75,7 +76,7 @@ fn go_module(dir: &Path, main: &str) -> Result<()> {
     crate::write(
         dir.join("go.mod"),
         format!(
-            "module example\n\ngo 1.22\n\nrequire (\n\tgithub.com/echomq/emq-id/bindings/go v0.0.0\n\t\
+            "module example\n\ngo 1.25.0\n\nrequire (\n\tgithub.com/echomq/emq-id/bindings/go v0.0.0\n\t\
              github.com/echomq/emq-id/bindings/go/holder v0.0.0\n\tgithub.com/redis/go-redis/v9 v9.17.3\n)\n\n\
              replace (\n\tgithub.com/echomq/emq-id/bindings/go => {}\n\tgithub.com/echomq/emq-id/bindings/go/holder => {}\n)\n",
             go_dir.display(),
@@ -83,7 +84,7 @@ fn go_module(dir: &Path, main: &str) -> Result<()> {
         ),
     )?;
     std::fs::copy(go_dir.join("holder/go.sum"), dir.join("go.sum")).context("the holder's go.sum")?;
-    sh(go::go("target/readme-examples/lease/go").args(["mod", "tidy"]))
+    sh(go::go_with("target/readme-examples/lease/go", go::Backend::Wasm).args(["mod", "tidy"]))
 }
 
 /// The README's Rust lease example (fenced `rust,ignore`, as the core's

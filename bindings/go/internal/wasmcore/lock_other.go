@@ -1,0 +1,8 @@
+//go:build !unix && !windows
+
+package wasmcore
+
+import "os"
+
+// tryLock: no advisory lock here, so no claim (the core refuses with node).
+func tryLock(*os.File) int32 { return unusable }

@@ -1,0 +1,67 @@
+//! What the host-local claim needs of the operating system that WASI does
+//! not give a WebAssembly module: a process id, and an advisory lock that the
+//! operating system releases when the process dies. On WASI the embedding
+//! host (the Go module's WebAssembly backend) supplies both through
+//! [`set_claim_host`], locking the very file a native process would lock, so
+//! native and WebAssembly processes of one host exclude each other. Everything
+//! else of the claim (the files, their records, the hand-over, the refusals)
+//! is the same code on every target.
+
+use std::fs::{File, TryLockError};
+use std::path::Path;
+use std::sync::OnceLock;
+
+/// The operating system's part of a claim, supplied by a WebAssembly host.
+pub trait ClaimHost: Sync {
+    /// This process's id (the one in the claim file's record).
+    fn pid(&self) -> u32;
+    /// Takes an exclusive advisory lock on the file at `path` for this
+    /// process, released by the operating system when the process dies:
+    /// `Ok(true)` taken, `Ok(false)` another process holds it, `Err(())` the
+    /// file cannot be locked.
+    #[allow(clippy::result_unit_err)]
+    fn lock(&self, path: &Path) -> Result<bool, ()>;
+    /// Releases the lock this process took on `path`.
+    fn unlock(&self, path: &Path);
+}
+
+static HOST: OnceLock<&'static dyn ClaimHost> = OnceLock::new();
+
+/// Installs the host of the claims (once; a second call is ignored). A
+/// WebAssembly build on WASI refuses every claim with `node` until it has one;
+/// native builds never consult it.
+pub fn set_claim_host(host: &'static dyn ClaimHost) {
+    let _ = HOST.set(host);
+}
+
+/// This process's id: the operating system's, or on WASI the host's.
+pub(crate) fn process_id() -> u32 {
+    if cfg!(target_os = "wasi") {
+        HOST.get().map_or(0, |host| host.pid())
+    } else {
+        std::process::id()
+    }
+}
+
+/// Locks `file` (opened at `path`) for this process.
+pub(crate) fn try_lock(file: &File, path: &Path) -> Result<(), TryLockError> {
+    if !cfg!(target_os = "wasi") {
+        return file.try_lock();
+    }
+    let unsupported = || TryLockError::Error(std::io::ErrorKind::Unsupported.into());
+    match HOST.get().ok_or_else(unsupported)?.lock(path) {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(TryLockError::WouldBlock),
+        Err(()) => Err(unsupported()),
+    }
+}
+
+/// Releases what [`try_lock`] took, where the lock is the host's (closing
+/// the file releases a native lock by itself).
+pub(crate) fn unlock(path: &Path) {
+    if cfg!(target_os = "wasi") {
+        if let Some(host) = HOST.get() {
+            host.unlock(path);
+        }
+    }
+}
