@@ -16,6 +16,7 @@ package emqid
 import (
 	"encoding/binary"
 	"math"
+	"time"
 	"unsafe"
 
 	"github.com/echomq/emq-id/bindings/go/internal/wasmcore"
@@ -159,9 +160,28 @@ func (s *wasmSession) status(f wasmcore.Func, args ...uint64) status {
 }
 
 func (s *wasmSession) bytes(p uint64, n int) []byte { return s.s.Bytes(uint32(p), n) }
-func (s *wasmSession) u16(p uint64) uint16          { v, _ := s.s.Memory().ReadUint16Le(uint32(p)); return v }
-func (s *wasmSession) u32(p uint64) uint32          { v, _ := s.s.Memory().ReadUint32Le(uint32(p)); return v }
-func (s *wasmSession) u64(p uint64) uint64          { v, _ := s.s.Memory().ReadUint64Le(uint32(p)); return v }
+
+// u16, u32 and u64 read a little-endian output (0 after a failure).
+func (s *wasmSession) u16(p uint64) uint16 {
+	if b := s.bytes(p, 2); b != nil {
+		return binary.LittleEndian.Uint16(b)
+	}
+	return 0
+}
+
+func (s *wasmSession) u32(p uint64) uint32 {
+	if b := s.bytes(p, 4); b != nil {
+		return binary.LittleEndian.Uint32(b)
+	}
+	return 0
+}
+
+func (s *wasmSession) u64(p uint64) uint64 {
+	if b := s.bytes(p, 8); b != nil {
+		return binary.LittleEndian.Uint64(b)
+	}
+	return 0
+}
 
 // text is the n bytes at p as a string (a copy), "" for a NULL p.
 func (s *wasmSession) text(p uint64, n int) string {
@@ -483,6 +503,10 @@ func wasmMinterFree(h minterHandle) {
 }
 
 func wasmMinterNextI64(h minterHandle, nowMs int64) int64 {
+	if nowMs == math.MinInt64 {
+		// The library's clock is the host's: read here, it costs no call out of the module.
+		nowMs = time.Now().UnixMilli()
+	}
 	s := wasmOpen()
 	defer s.close()
 	r := s.call(wasm.minterNextI64, uint64(h), uint64(nowMs))

@@ -46,6 +46,9 @@ type Session struct {
 	used    uint32
 	extra   [][2]uint32 // blocks beyond scratch for this session: (pointer, length)
 	trapped bool
+	// view is the module's whole memory as a slice, read once per session and
+	// again whenever a call grew the memory (the old view would then be stale).
+	view []byte
 }
 
 // Func is an export of the module, resolved once.
@@ -65,23 +68,19 @@ var (
 
 // Load is the process's Core, instantiated at the first call.
 func Load() (*Core, error) {
-	once.Do(func() { instance, loadErr = load(context.Background()) })
+	once.Do(func() { instance, loadErr = load(context.Background(), runtimeConfig()) })
 	return instance, loadErr
 }
 
-func load(ctx context.Context) (*Core, error) {
-	r := wazero.NewRuntimeWithConfig(ctx, runtimeConfig())
+func load(ctx context.Context, config wazero.RuntimeConfig) (*Core, error) {
+	r := wazero.NewRuntimeWithConfig(ctx, config)
 	if err := instantiateWASI(ctx, r); err != nil {
 		return nil, err
 	}
 	if err := instantiateHost(ctx, r); err != nil {
 		return nil, err
 	}
-	config, err := moduleConfig()
-	if err != nil {
-		return nil, err
-	}
-	mod, err := r.InstantiateWithConfig(ctx, module, config)
+	mod, err := r.InstantiateWithConfig(ctx, module, moduleConfig())
 	if err != nil {
 		return nil, fmt.Errorf("emqid: instantiating the WebAssembly core: %w", err)
 	}
@@ -138,10 +137,10 @@ func (c *Core) Func(name string) Func {
 // moduleConfig: real clocks (the minter's wall clock and its monotonic
 // fence) and the file system the claims live in (see claimMount). The
 // environment is read when the module asks for it (environ.go), not here.
-func moduleConfig() (wazero.ModuleConfig, error) {
+func moduleConfig() wazero.ModuleConfig {
 	config := wazero.NewModuleConfig().WithSysWalltime().WithSysNanotime().WithStderr(os.Stderr).
 		WithStartFunctions() // a library: no _start
-	return config.WithFSConfig(claimMount()), nil
+	return config.WithFSConfig(claimMount())
 }
 
 // ErrTrap is a call the module aborted (a panic in the core): the instance
@@ -153,7 +152,15 @@ func (c *Core) Lock() *Session {
 	c.mu.Lock()
 	s := &c.session
 	s.used = 0
+	s.refresh()
 	return s
+}
+
+// refresh re-reads the memory's view when the memory grew.
+func (s *Session) refresh() {
+	if size := s.core.mem.Size(); uint64(size) != uint64(len(s.view)) {
+		s.view, _ = s.core.mem.Read(0, size)
+	}
 }
 
 // Unlock ends the session: memory it handed out is the next session's.
@@ -190,6 +197,7 @@ func (s *Session) Reserve(n int) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
+	s.refresh() // the allocation may have grown the memory
 	s.extra = append(s.extra, [2]uint32{p, max(size, 8)})
 	return p, nil
 }
@@ -197,8 +205,8 @@ func (s *Session) Reserve(n int) (uint32, error) {
 // Put copies b into the module's memory: its pointer.
 func (s *Session) Put(b []byte) (uint32, error) {
 	p, err := s.Reserve(len(b))
-	if err == nil && !s.core.mem.Write(p, b) {
-		err = errors.New("emqid: writing the WebAssembly core's memory")
+	if err == nil {
+		copy(s.view[p:], b)
 	}
 	return p, err
 }
@@ -206,16 +214,19 @@ func (s *Session) Put(b []byte) (uint32, error) {
 // PutString is Put of a string's bytes.
 func (s *Session) PutString(text string) (uint32, error) {
 	p, err := s.Reserve(len(text))
-	if err == nil && !s.core.mem.WriteString(p, text) {
-		err = errors.New("emqid: writing the WebAssembly core's memory")
+	if err == nil {
+		copy(s.view[p:], text)
 	}
 	return p, err
 }
 
-// Bytes is a view of n bytes of the module's memory at p, valid until the next call.
+// Bytes is a view of n bytes of the module's memory at p, valid until the
+// next call (nil when they lie outside it).
 func (s *Session) Bytes(p uint32, n int) []byte {
-	b, _ := s.core.mem.Read(p, uint32(n))
-	return b
+	if uint64(p)+uint64(n) > uint64(len(s.view)) {
+		return nil
+	}
+	return s.view[p : int(p)+n : int(p)+n]
 }
 
 // Memory is the module's memory, for typed reads (ReadUint16Le, ReadUint64Le…).
@@ -231,5 +242,6 @@ func (s *Session) Call(f Func, args ...uint64) (uint64, error) {
 		s.trapped = true
 		return 0, fmt.Errorf("%w: %s: %v", ErrTrap, f.name, err)
 	}
+	s.refresh()
 	return s.stack[0] & f.mask, nil
 }

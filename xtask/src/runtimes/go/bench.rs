@@ -1,9 +1,13 @@
 //! `cargo xtask bench go`: the Go module's benchmarks (bindings/go/bench, with
-//! its anchors from the Go module proxy) and their table for BENCHMARKS.md.
+//! its anchors from the Go module proxy) on both backends, and their tables
+//! for BENCHMARKS.md: the cgo backend beside its floors and anchors, then the
+//! default backend (the core as WebAssembly under wazero) beside the cgo
+//! backend of the same run and the pure-Go anchors, and what loading the
+//! module costs a process.
 
 use anyhow::{Context, Result};
 
-use super::go;
+use super::{go, go_with, Backend};
 use crate::bench::{bounds, median};
 use crate::runtimes::c;
 use crate::sh_out;
@@ -50,13 +54,67 @@ const RUNS: usize = 5;
 pub fn run() -> Result<()> {
     c::build::library()?;
     let mut runs = vec![];
+    let mut wasm_runs = vec![];
     for _ in 0..RUNS {
-        let out = sh_out(go("bindings/go/bench").args(["test", "-run", "^$", "-bench", ".", "-benchtime", "500ms"]))?;
+        let bench = ["test", "-run", "^$", "-bench", ".", "-benchtime", "500ms"];
+        let out = sh_out(go("bindings/go/bench").args(bench))?;
         eprint!("{out}");
         runs.push(out);
+        // The default backend; cgo stays on for the floors' empty C functions, without the tag.
+        let out = sh_out(go_with("bindings/go/bench", Backend::Wasm).env("CGO_ENABLED", "1").args(bench))?;
+        eprint!("{out}");
+        wasm_runs.push(out);
     }
-    // One benchmark's ns/op in every run: an error if a run lacks it.
-    let per_run = |name: &str| -> Result<Vec<f64>> {
+    let per_run = |name: &str| ns_per_op(&runs, name);
+    let wasm_per_run = |name: &str| ns_per_op(&wasm_runs, name);
+    let paired =
+        |a: &[f64], b: &[f64], f: fn(f64, f64) -> f64| median(a.iter().zip(b).map(|(a, b)| f(*a, *b)).collect());
+    let mut t = cgo_table(&per_run, &paired)?;
+    t.push_str(&format!(
+        "\n**The default backend** (no cgo: the core as WebAssembly, run by wazero), in the same {RUNS} runs, \
+         each run of it right after the cgo run it is paired with:\n\n\
+         | Go call | WebAssembly backend | spread | ÷ cgo backend | anchor | anchor time | anchor ÷ WebAssembly |\n\
+         |---|---|---|---|---|---|---|\n"
+    ));
+    for row in GO_ROWS {
+        let (w, o, a) = (wasm_per_run(row.ours)?, per_run(row.ours)?, wasm_per_run(row.anchor)?);
+        let (fastest, slowest) = bounds(&w);
+        t.push_str(&format!(
+            "| {} | {:.2} ns | {:.2}× | {:.2}× | {} | {:.2} ns | **{:.2}×** |\n",
+            row.ours,
+            median(w.clone()),
+            slowest / fastest,
+            paired(&w, &o, |w, o| w / o),
+            row.anchor,
+            median(a.clone()),
+            paired(&a, &w, |a, w| a / w)
+        ));
+    }
+    let load = sh_out(go_with("bindings/go", Backend::Wasm).args([
+        "test",
+        "-run",
+        "^$",
+        "-bench",
+        "Load",
+        "-benchtime",
+        "10x",
+        "./internal/wasmcore",
+    ]))?;
+    let loads = [load];
+    let (compiling, cached) = (ns_per_op(&loads, "LoadCompiling")?[0], ns_per_op(&loads, "LoadCached")?[0]);
+    t.push_str(&format!(
+        "\nLoading the module, once per process at its first call (`go test -bench Load ./internal/wasmcore`, 10 loads): \
+         {:.1} ms compiling it to machine code (a machine's first start), {:.1} ms from wazero's compilation cache \
+         in the user's cache directory (every later start).\n",
+        compiling / 1e6,
+        cached / 1e6
+    ));
+    crate::bench::record("go", &t)
+}
+
+/// One benchmark's ns/op in every run: an error if a run lacks it.
+fn ns_per_op(runs: &[String], name: &str) -> Result<Vec<f64>> {
+    {
         runs.iter()
             .map(|out| {
                 // `BenchmarkName-N`, N being GOMAXPROCS; no suffix when it is 1.
@@ -75,10 +133,16 @@ pub fn run() -> Result<()> {
                     .with_context(|| format!("a run of the Go benchmarks printed no {name} result"))
             })
             .collect()
-    };
-    // The median over the runs of f(a, b), each run's a and b measured in it.
-    let paired =
-        |a: &[f64], b: &[f64], f: fn(f64, f64) -> f64| median(a.iter().zip(b).map(|(a, b)| f(*a, *b)).collect());
+    }
+}
+
+/// The cgo backend's table: each call beside the empty cgo call, its own
+/// same-signature floor and its anchor. `paired` is the median over the runs
+/// of f(a, b), each run's a and b measured in it.
+fn cgo_table(
+    per_run: &dyn Fn(&str) -> Result<Vec<f64>>,
+    paired: &dyn Fn(&[f64], &[f64], fn(f64, f64) -> f64) -> f64,
+) -> Result<String> {
     let cgo = per_run("CgoFloor")?;
     let mut t = format!(
         "Each figure the median of {RUNS} runs (`go test -bench . -benchtime 500ms`, run {RUNS} times); \
@@ -117,5 +181,5 @@ pub fn run() -> Result<()> {
             paired(&a, &o, |a, o| a / o)
         ));
     }
-    crate::bench::record("go", &t)
+    Ok(t)
 }
