@@ -5,7 +5,7 @@
 //! pkg-config against the installed `libemqid-dev`. The module itself ships
 //! as source; its C library is the C room's package.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{ensure, Context, Result};
@@ -34,26 +34,53 @@ fn copy_module(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The README's Go example as a module of its own, requiring a copy of the
-/// module directory alone, built and run with no access to the checkout: with
-/// nothing installed and no C toolchain (the default backend), then with
+/// A module proxy in a directory (what `GOPROXY=file://…` reads) serving
+/// this version of the module: its `.info`, `.mod` and module zip, whose
+/// entries are the module's files under `<module>@<version>/`.
+fn module_proxy(dir: &Path) -> Result<PathBuf> {
+    let version = format!("v{}", dist::version());
+    let tree = dir.join("zip-tree");
+    copy_module(&root().join("bindings/go"), &tree.join(format!("{MODULE}@{version}")))?;
+    let at = dir.join("proxy").join(MODULE).join("@v");
+    crate::mkdir(&at)?;
+    crate::write(at.join("list"), format!("{version}\n"))?;
+    crate::write(at.join(format!("{version}.info")), format!("{{\"Version\":\"{version}\"}}\n"))?;
+    std::fs::copy(root().join("bindings/go/go.mod"), at.join(format!("{version}.mod")))?;
+    // Python's zipfile (the suite's Python is there anyway): a zip of the tree, paths relative to it.
+    let zip = "import os, sys, zipfile\n\
+               tree, out = sys.argv[1], sys.argv[2]\n\
+               with zipfile.ZipFile(out, 'w', zipfile.ZIP_DEFLATED) as z:\n\
+               \x20   for base, _, files in os.walk(tree):\n\
+               \x20       for f in sorted(files):\n\
+               \x20           path = os.path.join(base, f)\n\
+               \x20           z.write(path, os.path.relpath(path, tree))\n";
+    sh(Command::new("python3").args(["-c", zip]).arg(&tree).arg(at.join(format!("{version}.zip"))))?;
+    Ok(dir.join("proxy"))
+}
+
+/// The README's Go example as a module of its own, built and run with no
+/// access to the checkout: first requiring the module from a module proxy
+/// (a directory serving its zip), with nothing installed and no C toolchain
+/// (the default backend); then requiring a copy of the module directory with
 /// `libemqid-dev` installed and `-tags emqid_cgo` (no PKG_CONFIG_PATH).
 pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     let dir = dist::scratch("go")?;
-    copy_module(&root().join("bindings/go"), &dir.join("emqid"))?;
+    let proxy = module_proxy(&dir)?;
     crate::mkdir(dir.join("app"))?;
     crate::write(dir.join("app/main.go"), crate::tree::readme::one("go")?)?;
     crate::write(
         dir.join("app/go.mod"),
-        format!(
-            "module example\n\ngo 1.25.0\n\nrequire {MODULE} v{}\n\nreplace {MODULE} => ../emqid\n",
-            dist::version()
-        ),
+        format!("module example\n\ngo 1.25.0\n\nrequire {MODULE} v{}\n", dist::version()),
     )?;
+    let upstream = sh_out(Command::new("go").args(["env", "GOPROXY"]))?;
     let go = |tags: &str| {
         let mut cmd = Command::new("go");
         cmd.current_dir(dir.join("app"))
-            .env("GOFLAGS", tags)
+            .env("GOFLAGS", format!("-modcacherw {tags}"))
+            // A module cache of its own: a warm machine's cache may hold an older zip of this version.
+            .env("GOMODCACHE", dir.join("modcache"))
+            .env("GOPROXY", format!("file://{},{}", proxy.display(), upstream.trim()))
+            .env("GONOSUMDB", MODULE)
             .env_remove("PKG_CONFIG_PATH")
             .env("EMQ_NODE_DIR", dir.join("claims"));
         cmd
@@ -64,13 +91,25 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     let out =
         sh_out(go("").args(["run", "."]).env("CGO_ENABLED", "0").env("PATH", &go_bin).env("CC", "/nonexistent/cc"))?;
     ensure!(out.contains("JOB") && out.contains("refused:"), "the pure-Go build printed {out:?}");
-    println!("dist: the Go module's directory alone, required by a fresh module, built with CGO_ENABLED=0 and no C toolchain on the PATH (its WebAssembly backend); the README's Go example ran");
+    println!(
+        "dist: the Go module v{} from a module proxy (a directory serving its zip), required by a fresh module, built with CGO_ENABLED=0 and no C toolchain on the PATH (its WebAssembly backend); the README's Go example ran",
+        dist::version()
+    );
 
+    copy_module(&root().join("bindings/go"), &dir.join("emqid"))?;
+    crate::write(
+        dir.join("app/go.mod"),
+        format!(
+            "module example\n\ngo 1.25.0\n\nrequire {MODULE} v{}\n\nreplace {MODULE} => ../emqid\n",
+            dist::version()
+        ),
+    )?;
+    sh(go("-tags=emqid_cgo").arg("mod").arg("tidy"))?;
     let c_deb = dist::find(artifacts, "C", ".deb")?;
     let installed = deb::Installed::new(&c_deb.path)?;
     sh(go("-tags=emqid_cgo").args(["run", "."]).env("CGO_ENABLED", "1"))?;
     println!(
-        "dist: the same module with -tags emqid_cgo, built against the installed {} through pkg-config; the README's Go example ran",
+        "dist: the module's directory alone with -tags emqid_cgo, built against the installed {} through pkg-config; the README's Go example ran",
         c::dist::PACKAGE
     );
     drop(installed);
