@@ -150,6 +150,18 @@ func (s *wasmSession) call(f wasmcore.Func, args ...uint64) uint64 {
 	return r
 }
 
+// value calls f for a result that has no status to carry a failure (a
+// hash, a count, a text): after a trap the instance cannot answer, and a
+// zero would pass for an answer, so it panics, as an aborting native library
+// would end the process.
+func (s *wasmSession) value(f wasmcore.Func, args ...uint64) uint64 {
+	r := s.call(f, args...)
+	if s.err != nil {
+		panic(s.err)
+	}
+	return r
+}
+
 // status calls f for a branded_status.
 func (s *wasmSession) status(f wasmcore.Func, args ...uint64) status {
 	r := s.call(f, args...)
@@ -197,8 +209,8 @@ func wasmStatic(f wasmcore.Func, args ...uint64) (string, bool) {
 	s := wasmOpen()
 	defer s.close()
 	n := s.out(4)
-	p := s.call(f, append(args, n)...)
-	return s.text(p, int(s.u32(n))), p != 0 && s.err == nil
+	p := s.value(f, append(args, n)...)
+	return s.text(p, int(s.u32(n))), p != 0
 }
 
 // wasmWritten calls f, which writes at most abiMaxKeyLen bytes into (out, cap)
@@ -232,7 +244,7 @@ func wasmStatusName(st status) string {
 func wasmGateCount() int {
 	s := wasmOpen()
 	defer s.close()
-	return int(s.call(wasm.gateCount))
+	return int(s.value(wasm.gateCount))
 }
 
 func wasmGateName(i int) string { text, _ := wasmStatic(wasm.gateName, uint64(i)); return text }
@@ -330,25 +342,25 @@ func wasmEncodeMany(ns string, snowflakes []uint64, out []byte, done *uintptr) s
 func wasmBrandedHash32(snowflake uint64) uint32 {
 	s := wasmOpen()
 	defer s.close()
-	return uint32(s.call(wasm.hash32, snowflake))
+	return uint32(s.value(wasm.hash32, snowflake))
 }
 
 func wasmBrandedUnixMs(snowflake uint64) uint64 {
 	s := wasmOpen()
 	defer s.close()
-	return s.call(wasm.unixMs, snowflake)
+	return s.value(wasm.unixMs, snowflake)
 }
 
 func wasmNode(snowflake uint64) uint16 {
 	s := wasmOpen()
 	defer s.close()
-	return uint16(s.call(wasm.node, snowflake))
+	return uint16(s.value(wasm.node, snowflake))
 }
 
 func wasmSeq(snowflake uint64) uint16 {
 	s := wasmOpen()
 	defer s.close()
-	return uint16(s.call(wasm.seq, snowflake))
+	return uint16(s.value(wasm.seq, snowflake))
 }
 
 func wasmMinFor(unixMs int64) (uint64, status) {
@@ -362,7 +374,7 @@ func wasmMinFor(unixMs int64) (uint64, status) {
 func wasmIsValid(text string) bool {
 	s := wasmOpen()
 	defer s.close()
-	return s.call(wasm.isValid, s.str(text), uint64(len(text))) != 0 && s.err == nil
+	return s.value(wasm.isValid, s.str(text), uint64(len(text))) != 0
 }
 
 func wasmCompare(a, b string) (int, status) {
@@ -421,7 +433,7 @@ func wasmHashtag(key []byte) (offset, n int) {
 	s := wasmOpen()
 	defer s.close()
 	off, length := s.out(4), s.out(4)
-	s.status(wasm.hashtag, s.in(key), uint64(len(key)), off, length)
+	s.value(wasm.hashtag, s.in(key), uint64(len(key)), off, length)
 	return int(s.u32(off)), int(s.u32(length))
 }
 
@@ -563,7 +575,7 @@ func wasmProcessSetNode(node uint16) status {
 func wasmLeaseScriptCount() int {
 	s := wasmOpen()
 	defer s.close()
-	return int(s.call(wasm.leaseScriptCount))
+	return int(s.value(wasm.leaseScriptCount))
 }
 
 func wasmLeaseScriptName(i int) string {

@@ -48,7 +48,8 @@ export class LeaseWireError extends Error {
 
 /**
  * A node lease held for a Valkey client: renewed on an unref'd timer (it never keeps a process alive),
- * taken again after a loss, followed through failovers, released by `release()`.
+ * taken again after a loss, followed through failovers, released by `release()`. Events: `renewed`,
+ * `lost` (a renewal found it gone, or none was answered for a whole TTL), `reacquired`, `fault`.
  */
 export class Lease extends EventEmitter {
   /**
@@ -73,8 +74,8 @@ export class Lease extends EventEmitter {
   /** Stops minting and renewing and hands the node back; false when none was held or it was already gone. */
   release(): Promise<boolean>;
 
-  on(event: 'acquired' | 'renewed' | 'lost' | 'reacquired', listener: (held: Held) => void): this;
+  on(event: 'renewed' | 'lost' | 'reacquired', listener: (held: Held) => void): this;
   on(event: 'fault', listener: (error: Error | EmqIdError) => void): this;
-  once(event: 'acquired' | 'renewed' | 'lost' | 'reacquired', listener: (held: Held) => void): this;
+  once(event: 'renewed' | 'lost' | 'reacquired', listener: (held: Held) => void): this;
   once(event: 'fault', listener: (error: Error | EmqIdError) => void): this;
 }

@@ -45,11 +45,12 @@ function within(promise, ms, what) {
 }
 
 /**
- * A node lease held for an ioredis or node-redis client. Events: `acquired`
- * (the first lease, acknowledged), `renewed`, `lost` (minting stopped; the
- * holder takes another node), `reacquired` (minting on a new node), each with
- * the lease `{ node, previousMark, ordinal }`; `fault` with the error of a
- * write that failed (the holder tries again on its own).
+ * A node lease held for an ioredis or node-redis client. Events (the first
+ * lease is `acquire`'s answer): `renewed`, `lost` (a renewal found the lease
+ * gone, or none was answered for a whole TTL: minting stopped, the holder
+ * takes another node), `reacquired` (minting on a new node), each with the
+ * lease `{ node, previousMark, ordinal }`; `fault` with the error of a write
+ * that failed (the holder tries again on its own).
  */
 class Lease extends EventEmitter {
   #wire;
@@ -114,9 +115,15 @@ class Lease extends EventEmitter {
     this.#timer.unref(); // a holder never keeps a process alive
   }
 
+  /** `lost` for each lease the keeper gave up since it was last asked. */
+  #announceLost() {
+    for (const lease of this.#keeper.takeLost()) this.emit('lost', lease.held);
+  }
+
   #announce(event) {
     const held = this.#keeper.current?.held;
-    if (event && held) this.emit(event === 'acquired' && held.ordinal > 1 ? 'reacquired' : event, held);
+    // A lease acquired in the background is always a later one: the first is acquire()'s answer.
+    if (event && held) this.emit(event === 'acquired' ? 'reacquired' : event, held);
   }
 
   /** One renewal (or acquire) and its consequences; resolves with the ms to the next. */
@@ -124,14 +131,16 @@ class Lease extends EventEmitter {
     const keeper = this.#keeper;
     try {
       const { kind, write, lease, mark } = keeper.plan();
+      this.#announceLost();
       if (kind === 'acquire') return this.#acquired(write, await this.#send(write));
       const { ok, again, event } = keeper.settle(kind, write, lease, mark, await this.#send(write));
-      if (event === 'lost') this.emit('lost', lease.held);
-      else this.#announce(event);
+      this.#announceLost();
+      this.#announce(event);
       if (!again) return ok ? keeper.every : keeper.retry;
       const { write: acquire } = keeper.plan();
       return this.#acquired(acquire, await this.#send(acquire));
     } catch (fault) {
+      this.#announceLost();
       if (this.listenerCount('fault') > 0) this.emit('fault', fault);
       await this.#refresh();
       return keeper.retry;

@@ -121,6 +121,8 @@ class Keeper {
     this.notBefore = 0;
     this.ordinals = 0;
     this.stats = new Stats();
+    /** Leases lost since the holder last asked (takeLost), for its `lost` events. */
+    this.lostLeases = [];
     /** Renewals every third of the TTL; after a fault, sooner. */
     this.every = Math.max(Math.floor(terms.ttlMs / 3), 1);
     this.retry = Math.min(Math.max(Math.floor(terms.ttlMs / 20), 10), 250);
@@ -173,7 +175,15 @@ class Keeper {
     this.notBefore = Math.max(this.notBefore, lease.minter.highWater + 1);
     this.stats.lost += 1;
     this.stats.unleased();
+    this.lostLeases.push(lease);
     return lease;
+  }
+
+  /** The leases lost since the last call (by a renewal answered "gone", or a whole TTL unanswered). */
+  takeLost() {
+    const lost = this.lostLeases;
+    this.lostLeases = [];
+    return lost;
   }
 
   publish(lease, answeredAt) {
@@ -245,7 +255,7 @@ class Keeper {
         return { ok: false, again: false };
       }
       this.lose();
-      return { ok: false, again: true, event: 'lost' }; // another node at once
+      return { ok: false, again: true }; // another node at once
     }
     this.pending = null;
     if (outcome) {

@@ -183,6 +183,25 @@ test('a lost lease is taken again, its ids after every id minted on the first, w
   await lease.release();
 });
 
+test('a lease no renewal reached for a whole TTL is lost, said so, and replaced', async () => {
+  const server = new Server();
+  const client = ioredisLike(server);
+  const lease = await Lease.acquire(client, { terms: TERMS, timeoutMs: 100 });
+  const events = [];
+  for (const e of ['lost', 'reacquired']) lease.on(e, (held) => events.push([e, held.ordinal]));
+  lease.on('fault', () => {});
+  const exec = client.pipeline;
+  client.pipeline = () => ({ call() { return this; }, exec: () => Promise.reject(new Error('connection lost')) });
+  await sleep(TERMS.ttlMs + 100);
+  assert.throws(() => lease.next(), (e) => e.code === 'node', 'fenced, then lost');
+  server.acquire = [9, -1];
+  client.pipeline = exec;
+  await sleep(TERMS.ttlMs / 2);
+  assert.deepEqual(events, [['lost', 1], ['reacquired', 2]]);
+  assert.equal(emq.node(lease.next()), 9);
+  await lease.release();
+});
+
 test('faults are reported, and the holder tries again', async () => {
   const server = new Server();
   const lease = await Lease.acquire(ioredisLike(server), { terms: TERMS });

@@ -155,7 +155,10 @@ pub(crate) fn attempt(dir: &Path, node: u16) -> core::result::Result<NodeClaim, 
     for _ in 0..3 {
         let file = open(dir, &path)?;
         match try_lock(&file, &path) {
-            Ok(()) if !names(&path, &file) => continue,
+            Ok(()) if !names(&path, &file) => {
+                unlock(&path); // a host's lock on the replaced file; natively, closing the file does it
+                continue;
+            }
             Ok(()) => {
                 let (_, inherited) = record_of(&file).unwrap_or((0, None));
                 if inherited.is_some_and(|ms| crate::snowflake::ts_since_epoch(ms) > crate::snowflake::MAX_TS) {

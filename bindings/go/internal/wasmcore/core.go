@@ -166,7 +166,7 @@ func (s *Session) refresh() {
 // Unlock ends the session: memory it handed out is the next session's.
 func (s *Session) Unlock() {
 	c := s.core
-	if len(s.extra) > 0 {
+	if len(s.extra) > 0 && !s.trapped { // a trapped instance is not called again, not even to free
 		largest := s.size
 		for _, block := range s.extra {
 			_, _ = c.free.Call(c.ctx, uint64(block[0]), uint64(block[1]))
@@ -179,11 +179,15 @@ func (s *Session) Unlock() {
 			s.scratch, s.size = p, largest*2
 		}
 	}
+	s.extra = s.extra[:0]
 	c.mu.Unlock()
 }
 
 // Reserve is n bytes of the module's memory for this session (8-aligned).
 func (s *Session) Reserve(n int) (uint32, error) {
+	if s.trapped {
+		return 0, ErrTrap
+	}
 	size := (uint32(n) + 7) &^ 7
 	if uint64(n) > 1<<31 {
 		return 0, fmt.Errorf("emqid: %d bytes exceed the WebAssembly core's memory", n)

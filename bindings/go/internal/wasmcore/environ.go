@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"os"
+	"sync"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -40,20 +41,32 @@ func environment() [][]byte {
 
 const errnoSuccess, errnoFault = 0, 21
 
+// asked is the environment environSizesGet answered with, which environGet
+// then writes: read twice, it could change in between and overrun the buffer
+// the module sized from the first answer.
+var asked struct {
+	sync.Mutex
+	vars [][]byte
+}
+
 func environSizesGet(_ context.Context, m api.Module, count, size uint32) uint32 {
-	vars := environment()
+	asked.Lock()
+	defer asked.Unlock()
+	asked.vars = environment()
 	total := 0
-	for _, v := range vars {
+	for _, v := range asked.vars {
 		total += len(v)
 	}
-	if !m.Memory().WriteUint32Le(count, uint32(len(vars))) || !m.Memory().WriteUint32Le(size, uint32(total)) {
+	if !m.Memory().WriteUint32Le(count, uint32(len(asked.vars))) || !m.Memory().WriteUint32Le(size, uint32(total)) {
 		return errnoFault
 	}
 	return errnoSuccess
 }
 
 func environGet(_ context.Context, m api.Module, pointers, buf uint32) uint32 {
-	for _, v := range environment() {
+	asked.Lock()
+	defer asked.Unlock()
+	for _, v := range asked.vars {
 		var p [4]byte
 		binary.LittleEndian.PutUint32(p[:], buf)
 		if !m.Memory().Write(pointers, p[:]) || !m.Memory().Write(buf, v) {

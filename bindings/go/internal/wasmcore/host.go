@@ -23,12 +23,18 @@ const guestClaims = "/emq-id-claims"
 
 var rootMounted = filepath.Separator == '/'
 
+// mountedClaims is the claim directory mounted at guestClaims when the root
+// is not: fixed when the module loads, so the lock and the record of a claim
+// are always in the same directory (a later EMQ_NODE_DIR is not followed).
+var mountedClaims string
+
 // claimMount is the module's file system.
 func claimMount() wazero.FSConfig {
 	if rootMounted {
 		return wazero.NewFSConfig().WithDirMount("/", "/")
 	}
-	return wazero.NewFSConfig().WithDirMount(defaultClaimDir(os.Getenv("EMQ_NODE_DIR")), guestClaims)
+	mountedClaims = defaultClaimDir(os.Getenv("EMQ_NODE_DIR"))
+	return wazero.NewFSConfig().WithDirMount(mountedClaims, guestClaims)
 }
 
 // defaultClaimDir is the host's directory of node claims as SPEC.md §5.1
@@ -65,7 +71,7 @@ func hostPath(guest string) (string, bool) {
 	if !ok || rel == "" || strings.Contains(rel, "/") {
 		return "", false
 	}
-	return filepath.Join(defaultClaimDir(os.Getenv("EMQ_NODE_DIR")), rel), true
+	return filepath.Join(mountedClaims, rel), true
 }
 
 // held are the claim files this process locked, open for as long as it
@@ -114,7 +120,9 @@ func claimLock(host string) int32 {
 	}
 	switch tryLock(f) {
 	case locked:
-		held.Store(host, f)
+		if old, ok := held.Swap(host, f); ok {
+			_ = old.(*os.File).Close() // a lock the module gave up without unlocking: the file was replaced
+		}
 		return locked
 	case busy:
 		_ = f.Close()

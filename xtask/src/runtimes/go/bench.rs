@@ -67,9 +67,7 @@ pub fn run() -> Result<()> {
     }
     let per_run = |name: &str| ns_per_op(&runs, name);
     let wasm_per_run = |name: &str| ns_per_op(&wasm_runs, name);
-    let paired =
-        |a: &[f64], b: &[f64], f: fn(f64, f64) -> f64| median(a.iter().zip(b).map(|(a, b)| f(*a, *b)).collect());
-    let mut t = cgo_table(&per_run, &paired)?;
+    let mut t = cgo_table(&per_run)?;
     t.push_str(&format!(
         "\n**The default backend** (no cgo: the core as WebAssembly, run by wazero), in the same {RUNS} runs, \
          each run of it right after the cgo run it is paired with:\n\n\
@@ -136,13 +134,14 @@ fn ns_per_op(runs: &[String], name: &str) -> Result<Vec<f64>> {
     }
 }
 
+/// The median over the runs of f(a, b), each run's a and b measured in it.
+fn paired(a: &[f64], b: &[f64], f: fn(f64, f64) -> f64) -> f64 {
+    median(a.iter().zip(b).map(|(a, b)| f(*a, *b)).collect())
+}
+
 /// The cgo backend's table: each call beside the empty cgo call, its own
-/// same-signature floor and its anchor. `paired` is the median over the runs
-/// of f(a, b), each run's a and b measured in it.
-fn cgo_table(
-    per_run: &dyn Fn(&str) -> Result<Vec<f64>>,
-    paired: &dyn Fn(&[f64], &[f64], fn(f64, f64) -> f64) -> f64,
-) -> Result<String> {
+/// same-signature floor and its anchor.
+fn cgo_table(per_run: &dyn Fn(&str) -> Result<Vec<f64>>) -> Result<String> {
     let cgo = per_run("CgoFloor")?;
     let mut t = format!(
         "Each figure the median of {RUNS} runs (`go test -bench . -benchtime 500ms`, run {RUNS} times); \

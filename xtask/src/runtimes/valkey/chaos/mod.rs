@@ -104,7 +104,6 @@ pub fn run() -> Result<()> {
     Ok(())
 }
 
-/// One fleet on a fresh cluster through the whole schedule; its verdict.
 /// Every runtime's holder program, built once for both fleets.
 fn programs(dir: &std::path::Path) -> Result<Vec<Program>> {
     let mut programs = vec![Program::rust(dir)?, crate::runtimes::go::holder::chaos_holder()?];
@@ -114,6 +113,7 @@ fn programs(dir: &std::path::Path) -> Result<Vec<Program>> {
     Ok(programs)
 }
 
+/// One fleet on a fresh cluster through the whole schedule; its verdict.
 fn fleet(replicas: u32, seed: u64, terms: LeaseTerms, programs: &[Program]) -> Result<Verdict> {
     let cluster = Replicated::start()?;
     let dir = crate::root().join("target/chaos").join(format!("replicas-{replicas}"));
