@@ -67,7 +67,9 @@ pub struct NodeClaim {
     node: u16,
     /// Held open for the lock; closing it (drop, or the process's death) releases the node.
     file: File,
-    /// The claim file's path (a WebAssembly host's lock is released by it).
+    /// The claim file's path, by which a WebAssembly host's lock is released
+    /// (natively, closing the file releases it; no allocation is kept for it).
+    #[cfg(target_os = "wasi")]
     path: PathBuf,
     /// What the previous holder recorded as its high-water mark.
     inherited: Option<i64>,
@@ -121,6 +123,7 @@ impl NodeClaim {
     }
 }
 
+#[cfg(target_os = "wasi")]
 impl Drop for NodeClaim {
     fn drop(&mut self) {
         unlock(&self.path);
@@ -170,7 +173,10 @@ pub(crate) fn attempt(dir: &Path, node: u16) -> core::result::Result<NodeClaim, 
                     Some(ms) => format!("{} {ms}\n", process_id()),
                     None => format!("{}\n", process_id()),
                 };
+                #[cfg(target_os = "wasi")]
                 let claim = NodeClaim { node, file, path, inherited };
+                #[cfg(not(target_os = "wasi"))]
+                let claim = NodeClaim { node, file, inherited };
                 rewrite(&claim.file, line.as_bytes()).map_err(|_| Refusal::Failed(UNWRITABLE))?;
                 return Ok(claim);
             }
