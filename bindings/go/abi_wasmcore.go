@@ -99,21 +99,16 @@ func wasmOpen() wasmSession { return wasmSession{s: wasm.core.Lock()} }
 func (s *wasmSession) close() { s.s.Unlock() }
 
 // in is b copied into the module's memory (a pointer, never 0).
-func (s *wasmSession) in(b []byte) uint64 {
-	if s.err != nil {
-		return 0
-	}
-	p, err := s.s.Put(b)
-	s.err = err
-	return uint64(p)
-}
+func (s *wasmSession) in(b []byte) uint64 { return wasmPut(s, b) }
 
 // str is in for a string.
-func (s *wasmSession) str(text string) uint64 {
+func (s *wasmSession) str(text string) uint64 { return wasmPut(s, text) }
+
+func wasmPut[T string | []byte](s *wasmSession, b T) uint64 {
 	if s.err != nil {
 		return 0
 	}
-	p, err := s.s.PutString(text)
+	p, err := wasmcore.Put(s.s, b)
 	s.err = err
 	return uint64(p)
 }

@@ -206,20 +206,11 @@ func (s *Session) Reserve(n int) (uint32, error) {
 	return p, nil
 }
 
-// Put copies b into the module's memory: its pointer.
-func (s *Session) Put(b []byte) (uint32, error) {
+// Put copies b (bytes or a string's bytes) into the module's memory: its pointer.
+func Put[T string | []byte](s *Session, b T) (uint32, error) {
 	p, err := s.Reserve(len(b))
 	if err == nil {
 		copy(s.view[p:], b)
-	}
-	return p, err
-}
-
-// PutString is Put of a string's bytes.
-func (s *Session) PutString(text string) (uint32, error) {
-	p, err := s.Reserve(len(text))
-	if err == nil {
-		copy(s.view[p:], text)
 	}
 	return p, err
 }
@@ -232,9 +223,6 @@ func (s *Session) Bytes(p uint32, n int) []byte {
 	}
 	return s.view[p : int(p)+n : int(p)+n]
 }
-
-// Memory is the module's memory, for typed reads (ReadUint16Le, ReadUint64Le…).
-func (s *Session) Memory() api.Memory { return s.core.mem }
 
 // Call calls f with args (i32 and i64 as uint64); its first result, or 0.
 func (s *Session) Call(f Func, args ...uint64) (uint64, error) {

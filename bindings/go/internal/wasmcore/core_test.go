@@ -13,7 +13,7 @@ func mint(t *testing.T, c *Core) (string, int32) {
 	t.Helper()
 	s := c.Lock()
 	defer s.Unlock()
-	ns, err := s.PutString("JOB")
+	ns, err := Put(s, "JOB")
 	if err != nil {
 		t.Fatal(err)
 	}
