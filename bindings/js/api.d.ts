@@ -125,6 +125,12 @@ export function processNode(): { node: number; source: 'env' | 'set' | 'fallback
 export function selfCheck(): void;
 /** Which build answers: the native addon, or WebAssembly (the wasm package; the fallback of the Node one). */
 export function backend(): 'native' | 'wasm';
+/**
+ * Which build answers and where it came from: the addon's package (`@echomq/emq-id-linux-x64-gnu`),
+ * the addon file of a source tree, or why WebAssembly answers (`no native package for darwin-arm64`,
+ * `… is not installed`, `EMQ_ID_BACKEND=wasm`); the WASM package names itself.
+ */
+export function backendInfo(): { backend: 'native' | 'wasm'; from: string };
 
 export class Minter {
   /** A fresh minter for node 0..=MAX_NODE (else `range`). */

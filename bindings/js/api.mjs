@@ -17,9 +17,10 @@ const MAX_REPLICAS = 2 ** 32 - 1;
 /**
  * The API over one backend: an object of the core's raw functions, already
  * bound to one build (native.js in @echomq/emq-id, wasm-backend.mjs in both
- * packages). `name` is the package's, for the message of a refusal to load.
+ * packages). `name` is the package's, for the message of a refusal to load;
+ * `from` says where the build came from (backendInfo()).
  */
-export function makeApi(backend, { name }) {
+export function makeApi(backend, { name, from = name }) {
   const facts = readFacts(backend.facts());
   const GATES = Object.freeze(facts.gates);
   const gates = new Set(GATES);
@@ -255,6 +256,8 @@ export function makeApi(backend, { name }) {
     monotonicMs,
     /** Which build answers: 'native' (the addon) or 'wasm'. */
     backend: () => backend.name,
+    /** Which build answers and where it came from (the addon's package, or why WebAssembly). */
+    backendInfo: () => ({ backend: backend.name, from }),
     GATES,
     ...facts.numbers,
     ...facts.texts,

@@ -5,7 +5,7 @@ import api from './index.js';
 export const {
   EmqIdError, Minter, encode, decode, decodeSnowflake, isValid, compare, hash32, unixMs, node, seq, minFor,
   slot, slotMany, hashtag, queueKey, jobKey, key, parseKey, reserve, jobPrefix, prefixBytes, xaddId, fromXaddId,
-  mint, mintMany, mintStep, setNode, processNode, selfCheck, backend, GATES, CONTRACT, KEYSPACE, VERSION_KEY,
+  mint, mintMany, mintStep, setNode, processNode, selfCheck, backend, backendInfo, GATES, CONTRACT, KEYSPACE, VERSION_KEY,
   BUS_VERSION, ID_LEN, NS_LEN, PAYLOAD_LEN, EPOCH_MS, MAX_NODE, MAX_SEQ, MAX_TS, MAX_SNOWFLAKE, SLOTS,
   MAX_QUEUE_LEN, MAX_NAME_LEN, MAX_KEY_LEN, MAX_ENTRY_ID_LEN,
   LeasedMinter, LEASE_SCRIPTS, leaseTerms, leasePrefix, leaseKey, markKey, parseAcquire, parseRenewal, parseWait,

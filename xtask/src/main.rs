@@ -46,11 +46,15 @@ Tasks:
                               (`--target wasm` runs wasm-node and wasm-browser)
   test [--only TEXT]...        the whole test suite (what .ci/run runs); --only: the steps whose
                               name contains TEXT (case-insensitive), e.g. --only elixir
-  dist                        build every package a user installs into target/dist/ (the
-                              .deb files, npm tarballs, the wheel and sdist, the Mix tarball)
-                              and print each one's version, size and sha256
-  dist-check                  dist, then install each package outside the checkout and use it
-                              (dpkg -i and -r, npm install, pip, mix), leaving nothing installed
+  dist [--platform NAME]...   build every package a user installs into target/dist/ (the
+                              .deb files, npm tarballs, wheels and sdist, the Mix tarball, the
+                              static CLI and libemqid.a) and print each one's version, size and
+                              sha256; --platform (linux-x64-gnu, linux-arm64-gnu, linux-x64-musl,
+                              linux-arm64-musl): only that platform's native packages
+  dist-check [--platform NAME]...
+                              dist, then install each package outside the checkout and use it
+                              (dpkg -i and -r, npm install, pip, mix; arm64 under qemu),
+                              leaving nothing installed
   fuzz [TARGET] [--time SECONDS]
                               run the libFuzzer targets of fuzz/ (decode, slot, keyspace,
                               resp, c_abi, lease, pg_binary; default: all) for SECONDS each (60) under
@@ -80,8 +84,8 @@ fn main() -> ExitCode {
         Some("js") => tree::js::sync(flag("--check")),
         Some("header") => c::header::run(flag("--check")),
         Some("test") => suite::run(&args[1..]),
-        Some("dist") => xtask::dist::run().map(drop),
-        Some("dist-check") => xtask::dist::outside(),
+        Some("dist") => xtask::dist::task(&args[1..]),
+        Some("dist-check") => xtask::dist::outside(&args[1..]),
         Some("fuzz") => xtask::fuzz::task(&args[1..]),
         Some("targets") => {
             for t in runtimes::TARGETS {

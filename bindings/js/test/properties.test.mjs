@@ -301,7 +301,7 @@ function bounded(name, args) {
 
 // Functions whose answer depends on this process's state or clock: they must
 // only keep to the three outcomes, not answer alike in every API.
-const IMPURE = new Set(['mint', 'mintMany', 'setNode', 'processNode', 'monotonicMs', 'backend', 'selfCheck']);
+const IMPURE = new Set(['mint', 'mintMany', 'setNode', 'processNode', 'monotonicMs', 'backend', 'backendInfo', 'selfCheck']);
 const CLASSES = new Set(['EmqIdError', 'Minter', 'LeasedMinter']);
 
 function callers(api, name) {

@@ -19,6 +19,10 @@ pub fn run(argv: &[OsString]) -> Vec<Failure> {
         print!("{}", help::MAIN);
         return vec![];
     }
+    if matches!(command.as_str(), "--version" | "-V") {
+        println!("emq-id {}", env!("CARGO_PKG_VERSION"));
+        return vec![];
+    }
     let Some(text) = help::of(&command) else {
         return vec![Failure::Usage(format!("unknown command {command:?}"))];
     };

@@ -31,7 +31,7 @@ Commands:
 Commands that take several values read one per line from stdin when none is given.
 Bad input: `error: <gate>: <message>` on stderr and exit status 2. A failure
 that is not the input's (a server, a closed pipe): `error: io: <what>`, exit 1.
-`emq-id <COMMAND> --help` tells more.
+`emq-id <COMMAND> --help` tells more; `emq-id --version` prints the version.
 ";
 
 pub fn of(command: &str) -> Option<&'static str> {

@@ -109,6 +109,15 @@ fn help_on_everything() {
 }
 
 #[test]
+fn prints_its_version() {
+    for flag in ["--version", "-V"] {
+        let o = emq_id(&[flag]);
+        assert!(o.status.success(), "{flag}");
+        assert_eq!(stdout(&o), format!("emq-id {}\n", env!("CARGO_PKG_VERSION")));
+    }
+}
+
+#[test]
 fn min_for_reads_iso_8601() {
     let o = emq_id(&["min-for", "2026-01-27T15:11:37.641Z", "1769526697641"]);
     assert_eq!(stdout(&o), "274557032793636864\n274557032793636864\n");

@@ -12,6 +12,8 @@ use crate::{sh, sh_out};
 /// What a package's control file says beyond its name and version.
 pub struct Control<'a> {
     pub package: &'a str,
+    /// Debian's name of the architecture its files are for (`amd64`, `arm64`).
+    pub architecture: &'a str,
     pub depends: &'a str,
     pub section: &'a str,
     pub description: &'a str,
@@ -31,7 +33,7 @@ pub fn multiarch() -> Result<String> {
 /// Writes `root/DEBIAN/control` and builds `root` into `out_dir`, answering the
 /// `.deb`'s path (`<package>_<version>_<arch>.deb`).
 pub fn build(root: &Path, control: &Control, out_dir: &Path) -> Result<PathBuf> {
-    let arch = architecture()?;
+    let arch = control.architecture;
     let size_kib = du_kib(root)?;
     crate::mkdir(root.join("DEBIAN"))?;
     let text = format!(

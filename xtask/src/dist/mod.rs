@@ -3,25 +3,75 @@
 //! proof that each one works from outside the tree. What a runtime ships is
 //! in its room (`runtimes/<runtime>/dist.rs`: `build` and `from_outside`);
 //! this module lists the rooms, holds what they share (the version, the
-//! output directory, a Debian package's layout) and checks that every
+//! output directory, the platforms and their cross builds, a Debian
+//! package's layout, ELF checks, the arm64 emulation) and checks that every
 //! artifact carries the workspace's version.
 
+pub mod cross;
 pub mod deb;
+pub mod elf;
+pub mod emulated;
+pub mod platform;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{ensure, Context, Result};
 
-use crate::runtimes::{c, elixir, node, postgres, python, wasm};
+use crate::runtimes::{c, cli, elixir, node, postgres, python, wasm};
+use platform::Platform;
 
 /// One file a user installs.
 pub struct Artifact {
     /// The runtime it serves, as the table names it.
     pub runtime: &'static str,
+    /// The platform of a native artifact; `None` for one that runs anywhere
+    /// its runtime does (WebAssembly, an sdist, the Mix package) or that is
+    /// this host's own (the PostgreSQL package, built against Debian 12's server).
+    pub platform: Option<&'static Platform>,
     pub path: PathBuf,
     /// The version the artifact itself declares (read back from it, not assumed).
     pub version: String,
+}
+
+impl Artifact {
+    /// The table's platform column: a native artifact's platform; a `.deb` of
+    /// no platform is this Debian 12 host's own (built against its packages);
+    /// anything else runs wherever its runtime does.
+    pub fn platform_label(&self) -> &'static str {
+        match self.platform {
+            Some(p) => p.name,
+            None if self.file_name().ends_with(".deb") => "Debian 12 amd64",
+            None => "any",
+        }
+    }
+
+    pub fn file_name(&self) -> String {
+        self.path.file_name().unwrap_or_default().to_string_lossy().into_owned()
+    }
+}
+
+/// What one `dist` run builds: the native artifacts of `platforms`, and with
+/// `everything` the artifacts no platform owns (the main npm packages, the
+/// sdist, the PostgreSQL and Mix packages).
+pub struct Selection {
+    pub platforms: Vec<&'static Platform>,
+    pub everything: bool,
+}
+
+impl Selection {
+    /// `[--platform NAME]...`: no name is every platform and everything else.
+    pub fn parse(args: &[String]) -> Result<Selection> {
+        let mut names = vec![];
+        let mut it = args.iter();
+        while let Some(arg) = it.next() {
+            match (arg.as_str(), it.next()) {
+                ("--platform", Some(name)) => names.push(name.clone()),
+                _ => anyhow::bail!("dist takes --platform NAME, not {arg:?}"),
+            }
+        }
+        Ok(Selection { everything: names.is_empty(), platforms: platform::select(&names)? })
+    }
 }
 
 /// The workspace's version (`[workspace.package] version`): the one place
@@ -83,28 +133,50 @@ impl Drop for Scratch {
     }
 }
 
-type Build = fn() -> Result<Vec<Artifact>>;
+type Build = fn(&Selection) -> Result<Vec<Artifact>>;
 
 /// Every runtime's packages, in the table's order.
 const ROOMS: &[(&str, Build)] = &[
     ("C", c::dist::build),
-    ("PostgreSQL", postgres::dist::build),
+    ("CLI", cli::dist::build),
+    ("PostgreSQL", |s| if s.everything { postgres::dist::build() } else { Ok(vec![]) }),
     ("Node", node::dist::build),
-    ("WASM", wasm::dist::build),
+    ("WASM", |s| if s.everything { wasm::dist::build() } else { Ok(vec![]) }),
     ("Python", python::dist::build),
-    ("Elixir", elixir::dist::build),
+    ("Elixir", |s| if s.everything { elixir::dist::build() } else { Ok(vec![]) }),
 ];
 
-/// Builds every artifact, checks each one's version, prints the table.
-pub fn run() -> Result<Vec<Artifact>> {
+/// Builds the selected artifacts, checks each one's version, prints the table.
+pub fn run(selection: &Selection) -> Result<Vec<Artifact>> {
     let mut all = vec![];
     for (name, build) in ROOMS {
         eprintln!("xtask: dist: {name}");
-        all.extend(build().with_context(|| format!("building the {name} packages"))?);
+        all.extend(build(selection).with_context(|| format!("building the {name} packages"))?);
     }
     check_versions(&all)?;
     print_table(&all)?;
     Ok(all)
+}
+
+/// `cargo xtask dist [--platform NAME]...`.
+pub fn task(args: &[String]) -> Result<()> {
+    run(&Selection::parse(args)?).map(drop)
+}
+
+/// `<dir>.tar.gz` beside `dir` in `target/dist/`, holding `dir` as its one top directory.
+pub fn tarball(dir: &Path) -> Result<PathBuf> {
+    let name = dir.file_name().context("a directory to pack has a name")?.to_string_lossy().into_owned();
+    let parent = dir.parent().context("a directory to pack has a parent")?;
+    let out = self::dir()?.join(format!("{name}.tar.gz"));
+    crate::sh(
+        Command::new("tar")
+            .args(["--sort=name", "--owner=0", "--group=0", "--numeric-owner", "-czf"])
+            .arg(&out)
+            .arg("-C")
+            .arg(parent)
+            .arg(&name),
+    )?;
+    Ok(out)
 }
 
 /// A release cannot ship an artifact whose version is not the workspace's.
@@ -119,13 +191,14 @@ pub fn check_versions(artifacts: &[Artifact]) -> Result<()> {
 }
 
 fn print_table(artifacts: &[Artifact]) -> Result<()> {
-    println!("\n| runtime | artifact | version | size | sha256 |\n|---|---|---|---:|---|");
+    println!("\n| runtime | platform | artifact | version | size | sha256 |\n|---|---|---|---|---:|---|");
     for a in artifacts {
         let size = std::fs::metadata(&a.path).with_context(|| a.path.display().to_string())?.len();
         println!(
-            "| {} | `{}` | {} | {} | `{}` |",
+            "| {} | {} | `{}` | {} | {} | `{}` |",
             a.runtime,
-            a.path.file_name().unwrap_or_default().to_string_lossy(),
+            a.platform_label(),
+            a.file_name(),
             a.version,
             human(size),
             sha256(&a.path)?
@@ -151,25 +224,84 @@ fn sha256(path: &Path) -> Result<String> {
 
 type Check = fn(&[Artifact]) -> Result<()>;
 
-/// Every room's from-outside proof, in order.
-const OUTSIDE: &[(&str, Check)] = &[
-    ("C (libemqid-dev installed, a program built with pkg-config, removed)", c::dist::from_outside),
-    ("PostgreSQL (the .deb installed, CREATE EXTENSION on a fresh cluster, removed)", postgres::dist::from_outside),
-    ("Go (its module alone, linked through pkg-config against libemqid-dev)", crate::runtimes::go::dist::from_outside),
-    ("Node (npm install of the tarball, require and import, both backends)", node::dist::from_outside),
-    ("WASM (npm install of the tarball, require and import)", wasm::dist::from_outside),
-    ("Python (the wheel, the sdist and the source, each in an empty virtual environment)", python::dist::from_outside),
-    ("Elixir (a fresh mix project depending on the unpacked package by path)", elixir::dist::from_outside),
+/// Every room's from-outside proof, in order, and whether it also runs for a
+/// `--platform` selection (it proves what the platforms' artifacts are alone).
+const OUTSIDE: &[(&str, Check, bool)] = &[
+    (
+        "every native artifact's ELF: its machine; glibc ones need nothing newer than GLIBC_2.17, musl ones musl's libc.so, the CLI nothing",
+        check_elves,
+        true,
+    ),
+    ("C (libemqid-dev installed, a program built with pkg-config, removed)", c::dist::from_outside, false),
+    (
+        "C on the other platforms (the arm64 .deb under qemu, each static musl library on its architecture)",
+        c::dist::other_platforms,
+        true,
+    ),
+    ("CLI (each static musl binary run on its architecture)", cli::dist::from_outside, true),
+    ("PostgreSQL (the .deb installed, CREATE EXTENSION on a fresh cluster, removed)", postgres::dist::from_outside, false),
+    (
+        "Go (its module alone, linked through pkg-config against libemqid-dev)",
+        crate::runtimes::go::dist::from_outside,
+        false,
+    ),
+    (
+        "Node (npm install of the main tarball: the platform package npm picks, and the WebAssembly fallback without one)",
+        node::dist::from_outside,
+        false,
+    ),
+    ("WASM (npm install of the tarball, require and import)", wasm::dist::from_outside, false),
+    ("Python (the wheel, the sdist and the source, each in an empty virtual environment)", python::dist::from_outside, false),
+    ("Elixir (a fresh mix project depending on the unpacked package by path)", elixir::dist::from_outside, false),
 ];
 
-/// The suite's step: build every artifact, then prove each from outside the tree.
-pub fn outside() -> Result<()> {
-    let artifacts = run()?;
-    for (name, check) in OUTSIDE {
+/// `cargo xtask dist-check [--platform NAME]...`, the suite's step: build
+/// the artifacts, then prove each from outside the tree.
+pub fn outside(args: &[String]) -> Result<()> {
+    let selection = Selection::parse(args)?;
+    let artifacts = run(&selection)?;
+    for (name, check, for_platforms) in OUTSIDE {
+        if !selection.everything && !for_platforms {
+            continue;
+        }
         eprintln!("xtask: from outside the tree: {name}");
         check(&artifacts).with_context(|| format!("{name}, from outside the tree"))?;
     }
     Ok(())
+}
+
+/// Every native artifact's ELF headers ([`elf`]): what each room built is
+/// checked again here, from the packed file, as a user's machine would load it.
+fn check_elves(artifacts: &[Artifact]) -> Result<()> {
+    // The control: this host's own build of the C library (linked against its
+    // glibc 2.36, as every artifact was before zig) must fail the floor check.
+    c::build::library()?;
+    let host_build = crate::root().join("target/release/libemqid.so");
+    match elf::check_loaded(&host_build, platform::named("linux-x64-gnu")) {
+        Ok(line) => {
+            anyhow::bail!("control: the glibc floor check passed this host's own build, so it checks nothing: {line}")
+        }
+        Err(refused) => println!("dist: control: the floor check refuses this host's own build: {refused:#}"),
+    }
+    for artifact in artifacts {
+        let Some(platform) = artifact.platform else { continue };
+        for line in elf::check_packed(artifact, platform)? {
+            println!("dist: {line}");
+        }
+    }
+    Ok(())
+}
+
+/// The artifact of `runtime` for this host's platform (x86-64 glibc) whose file name ends with `suffix`.
+pub fn find_native<'a>(artifacts: &'a [Artifact], runtime: &str, suffix: &str) -> Result<&'a Artifact> {
+    artifacts
+        .iter()
+        .find(|a| {
+            a.runtime == runtime
+                && a.platform.is_some_and(|p| p.native_here() && p.libc == platform::Libc::Gnu)
+                && a.path.to_string_lossy().ends_with(suffix)
+        })
+        .with_context(|| format!("no {runtime} artifact for this host ending in {suffix}"))
 }
 
 /// The artifact of `runtime` whose file name ends with `suffix`.

@@ -51,7 +51,7 @@ pub fn build() -> Result<Vec<Artifact>> {
         .arg(&stage)
         .arg(&name))?;
     let version = read_back(&tarball, &name)?;
-    Ok(vec![Artifact { runtime: "Elixir", path: tarball, version }])
+    Ok(vec![Artifact { runtime: "Elixir", platform: None, path: tarball, version }])
 }
 
 /// Unpacked into an empty directory, then the path dependency of a project

@@ -1,5 +1,6 @@
-//! The npm tarballs (`npm pack` into `target/dist/`) and what both npm
-//! packages share: the version written from the workspace's, the metadata a
+//! The npm tarballs (`npm pack` into `target/dist/`): the main package, the
+//! platform packages it names as optional dependencies (`platforms.rs`), and
+//! what both npm packages share: the version written from the workspace's, the metadata a
 //! registry takes (read back from the tarball), a tarball holding nothing its
 //! `files` list does not ship, and the proof from outside the tree (installed
 //! into an empty directory, then required and imported). This room is the
@@ -11,26 +12,108 @@ use std::process::Command;
 use anyhow::{bail, ensure, Context, Result};
 use serde_json::Value;
 
-use super::{npm, PACKAGE};
-use crate::dist::{self, Artifact};
+use super::{npm, platforms, PACKAGE};
+use crate::dist::{self, Artifact, Selection};
 use crate::{root, sh, sh_out};
 
 /// The package's name on npm.
 pub const NAME: &str = "@echomq/emq-id";
 
-/// `@echomq/emq-id`: the addon, its WebAssembly fallback and the JS layer, packed.
-pub fn build() -> Result<Vec<Artifact>> {
-    super::build::package()?;
-    Ok(vec![pack(PACKAGE, "Node")?])
+/// The selected platforms' packages, and with everything `@echomq/emq-id`
+/// itself: the JS layer, the WebAssembly fallback, and the platform packages
+/// as optional dependencies.
+pub fn build(selection: &Selection) -> Result<Vec<Artifact>> {
+    let mut artifacts = vec![];
+    for platform in &selection.platforms {
+        artifacts.push(platforms::pack(platform)?);
+    }
+    if selection.everything {
+        super::build::package()?;
+        let mut main = pack(PACKAGE, "Node")?;
+        main.path = with_optional_dependencies(&main.path)?;
+        artifacts.push(main);
+    }
+    Ok(artifacts)
 }
 
-/// Installed from its tarball alone: the addon answers by default (a package
-/// that lost it would pass on its fallback otherwise), the WebAssembly build
-/// it carries when `EMQ_ID_BACKEND=wasm` asks for it.
+/// The packed main package again, its package.json naming every platform
+/// package as an optional dependency. They are written at packing, as
+/// napi-rs's `prepublish` does, not in the source tree's package.json: there
+/// npm ci would look for them in the lock file, and the registry has none of
+/// this version before they are published.
+fn with_optional_dependencies(tarball: &Path) -> Result<std::path::PathBuf> {
+    let stage = root().join("target/dist-stage/npm/main");
+    let _ = std::fs::remove_dir_all(&stage);
+    crate::mkdir(&stage)?;
+    sh(Command::new("tar").arg("-xzf").arg(tarball).arg("-C").arg(&stage))?;
+    let package = stage.join("package");
+    let mut manifest = crate::load(&package.join("package.json"))?;
+    manifest["optionalDependencies"] = platforms::optional_dependencies();
+    crate::write(package.join("package.json"), format!("{}\n", serde_json::to_string_pretty(&manifest)?))?;
+    std::fs::remove_file(tarball).with_context(|| format!("removing {}", tarball.display()))?;
+    let repacked = platforms::npm_pack(&package)?;
+    check_contents(&repacked)?;
+    Ok(repacked)
+}
+
+/// The main tarball installed as a user installs it, each platform package
+/// served from its tarball (npm `overrides`, standing in for the registry):
+/// npm installs the one whose os, cpu and libc fit this host, and the addon
+/// answers from it (the WebAssembly build when `EMQ_ID_BACKEND=wasm` asks).
+/// Then installed with no platform package to be had: WebAssembly answers,
+/// and the package says so (a warning, and `backendInfo()`).
 pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
-    let tarball = &dist::find(artifacts, "Node", ".tgz")?.path;
-    check_contents(tarball)?;
-    install_and_use(tarball, NAME, "node", &[(None, "native"), (Some("wasm"), "wasm")])
+    let tarball = &dist::find(artifacts, "Node", &format!("emq-id-{}.tgz", dist::version()))?.path;
+    let served: Vec<(String, std::path::PathBuf)> = artifacts
+        .iter()
+        .filter(|a| a.runtime == "Node")
+        .filter_map(|a| a.platform.map(|p| (platforms::package_name(p), a.path.clone())))
+        .collect();
+    let host = dist::find_native(artifacts, "Node", ".tgz")?.platform.expect("a native artifact has a platform");
+    let picked = platforms::package_name(host);
+    let consumer = install(tarball, "node", &served, &[])?;
+    let installed: Vec<String> =
+        served.iter().map(|(n, _)| n.clone()).filter(|n| consumer.join("node_modules").join(n).exists()).collect();
+    ensure!(installed == [picked.clone()], "npm installed the platform packages {installed:?}, not just {picked}");
+    use_installed(&consumer, NAME, &[(None, "native", &picked), (Some("wasm"), "wasm", "EMQ_ID_BACKEND=wasm")])?;
+    println!(
+        "dist: npm installed {NAME} with {picked} alone of {} platform packages; the addon answered",
+        served.len()
+    );
+    let bare = install(tarball, "node-bare", &[], &[])?;
+    let warned = use_installed(&bare, NAME, &[(None, "wasm", "is not installed")])?;
+    ensure!(warned.contains("EMQ_ID_NO_ADDON"), "no EMQ_ID_NO_ADDON warning without the platform package:\n{warned}");
+    println!("dist: without {picked}, WebAssembly answered and the package warned (EMQ_ID_NO_ADDON)");
+    Ok(())
+}
+
+/// A scratch project outside the tree that installs `tarball`, with
+/// `served` packages resolved to their tarballs and `npm_flags` (as
+/// `--cpu=arm64`) given to npm install.
+pub fn install(
+    tarball: &Path,
+    scratch: &str,
+    served: &[(String, std::path::PathBuf)],
+    npm_flags: &[&str],
+) -> Result<dist::Scratch> {
+    let consumer = dist::scratch(scratch)?;
+    install_into(&consumer, tarball, served, npm_flags)?;
+    Ok(consumer)
+}
+
+/// [`install`] into `consumer`, an empty directory the caller keeps.
+pub fn install_into(
+    consumer: &Path,
+    tarball: &Path,
+    served: &[(String, std::path::PathBuf)],
+    npm_flags: &[&str],
+) -> Result<()> {
+    let overrides: serde_json::Map<String, Value> =
+        served.iter().map(|(name, path)| (name.clone(), Value::from(format!("file:{}", path.display())))).collect();
+    let manifest = serde_json::json!({ "name": "consumer", "private": true, "overrides": overrides });
+    crate::write(consumer.join("package.json"), serde_json::to_string_pretty(&manifest)?)?;
+    sh(npm(consumer).arg("install").args(npm_flags).arg(tarball).env_remove("NODE_PATH"))?;
+    Ok(())
 }
 
 /// Writes the workspace's version into `package`'s package.json (npm's own
@@ -53,7 +136,7 @@ pub fn pack(package: &str, runtime: &'static str) -> Result<Artifact> {
     let manifest = tarball_manifest(&tarball)?;
     check_metadata(&manifest, package)?;
     check_contents(&tarball)?;
-    Ok(Artifact { runtime, path: tarball, version: manifest_version(&manifest)? })
+    Ok(Artifact { runtime, platform: None, path: tarball, version: manifest_version(&manifest)? })
 }
 
 /// The package.json inside an npm tarball.
@@ -66,9 +149,13 @@ fn manifest_version(manifest: &Value) -> Result<String> {
     Ok(manifest["version"].as_str().context("package.json has no version")?.to_string())
 }
 
+fn check_metadata(manifest: &Value, package: &str) -> Result<()> {
+    check_metadata_of(manifest, package)
+}
+
 /// What a registry needs and a user reads: the workspace's repository (the
 /// package's folder in it), a licence, the Node versions, a `files` list.
-fn check_metadata(manifest: &Value, package: &str) -> Result<()> {
+pub fn check_metadata_of(manifest: &Value, package: &str) -> Result<()> {
     let url = format!("git+{}.git", env!("CARGO_PKG_REPOSITORY"));
     let repository = &manifest["repository"];
     ensure!(
@@ -152,42 +239,58 @@ fn glob(pattern: &str, path: &str) -> bool {
     matches(pattern.as_bytes(), path.as_bytes())
 }
 
-/// Installs `tarball` into an empty directory outside the checkout and there
-/// requires it (CommonJS) and imports it (ESM), once per backend asked for
-/// (`EMQ_ID_BACKEND`, and the backend that must answer).
+/// Installs `tarball` alone into an empty directory outside the checkout and
+/// there requires it (CommonJS) and imports it (ESM), once per backend asked
+/// for (`EMQ_ID_BACKEND`, and the backend that must answer).
 pub fn install_and_use(tarball: &Path, name: &str, scratch: &str, backends: &[(Option<&str>, &str)]) -> Result<()> {
-    let consumer = dist::scratch(scratch)?;
-    let write = |file: &str, text: &str| crate::write(consumer.join(file), text);
-    write("package.json", r#"{ "name": "consumer", "private": true }"#)?;
-    sh(npm(&consumer).arg("install").arg(tarball).env_remove("NODE_PATH"))?;
+    let consumer = install(tarball, scratch, &[], &[])?;
+    let backends: Vec<(Option<&str>, &str, &str)> =
+        backends.iter().map(|&(asked, answers)| (asked, answers, "")).collect();
+    use_installed(&consumer, name, &backends).map(drop)
+}
+
+/// In a project where `name` is installed: requires and imports it once per
+/// (`EMQ_ID_BACKEND` asked, backend that must answer, text `backendInfo().from`
+/// must hold); answers what the runs printed on stderr.
+pub fn use_installed(consumer: &Path, name: &str, backends: &[(Option<&str>, &str, &str)]) -> Result<String> {
     let installed = crate::load(&consumer.join("node_modules").join(name).join("package.json"))?;
     ensure!(installed["version"] == dist::version(), "{name} installed as version {}", installed["version"]);
+    let write = |file: &str, text: &str| crate::write(consumer.join(file), text);
     let body = "const id = mint('JOB'); const d = decode(id); const s = slot('emq:{orders}:pending');
 if (d.ns !== 'JOB' || d.node !== 3 || typeof d.snowflake !== 'bigint' || s !== 105 || s !== slot('orders')) {
   throw new Error(`wrong answers: ${id} ${JSON.stringify(d, (k, v) => (typeof v === 'bigint' ? `${v}` : v))} ${s}`);
 }
-if (backend() !== process.env.EXPECT_BACKEND) throw new Error(`the ${backend()} backend answered`);
-console.log(`${process.argv[1].split('/').pop()}: ${backend()}: minted ${id}, node ${d.node}, slot ${s}`);\n";
-    let names = "{ mint, decode, slot, backend }";
+const info = backendInfo();
+if (backend() !== process.env.EXPECT_BACKEND || info.backend !== backend() || !info.from.includes(process.env.EXPECT_FROM)) {
+  throw new Error(`the ${backend()} backend answered, from ${info.from}`);
+}
+console.log(`${process.argv[1].split('/').pop()}: ${backend()} (${info.from}): minted ${id}, node ${d.node}, slot ${s}`);\n";
+    let names = "{ mint, decode, slot, backend, backendInfo }";
     write("check.cjs", &format!("const {names} = require('{name}');\n{body}"))?;
     write("check.mjs", &format!("import {names} from '{name}';\n{body}"))?;
-    for (asked, answers) in backends {
+    let mut stderr = String::new();
+    for (asked, answers, from) in backends {
         for script in ["check.cjs", "check.mjs"] {
             let mut node = Command::new("node");
-            node.current_dir(&consumer)
+            node.current_dir(consumer)
                 .arg(script)
                 .env_remove("NODE_PATH")
                 .env("EMQ_NODE", "3")
                 .env("EMQ_NODE_DIR", consumer.join("claims")) // apart from the host's own node claims
-                .env("EXPECT_BACKEND", answers);
+                .env("EXPECT_BACKEND", answers)
+                .env("EXPECT_FROM", from);
             match asked {
                 Some(b) => node.env("EMQ_ID_BACKEND", b),
                 None => node.env_remove("EMQ_ID_BACKEND"),
             };
-            sh(&mut node)?;
+            let out = node.output().with_context(|| format!("running node {script}"))?;
+            let err = String::from_utf8_lossy(&out.stderr);
+            ensure!(out.status.success(), "node {script} failed:\n{}{err}", String::from_utf8_lossy(&out.stdout));
+            print!("{}", String::from_utf8_lossy(&out.stdout));
+            stderr.push_str(&err);
         }
     }
-    Ok(())
+    Ok(stderr)
 }
 
 #[cfg(test)]

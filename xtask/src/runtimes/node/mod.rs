@@ -8,6 +8,7 @@ pub mod bench;
 pub mod build;
 pub mod dist;
 pub mod holder;
+pub mod platforms;
 pub mod tests;
 
 use std::path::Path;

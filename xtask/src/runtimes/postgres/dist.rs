@@ -42,6 +42,8 @@ pub fn build() -> Result<Vec<Artifact>> {
         &stage,
         &deb::Control {
             package: PACKAGE,
+            // Built against this host's PostgreSQL 15 (Debian 12's), for its architecture.
+            architecture: &deb::architecture()?,
             depends: "postgresql-15, libc6",
             section: "database",
             description: "EchoMQ branded ids for PostgreSQL 15 (emq_id extension)\n \
@@ -52,7 +54,7 @@ pub fn build() -> Result<Vec<Artifact>> {
         &dist::dir()?,
     )?;
     let version = deb::field(&deb, "Version")?;
-    Ok(vec![Artifact { runtime: "PostgreSQL", path: deb, version }])
+    Ok(vec![Artifact { runtime: "PostgreSQL", platform: None, path: deb, version }])
 }
 
 /// `dpkg -i` the package (setting aside a `cargo pgrx install` of the same

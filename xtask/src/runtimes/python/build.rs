@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 use anyhow::{ensure, Context, Result};
 
 use super::{dir, Venv, PACKAGE};
+use crate::dist::platform::Platform;
 use crate::{root, sh};
 
 /// Builds the abi3 wheel (release profile: cargo rebuilds only what changed)
@@ -18,6 +19,30 @@ pub fn wheel() -> Result<PathBuf> {
     }
     let path = maturin("build", &["--release", "--quiet"], "whl")?;
     Ok(BUILT.get_or_init(|| path).clone())
+}
+
+/// The wheel users of `platform` install: `maturin build --zig` for its
+/// target and its policy (manylinux2014 or musllinux_1_2), which maturin's
+/// own audit enforces, into `target/python/dist-<platform>/`.
+pub fn platform_wheel(platform: &Platform) -> Result<PathBuf> {
+    let env = crate::dist::cross::tools(platform)?;
+    crate::dist::licenses_into(&root().join(PACKAGE))?;
+    let out = dir(&format!("dist-{}", platform.name));
+    let _ = std::fs::remove_dir_all(&out);
+    crate::mkdir(&out)?;
+    let mut maturin = env.python();
+    maturin
+        .args(["-m", "maturin", "build", "--release", "--quiet", "--zig", "--target", platform.triple])
+        .args(["--compatibility", platform.wheel_policy()])
+        .arg("--manifest-path")
+        .arg(root().join(PACKAGE).join("Cargo.toml"))
+        .arg("--out")
+        .arg(&out);
+    crate::dist::cross::with_zig(&env, &mut maturin);
+    sh(&mut maturin)?;
+    let mut built = files(&out, "whl")?;
+    ensure!(built.len() == 1, "maturin left {} wheels in {}", built.len(), out.display());
+    Ok(built.remove(0))
 }
 
 /// Builds the sdist (the crate, the core it depends on, the Python sources)

@@ -1,8 +1,12 @@
-//! The `cli` target: each request becomes one run of the `emq-id` binary.
+//! The `cli` target: each request becomes one run of the `emq-id` binary;
+//! and `cli-arm64`, the same over the static arm64 binary users download,
+//! under qemu. Its packages are `dist.rs`'s.
 //!
 //! Translation only: arguments that argv cannot carry (NUL bytes, or bytes
 //! that are not UTF-8) go through the CLI's own `--hex` option, and a refusal
 //! is read from the `error: <gate>:` line the CLI prints on stderr.
+
+pub mod dist;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -21,11 +25,19 @@ pub fn build() -> Result<PathBuf> {
 }
 
 pub fn prepare() -> Result<Box<dyn Adapter>> {
-    Ok(Box::new(CliAdapter { binary: build()? }))
+    Ok(Box::new(CliAdapter { binary: build()?, emulator: None }))
+}
+
+/// The static arm64 (musl) binary of `cargo xtask dist --platform linux-arm64-musl`, under qemu-aarch64.
+pub fn prepare_arm64() -> Result<Box<dyn Adapter>> {
+    let binary = dist::binary(crate::dist::platform::named("linux-arm64-musl"))?;
+    Ok(Box::new(CliAdapter { binary, emulator: Some("qemu-aarch64") }))
 }
 
 pub struct CliAdapter {
     pub binary: PathBuf,
+    /// The program that runs it when this host cannot (qemu-user).
+    pub emulator: Option<&'static str>,
 }
 
 impl Adapter for CliAdapter {
@@ -52,10 +64,15 @@ fn text(r: &Value, name: &str) -> Result<String> {
 
 impl CliAdapter {
     fn run(&self, args: &[String]) -> Result<(bool, String, String)> {
-        let out = Command::new(&self.binary)
-            .args(args)
-            .output()
-            .with_context(|| format!("running {}", self.binary.display()))?;
+        let mut command = match self.emulator {
+            Some(emulator) => {
+                let mut c = Command::new(emulator);
+                c.arg(&self.binary);
+                c
+            }
+            None => Command::new(&self.binary),
+        };
+        let out = command.args(args).output().with_context(|| format!("running {}", self.binary.display()))?;
         Ok((
             out.status.success(),
             String::from_utf8_lossy(&out.stdout).into(),
