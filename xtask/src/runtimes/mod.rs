@@ -68,6 +68,13 @@ pub const TARGETS: &[Target] = &[
         fields: None,
     },
     Target {
+        name: "go-arm64",
+        about: "the Go module's cgo backend over the arm64 libemqid-dev (the C ABI on aarch64), built with zig, run under qemu-aarch64",
+        prepare: go::adapter::prepare_cgo_arm64,
+        scope: None,
+        fields: None,
+    },
+    Target {
         name: "node",
         about: "the Node package (napi-rs), conformance/node",
         prepare: node::adapter::prepare,

@@ -3,7 +3,9 @@
 //! each backend (cgo over the C library; the default, the core as WebAssembly
 //! under wazero, with `CGO_ENABLED=0`) and run as a JSON-lines process; the
 //! last cross-built for linux/arm64 and run under Debian's qemu-user (run
-//! directly: the host's binfmt settings are left alone).
+//! directly: the host's binfmt settings are left alone). `go-arm64` is the
+//! cgo backend over the arm64 `libemqid-dev` (the C ABI on aarch64), linked
+//! by zig and run under qemu over Debian's arm64 root.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -51,5 +53,41 @@ pub fn prepare_wasm_arm64() -> Result<Box<dyn Adapter>> {
     // A static Go binary: qemu needs no arm64 root for it.
     let mut command = Command::new("qemu-aarch64");
     command.arg(out);
+    Ok(Box::new(ProcessAdapter { command }))
+}
+
+/// The arm64 `libemqid-dev` unpacked, the adapter cross-built on the cgo
+/// backend with zig as the C compiler (pkg-config reading the package's own
+/// emqid.pc under a sysroot), and run under qemu-aarch64 with the package's
+/// shared library: every answer comes through the arm64 C ABI.
+pub fn prepare_cgo_arm64() -> Result<Box<dyn Adapter>> {
+    use crate::dist::{cross, emulated, platform, Selection};
+    setup::require("go", "install Go to run the go targets")?;
+    let arm64 = platform::named("linux-arm64-gnu");
+    let rootfs = emulated::arm64_root()?;
+    let built = c::dist::build(&Selection { platforms: vec![arm64], everything: false })?;
+    let deb = built.first().map(|a| a.path.clone()).expect("one .deb for one glibc platform");
+    let dir = root().join("target/conformance-go-arm64");
+    let _ = std::fs::remove_dir_all(&dir);
+    let sysroot = dir.join("libemqid-dev");
+    crate::mkdir(&sysroot)?;
+    sh(Command::new("dpkg-deb").arg("-x").arg(&deb).arg(&sysroot))?;
+    let libdir = sysroot.join("usr/lib").join(arm64.multiarch());
+    let zig = cross::tools(arm64)?;
+    let cc = format!("{} -m ziglang cc -target {}", zig.dir.join("bin/python").display(), arm64.zig_cc_target());
+    let out = dir.join("adapter");
+    sh(go_with("conformance/go", Backend::Cgo)
+        .env("GOOS", "linux")
+        .env("GOARCH", "arm64")
+        .env("CC", cc)
+        .env_remove("PKG_CONFIG_PATH")
+        .env("PKG_CONFIG_LIBDIR", libdir.join("pkgconfig"))
+        .env("PKG_CONFIG_SYSROOT_DIR", &sysroot)
+        .arg("build")
+        .arg("-o")
+        .arg(&out)
+        .arg("."))?;
+    let mut command = emulated::qemu(&rootfs, &out);
+    command.env("LD_LIBRARY_PATH", &libdir);
     Ok(Box::new(ProcessAdapter { command }))
 }
