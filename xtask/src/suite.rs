@@ -51,6 +51,7 @@ const STEPS: &[Step] = &[
     ("C ABI tests under valgrind, drop-in host", c::tests::run),
     ("Go: vet, test -race", go::tests::run),
     ("README examples in C, Go, Node, Elixir and Python, compiled and run", readme::examples),
+    ("README shell transcripts, run and compared with what they print", crate::tree::transcripts::readme),
     ("Node: node --test", node::tests::run),
     ("WASM: node --test", wasm::tests::run),
     ("JS: one layer for both packages (copies --check), one API over every backend", || {

@@ -1,6 +1,6 @@
 'use strict';
 // The process-wide minter under a wall clock that jumps back by seconds and
-// forward again (issue 13): two worker threads mint while the clock steps;
+// forward again: two worker threads mint while the clock steps;
 // every id is unique and each thread's ids only increase. The clock is the
 // real one, moved by libfaketime (LD_PRELOAD) in a child process whose
 // offset file this test rewrites; the child measures each step it saw, so a

@@ -93,3 +93,8 @@ pub const CONTRACT: &str = "branded-snowflake/1.0.0";
 #[cfg(doctest)]
 #[doc = include_str!("../../../README.md")]
 pub struct ReadmeDoctests;
+
+/// This crate's own README's examples (its crates.io page), compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct CrateReadmeDoctests;

@@ -6,7 +6,7 @@
 //! where a cluster-aware client would follow or hide them. It is a few hundred
 //! lines with no dependency.
 //!
-//! The server is not trusted (issue 13, "no panic, no hang"): [`read_reply`]
+//! The server is not trusted (no panic, no hang): [`read_reply`]
 //! never panics and allocates only as bytes arrive, under the caps
 //! [`MAX_BULK`], [`MAX_ARRAY`], [`MAX_DEPTH`] and [`MAX_LINE`]; every wait of a
 //! [`Connection`] is bounded by its [`Timeouts`]; every fault is an

@@ -7,3 +7,4 @@
 pub mod js;
 pub mod parity;
 pub mod readme;
+pub mod transcripts;

@@ -1,5 +1,5 @@
 //! The server's minter under a wall clock that jumps back by seconds and
-//! forward again (issue 13, "Faults survived"): two connections mint while a
+//! forward again: two connections mint while a
 //! server whose processes preload libfaketime has its clock stepped through
 //! an offset file. Every id is unique, each connection's ids only increase,
 //! and the server is seen at every offset, so a clock that never moved fails

@@ -1,5 +1,4 @@
-//! Faults the extension must survive on a live server (issue 13, "Faults
-//! survived"): a backend killed with SIGKILL while others mint, so the
+//! Faults the extension must survive on a live server: a backend killed with SIGKILL while others mint, so the
 //! postmaster restarts every backend and re-creates shared memory; and random
 //! input through every `emq_*` function and `branded_id`'s text and binary
 //! input, which must be refused with a data SQLSTATE, never crash a backend,

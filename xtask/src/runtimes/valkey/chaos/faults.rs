@@ -64,7 +64,7 @@ impl Fleet {
         self.cluster.wait_replicated(q)
     }
 
-    /// The scenario of issue 27: a lease write the replica never gets.
+    /// The lossy failover: a lease write the replica never gets.
     /// Every free node but one is held by the harness (replicated); the
     /// replica is paused and its socket buffers filled, so what follows waits
     /// in the primary's memory; a new holder takes the one free node there;
