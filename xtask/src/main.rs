@@ -13,9 +13,13 @@ cargo xtask <task>
 Tasks:
   vectors [--check]           regenerate vectors/emq-id.json from the core
                               (--check: fail when the committed file differs)
-  conformance [--target NAME]... [--vectors PATH]
+  conformance [--target NAME]... [--vectors PATH] [--negative-control]
                               run each target's adapter over every case of the
                               vector file and print the matrix (default: every target)
+  conformance --adapter 'CMD ARGS...' [--vectors PATH] [--negative-control]
+                              certify a port from outside this repository: any program
+                              speaking conformance/PROTOCOL.md, judged by the same runner;
+                              sections it answers `unsupported` throughout are shown so
   header [--check]            regenerate bindings/c/include/emq_id.h with cbindgen
                               (--check: fail when the committed header differs)
   parity [--check] [--surfaces]
@@ -108,20 +112,26 @@ fn main() -> ExitCode {
     }
 }
 
-/// `conformance [--target NAME]... [--vectors PATH] [--negative-control]`: the
+/// `conformance [--target NAME... | --adapter CMD] [--vectors PATH] [--negative-control]`: the
 /// arguments, then [`conformance::run`] over the targets they name.
 fn conformance_task(args: &[String]) -> Result<()> {
     let mut names = vec![];
     let mut path = root().join(vectors::PATH);
     let mut negative = false;
+    let mut outside = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--target" => names.push(it.next().context("--target needs a name")?.clone()),
+            "--adapter" => outside = Some(it.next().context("--adapter needs a command")?.clone()),
             "--vectors" => path = PathBuf::from(it.next().context("--vectors needs a path")?),
             "--negative-control" => negative = true,
             other => bail!("unknown argument {other:?}"),
         }
     }
-    conformance::run(&runtimes::select(&names)?, &path, negative)
+    match outside {
+        Some(_) if !names.is_empty() => bail!("--adapter certifies one outside program: it takes no --target"),
+        Some(command) => conformance::outside::run(&command, &path, negative),
+        None => conformance::run(&runtimes::select(&names)?, &path, negative),
+    }
 }

@@ -87,6 +87,10 @@ const STEPS: &[Step] = &[
         || crate::dist::outside(&[]),
     ),
     ("fuzz: every libFuzzer target for 5 s under AddressSanitizer (control first), no crash", crate::fuzz::smoke),
+    (
+        "conformance --adapter: a minimal port from outside certified, its broken copy refused on the section it breaks",
+        crate::conformance::outside::suite,
+    ),
     ("conformance, every target, with negative controls", || {
         sh(Command::new("cargo").args(["xtask", "conformance", "--negative-control"]))
     }),

@@ -9,6 +9,7 @@
 pub mod adapter;
 pub mod cases;
 pub mod mutate;
+pub mod outside;
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
@@ -88,6 +89,12 @@ pub struct Outcome {
     pub failed_checks: usize,
     /// An adapter that could not run at all.
     pub broken: Option<String>,
+    /// section → how many of its requests were answered `unsupported`.
+    pub unsupported: BTreeMap<String, usize>,
+    /// A port from outside this repository (`--adapter`): a section it
+    /// answers `unsupported` throughout is shown so, not failed (it certifies
+    /// the sections it implements, each completely).
+    pub outside: bool,
 }
 
 impl Outcome {
@@ -99,18 +106,42 @@ impl Outcome {
             mismatches: vec![],
             failed_checks: 0,
             broken: Some(why),
+            unsupported: BTreeMap::new(),
+            outside: false,
         }
     }
 
+    /// Whether a port from outside left `section` out altogether.
+    pub fn left_out(&self, section: &str) -> bool {
+        self.outside
+            && self
+                .tally
+                .get(section)
+                .is_some_and(|(_, total)| *total > 0 && self.unsupported.get(section) == Some(total))
+    }
+
     pub fn passed(&self) -> bool {
+        if self.outside {
+            let implemented: Vec<_> = self.tally.iter().filter(|(s, _)| !self.left_out(s)).collect();
+            return self.broken.is_none()
+                && !implemented.is_empty()
+                && implemented.iter().all(|(_, (passed, total))| passed == total);
+        }
         self.broken.is_none() && self.failed_checks == 0 && self.tally.values().any(|(_, t)| *t > 0)
     }
 }
 
 /// Runs every check through `adapter` and judges the answers.
 pub fn run_target(target: &str, adapter: &mut dyn Adapter, checks: &[Check]) -> Outcome {
-    let mut outcome =
-        Outcome { target: target.into(), tally: BTreeMap::new(), mismatches: vec![], failed_checks: 0, broken: None };
+    let mut outcome = Outcome {
+        target: target.into(),
+        tally: BTreeMap::new(),
+        mismatches: vec![],
+        failed_checks: 0,
+        broken: None,
+        unsupported: BTreeMap::new(),
+        outside: false,
+    };
     let requests: Vec<Value> = checks
         .iter()
         .enumerate()
@@ -131,7 +162,11 @@ pub fn run_target(target: &str, adapter: &mut dyn Adapter, checks: &[Check]) -> 
     for (i, check) in checks.iter().enumerate() {
         let entry = outcome.tally.entry(check.section.clone()).or_default();
         entry.1 += 1;
-        match mismatch(&check.expect, by_id.get(&(i as u64)).copied()) {
+        let answer = by_id.get(&(i as u64)).copied();
+        if answer.is_some_and(|a| a.get("unsupported").is_some()) {
+            *outcome.unsupported.entry(check.section.clone()).or_default() += 1;
+        }
+        match mismatch(&check.expect, answer) {
             None => entry.0 += 1,
             Some(why) => {
                 outcome.failed_checks += 1;
@@ -195,6 +230,7 @@ pub fn render(outcomes: &[Outcome]) -> String {
         let mut row = vec![o.target.clone()];
         for s in &sections {
             row.push(match o.tally.get(*s) {
+                Some(_) if o.left_out(s) => "unsupported".into(),
                 Some((p, t)) => format!("{p}/{t}"),
                 None => "-".into(),
             });

@@ -157,8 +157,8 @@ mod tests {
         assert_eq!(steps[0].command, "EMQ_NODE=7 emq-id mint JOB -n 1");
         // JOB0ST9N4yVRKq is an id of node 629: a run on node 7 does not print its like.
         let on_node_7 = emq_id::Id::new(b"JOB", emq_id::Minter::new(7).unwrap().next().unwrap()).unwrap().to_string();
-        assert!(differs(&steps[0], &[on_node_7.clone()]).is_some());
-        let written = Step { command: "emq-id mint JOB".into(), expected: vec![on_node_7.clone()], status: 0 };
+        assert!(differs(&steps[0], std::slice::from_ref(&on_node_7)).is_some());
+        let written = Step { command: "emq-id mint JOB".into(), expected: vec![on_node_7], status: 0 };
         let later = emq_id::Id::new(b"JOB", emq_id::Minter::new(7).unwrap().next().unwrap()).unwrap().to_string();
         assert!(differs(&written, &[later]).is_none());
         let exact = Step { command: "emq-id reserve locks".into(), expected: vec!["{emq}:locks".into()], status: 0 };
