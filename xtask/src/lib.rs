@@ -73,6 +73,24 @@ pub fn mkdir(path: impl AsRef<Path>) -> Result<()> {
     std::fs::create_dir_all(path).with_context(|| format!("creating {}", path.display()))
 }
 
+/// Every file under `dir`, in every subdirectory, whose name ends with `.<ext>`; sorted.
+pub fn files_under(dir: &Path, ext: &str) -> Result<Vec<PathBuf>> {
+    let mut found = vec![];
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for entry in std::fs::read_dir(&d).with_context(|| format!("listing {}", d.display()))? {
+            let path = entry?.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == ext) {
+                found.push(path);
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
 /// Reads and parses a vector file.
 pub fn load(path: &Path) -> Result<serde_json::Value> {
     serde_json::from_str(&read(path)?).with_context(|| format!("{} is not JSON", path.display()))

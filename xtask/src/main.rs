@@ -27,6 +27,9 @@ Tasks:
                               an operation that xtask/parity/exclusions.txt does not excuse;
                               writes it into ARCHITECTURE.md (--check: fail when stale;
                               --surfaces: print every runtime's extracted surface)
+  docs [--screenshots]        build the book (docs/, mdBook) and every runtime's API reference
+                              into target/docs/, and check every link of the built pages;
+                              --screenshots: render two pages in headless Chromium
   js [--check]                copy the shared JavaScript layer (bindings/js) into both
                               npm packages (--check: fail when a package's copy differs)
   pg-tests                    the PostgreSQL extension's tests on a live server
@@ -86,6 +89,7 @@ fn main() -> ExitCode {
         Some("wasm-build") => wasm::build::run(),
         Some("parity") => tree::parity::run(flag("--check"), flag("--surfaces")),
         Some("js") => tree::js::sync(flag("--check")),
+        Some("docs") => tree::docs::run(&args[1..]),
         Some("header") => c::header::run(flag("--check")),
         Some("test") => suite::run(&args[1..]),
         Some("dist") => xtask::dist::task(&args[1..]),

@@ -50,8 +50,12 @@ const STEPS: &[Step] = &[
     ("C header --check", || sh(Command::new("cargo").args(["xtask", "header", "--check"]))),
     ("C ABI tests under valgrind, drop-in host", c::tests::run),
     ("Go: vet, test -race", go::tests::run),
-    ("README examples in C, Go, Node, Elixir and Python, compiled and run", readme::examples),
-    ("README shell transcripts, run and compared with what they print", crate::tree::transcripts::readme),
+    ("the book's examples in C, Go, Node, Elixir and Python, compiled and run", readme::examples),
+    ("README and book shell transcripts, run and compared with what they print", crate::tree::transcripts::readme),
+    (
+        "docs: the book and every API reference built (warnings denied), every link resolved, screenshots (cargo xtask docs)",
+        crate::tree::docs::suite,
+    ),
     ("Node: node --test", node::tests::run),
     ("WASM: node --test", wasm::tests::run),
     ("JS: one layer for both packages (copies --check), one API over every backend", || {

@@ -2,6 +2,7 @@
 //! README whose examples rot is worse than none. (Its SQL runs in
 //! `runtimes::postgres::tests`, on the live server.)
 
+use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::{ensure, Result};
@@ -9,16 +10,33 @@ use anyhow::{ensure, Result};
 use crate::runtimes::{c, elixir, node, python};
 use crate::{root, sh};
 
-fn blocks(lang: &str) -> Result<Vec<String>> {
-    let readme = crate::read(root().join("README.md"))?;
-    let fence = format!("```{lang}\n");
-    Ok(readme.split(&fence).skip(1).filter_map(|b| b.split("```").next()).map(str::to_owned).collect())
+/// The user documentation whose examples run: README.md and every page of the book (docs/src).
+pub fn documents() -> Result<Vec<PathBuf>> {
+    let mut pages = vec![root().join("README.md")];
+    pages.extend(crate::files_under(&root().join("docs/src"), "md")?);
+    Ok(pages)
 }
 
-/// The README's one example in `lang` (a fenced block's language), as written.
+/// Every document of [`documents`], one after another.
+pub fn text() -> Result<String> {
+    let mut all = String::new();
+    for page in documents()? {
+        all.push_str(&crate::read(&page)?);
+        all.push('\n');
+    }
+    Ok(all)
+}
+
+fn blocks(lang: &str) -> Result<Vec<String>> {
+    let text = text()?;
+    let fence = format!("```{lang}\n");
+    Ok(text.split(&fence).skip(1).filter_map(|b| b.split("```").next()).map(str::to_owned).collect())
+}
+
+/// The documentation's one example in `lang` (a fenced block's language), as written.
 pub fn one(lang: &str) -> Result<String> {
     let mut found = blocks(lang)?;
-    ensure!(found.len() == 1, "the README should have one ```{lang} example, it has {}", found.len());
+    ensure!(found.len() == 1, "the documentation should have one ```{lang} example, it has {}", found.len());
     Ok(found.remove(0))
 }
 

@@ -139,10 +139,15 @@ fn same_minted(written: &str, got: &str) -> bool {
     }
 }
 
-/// The suite's check of the README's transcripts.
+/// The suite's check of the transcripts of the README and the book.
 pub fn readme() -> Result<()> {
-    let ran = check(&root().join("README.md"))?;
-    println!("transcripts: README.md: {ran} commands ran and printed what is written");
+    for page in crate::tree::readme::documents()? {
+        let ran = check(&page)?;
+        if ran > 0 {
+            let name = page.strip_prefix(root()).unwrap_or(&page).display().to_string();
+            println!("transcripts: {name}: {ran} commands ran and printed what is written");
+        }
+    }
     Ok(())
 }
 

@@ -10,6 +10,9 @@ wrapped. A value of another type (``bool`` and ``float`` included) raises
 ``TypeError``; a value the contract refuses raises ``EmqIdError``.
 """
 
+# Annotations stay unevaluated: tools that execute the stub (pdoc) meet forward references.
+from __future__ import annotations
+
 import datetime as _dt
 from types import MappingProxyType
 from typing import Final, Iterable, Literal, final, overload

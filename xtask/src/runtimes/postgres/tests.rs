@@ -11,7 +11,6 @@ use std::process::Stdio;
 use anyhow::{bail, ensure, Context, Result};
 
 use super::server::Cluster;
-use crate::root;
 
 fn expect(cond: bool, what: &str) -> Result<()> {
     ensure!(cond, "postgres: {what}");
@@ -516,7 +515,7 @@ fn one_in(c: &Cluster, db: &str, sql: &str) -> Result<String> {
 
 /// The README's PostgreSQL examples (every ```sql block) run as written.
 pub(super) fn readme_sql(c: &Cluster) -> Result<()> {
-    let readme = crate::read(root().join("README.md"))?;
+    let readme = crate::tree::readme::text()?;
     let blocks: Vec<&str> = readme.split("```sql").skip(1).filter_map(|b| b.split("```").next()).collect();
     expect(!blocks.is_empty(), "the README has no ```sql examples")?;
     for block in &blocks {

@@ -1,4 +1,4 @@
-//! The README's lease examples (fenced as "```<language> lease"), each run as
+//! The documentation's lease examples (fenced as "```<language> lease"), each run as
 //! written against a live 3×2 cluster: the examples name `127.0.0.1:7000`,
 //! which becomes the address of the primary of the reserve's slot here, and ask for one replica's
 //! acknowledgement, which this cluster gives. An example that fails, or a
@@ -18,7 +18,7 @@ const PORT: &str = "7000";
 
 /// The README's lease example in `language`, its port made `port`.
 fn example(language: &str, port: u16) -> Result<String> {
-    let readme = crate::read(root().join("README.md"))?;
+    let readme = crate::tree::readme::text()?;
     let fence = format!("```{language} lease\n");
     let found: Vec<&str> = readme.split(&fence).skip(1).filter_map(|b| b.split("```").next()).collect();
     ensure!(found.len() == 1, "the README should have one ```{language} lease example, it has {}", found.len());
@@ -92,7 +92,7 @@ fn go_module(dir: &Path, main: &str) -> Result<()> {
 /// The README's Rust lease example (fenced `rust,ignore`, as the core's
 /// doctests of the README cannot reach a cluster), the one after "emq_lease".
 fn rust_example(port: u16) -> Result<String> {
-    let readme = crate::read(root().join("README.md"))?;
+    let readme = crate::tree::readme::text()?;
     let block = readme
         .split("```rust,ignore\n")
         .skip(1)

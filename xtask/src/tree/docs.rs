@@ -1,0 +1,265 @@
+//! `cargo xtask docs`: the book (docs/, mdBook) and every runtime's generated
+//! API reference, into `target/docs/`; then every link of the built pages
+//! checked, and (with `--screenshots`) the landing page and one language page
+//! rendered by headless Chromium into `target/docs/screenshots/`.
+//!
+//! The link check is here rather than a tool's: mdBook 0.5 has none of its
+//! own and mdbook-linkcheck follows the 0.4 plugin interface. It reads the
+//! built HTML, as a browser would follow it: every relative `href`/`src` must
+//! name a file that exists, and every `#fragment` an `id` in that file.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, ensure, Context, Result};
+
+use crate::runtimes::{node, python, wasm};
+use crate::{root, sh, sh_out};
+
+/// mdBook, pinned: installed by cargo when missing or another version.
+pub const MDBOOK: &str = "0.5.4";
+/// TypeDoc, pinned (npm), over the packages' type declarations.
+pub const TYPEDOC: &str = "0.28.8";
+/// pdoc, pinned (PyPI), over the installed wheel.
+pub const PDOC: &str = "pdoc==16.0.0";
+/// The TypeScript TypeDoc 0.28 reads with (its peer range ends at 5.8).
+pub const TYPESCRIPT: &str = "typescript@5.8.3";
+
+fn out() -> PathBuf {
+    root().join("target/docs")
+}
+
+/// The API references live inside the book's output, so its pages link them relatively.
+fn api() -> PathBuf {
+    out().join("book/api")
+}
+
+/// `cargo xtask docs [--screenshots]`.
+pub fn run(args: &[String]) -> Result<()> {
+    let screenshots = args.iter().any(|a| a == "--screenshots");
+    if let Some(other) = args.iter().find(|a| *a != "--screenshots") {
+        bail!("docs takes --screenshots, not {other:?}");
+    }
+    let _ = std::fs::remove_dir_all(out());
+    book()?;
+    rust()?;
+    js()?;
+    python_reference()?;
+    go()?;
+    let checked = check_links(&out())?;
+    println!("docs: {checked} links in target/docs, every one resolves");
+    if screenshots {
+        shoot()?;
+    }
+    println!("docs: target/docs/book/index.html");
+    Ok(())
+}
+
+/// The suite's step: everything, with screenshots.
+pub fn suite() -> Result<()> {
+    run(&["--screenshots".to_string()])
+}
+
+fn book() -> Result<()> {
+    let have = sh_out(Command::new("mdbook").arg("--version")).unwrap_or_default();
+    if !have.contains(MDBOOK) {
+        eprintln!("xtask: installing mdbook {MDBOOK} (the book; found {:?})", have.trim());
+        sh(Command::new("cargo").args(["install", "mdbook", "--version", MDBOOK, "--locked"]))?;
+    }
+    let built = Command::new("mdbook").arg("build").arg(root().join("docs")).output().context("running mdbook")?;
+    let log = String::from_utf8_lossy(&built.stderr);
+    eprint!("{log}");
+    ensure!(built.status.success(), "mdbook build failed");
+    let warnings: Vec<&str> = log.lines().filter(|l| l.contains("WARN") || l.contains("ERROR")).collect();
+    ensure!(warnings.is_empty(), "mdbook warned:\n{}", warnings.join("\n"));
+    Ok(())
+}
+
+/// rustdoc of the core, warnings denied, copied beside the book, with the
+/// root page rustdoc's help and settings pages link (stable rustdoc writes
+/// one only for `--enable-index-page`, a nightly flag) sending to the crate.
+fn rust() -> Result<()> {
+    sh(Command::new("cargo")
+        .args(["doc", "--quiet", "-p", "emq-id", "--no-deps", "--features", "std"])
+        .env("RUSTDOCFLAGS", "-D warnings"))?;
+    copy_dir(&root().join("target/doc"), &api().join("rust"))?;
+    crate::write(
+        api().join("rust/index.html"),
+        r#"<!DOCTYPE html><meta http-equiv="refresh" content="0; url=emq_id/index.html"><a href="emq_id/index.html">emq_id</a>"#,
+    )
+}
+
+/// TypeDoc over the Node package's declarations (the WASM package's are the same file, copied).
+fn js() -> Result<()> {
+    node::build::package()?;
+    wasm::setup::tools()?;
+    let tools = root().join("target/docs-tools/js");
+    crate::mkdir(&tools)?;
+    if !tools.join(format!("node_modules/typedoc/.version-{TYPEDOC}")).exists() {
+        crate::write(tools.join("package.json"), r#"{ "name": "docs-tools", "private": true }"#)?;
+        sh(node::npm(&tools).args(["install", "--no-save", &format!("typedoc@{TYPEDOC}"), TYPESCRIPT]))?;
+        crate::write(tools.join(format!("node_modules/typedoc/.version-{TYPEDOC}")), "")?;
+    }
+    sh(Command::new(tools.join("node_modules/.bin/typedoc"))
+        .current_dir(root().join(node::PACKAGE))
+        .args(["--entryPoints", "index.d.ts", "--entryPoints", "holder/index.d.ts"])
+        .args([
+            "--name",
+            "@echomq/emq-id",
+            "--readme",
+            "none",
+            "--treatWarningsAsErrors",
+            "--skipErrorChecking",
+            "--disableSources",
+        ])
+        .arg("--out")
+        .arg(api().join("js")))
+}
+
+/// pdoc over the wheel, installed alone in a virtual environment; a warning
+/// (a stub it cannot read, a reference it cannot resolve) fails it.
+fn python_reference() -> Result<()> {
+    let wheel = python::build::wheel()?;
+    let env = python::setup::venv("docs", &[PDOC], "the Python API reference")?;
+    python::build::install(&env, &wheel)?;
+    let out = env
+        .python()
+        .args(["-m", "pdoc", "emq_id", "--output-directory"])
+        .arg(api().join("python"))
+        .output()
+        .context("running pdoc")?;
+    let log = String::from_utf8_lossy(&out.stderr);
+    ensure!(out.status.success() && !log.contains("Warn"), "pdoc failed or warned:\n{log}");
+    Ok(())
+}
+
+/// `go doc -all` of the module: Go's own reference, as text.
+fn go() -> Result<()> {
+    let text = sh_out(
+        crate::runtimes::go::go_with("bindings/go", crate::runtimes::go::Backend::Wasm).args(["doc", "-all", "."]),
+    )?;
+    ensure!(text.contains("func Encode"), "go doc printed no Encode");
+    crate::mkdir(api())?;
+    crate::write(api().join("go.txt"), text)
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    crate::mkdir(to)?;
+    sh(Command::new("cp").arg("-a").arg(format!("{}/.", from.display())).arg(to))
+}
+
+/// Every relative link of every `.html` under `dir` resolves; answers how many were checked.
+pub fn check_links(dir: &Path) -> Result<usize> {
+    let pages = crate::files_under(dir, "html")?;
+    let mut ids: HashMap<PathBuf, BTreeSet<String>> = HashMap::new();
+    let mut broken = vec![];
+    let mut checked = 0;
+    for page in &pages {
+        let html = std::fs::read_to_string(page).with_context(|| page.display().to_string())?;
+        for link in attributes(&html, &["href", "src"]) {
+            // Another site, or this site's root (where it is served decides; mdBook's 404 page),
+            // or rustdoc's implementors scripts, which it loads only where they exist.
+            if link.contains("/trait.impl/")
+                || link.contains("/type.impl/")
+                || link.contains("://")
+                || link.starts_with('/')
+                || link.starts_with("mailto:")
+                || link.starts_with("javascript:")
+                || link.starts_with("data:")
+            {
+                continue;
+            }
+            checked += 1;
+            let (file, fragment) = link.split_once('#').unwrap_or((&link, ""));
+            let file = file.split('?').next().unwrap_or_default();
+            let target =
+                if file.is_empty() { page.clone() } else { page.parent().expect("a page's directory").join(file) };
+            let target = if target.is_dir() { target.join("index.html") } else { target };
+            if !target.exists() {
+                broken.push(format!("{}: {link}: no {}", page.display(), target.display()));
+                continue;
+            }
+            // rustdoc's source lines (`#28`, `#126-131`) are ids its script makes when the page loads.
+            let line_number = fragment.chars().all(|c| c.is_ascii_digit() || c == '-');
+            if !fragment.is_empty() && !line_number && target.extension().is_some_and(|e| e == "html") {
+                let known = match ids.get(&target) {
+                    Some(k) => k,
+                    None => {
+                        let text = std::fs::read_to_string(&target)?;
+                        ids.entry(target.clone())
+                            .or_insert_with(|| attributes(&text, &["id", "name"]).into_iter().collect())
+                    }
+                };
+                if !known.contains(fragment) {
+                    broken.push(format!("{}: {link}: no id {fragment:?} in {}", page.display(), target.display()));
+                }
+            }
+        }
+    }
+    ensure!(broken.is_empty(), "{} broken links:\n{}", broken.len(), broken.join("\n"));
+    Ok(checked)
+}
+
+/// The values of the named attributes (`href="…"`, double- or single-quoted), entities of `&amp;` undone.
+fn attributes(html: &str, names: &[&str]) -> Vec<String> {
+    let mut values = vec![];
+    for name in names {
+        for quote in ['"', '\''] {
+            let open = format!(" {name}={quote}");
+            for piece in html.split(&open).skip(1) {
+                if let Some(value) = piece.split(quote).next() {
+                    values.push(value.replace("&amp;", "&"));
+                }
+            }
+        }
+    }
+    values
+}
+
+/// The landing page and a language page, rendered by headless Chromium.
+fn shoot() -> Result<()> {
+    wasm::setup::chromium()?;
+    let dir = out().join("screenshots");
+    crate::mkdir(&dir)?;
+    let profile = crate::dist::scratch("docs-chromium")?;
+    for (page, name) in [("index.html", "landing.png"), ("languages/node.html", "node.png")] {
+        let url = format!("file://{}", out().join("book").join(page).display());
+        sh(Command::new("chromium")
+            .args(["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run"])
+            .args(["--disable-background-networking", "--disable-component-update", "--disable-sync"])
+            .arg(format!("--user-data-dir={}", profile.display()))
+            .args(["--window-size=1280,900", "--hide-scrollbars"])
+            .arg(format!("--screenshot={}", dir.join(name).display()))
+            .arg(url))?;
+        let size = std::fs::metadata(dir.join(name)).map(|m| m.len()).unwrap_or(0);
+        ensure!(size > 10_000, "{name}: Chromium wrote {size} bytes: not a rendered page");
+        println!("docs: screenshot of {page}: target/docs/screenshots/{name} ({size} bytes)");
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{attributes, check_links};
+
+    #[test]
+    fn reads_attributes() {
+        let html = r#"<a href="a.html#x">a</a> <img src='i.png'> <h2 id="x">x</h2> <a href="?q=1&amp;r=2">"#;
+        assert_eq!(attributes(html, &["href", "src"]), vec!["a.html#x", "?q=1&r=2", "i.png"]);
+        assert_eq!(attributes(html, &["id"]), vec!["x"]);
+    }
+
+    #[test]
+    fn a_broken_link_fails() {
+        let dir = std::env::temp_dir().join(format!("emq-id-links-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.html"), r#"<h1 id="top">A</h1><a href="b.html#there">b</a>"#).unwrap();
+        std::fs::write(dir.join("b.html"), r#"<h1 id="there">B</h1><a href="a.html#top">a</a>"#).unwrap();
+        assert_eq!(check_links(&dir).unwrap(), 2);
+        std::fs::write(dir.join("b.html"), r#"<h1 id="elsewhere">B</h1><a href="c.html">c</a>"#).unwrap();
+        let err = check_links(&dir).unwrap_err().to_string();
+        assert!(err.contains("no id \"there\"") && err.contains("c.html"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
