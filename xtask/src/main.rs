@@ -25,11 +25,14 @@ Tasks:
   parity [--check] [--surfaces]
                               the operation x runtime table: fails when a runtime lacks
                               an operation that xtask/parity/exclusions.txt does not excuse;
-                              writes it into ARCHITECTURE.md (--check: fail when stale;
+                              writes it into the book's API index (--check: fail when stale;
                               --surfaces: print every runtime's extracted surface)
-  docs [--screenshots]        build the book (docs/, mdBook) and every runtime's API reference
-                              into target/docs/, and check every link of the built pages;
-                              --screenshots: render two pages in headless Chromium
+  docs [--screenshots] [--check]
+                              build the book (docs/, mdBook; its CLI reference generated from
+                              the CLI's help) and every runtime's API reference into
+                              target/docs/, and check every link of the built pages;
+                              --screenshots: render two pages in headless Chromium;
+                              --check: fail when a generated page is stale
   js [--check]                copy the shared JavaScript layer (bindings/js) into both
                               npm packages (--check: fail when a package's copy differs)
   pg-tests                    the PostgreSQL extension's tests on a live server

@@ -35,12 +35,15 @@ fn api() -> PathBuf {
     out().join("book/api")
 }
 
-/// `cargo xtask docs [--screenshots]`.
+/// `cargo xtask docs [--screenshots] [--check]`: `--check` fails on a
+/// generated page that is stale instead of writing it.
 pub fn run(args: &[String]) -> Result<()> {
-    let screenshots = args.iter().any(|a| a == "--screenshots");
-    if let Some(other) = args.iter().find(|a| *a != "--screenshots") {
-        bail!("docs takes --screenshots, not {other:?}");
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    if let Some(other) = args.iter().find(|a| !["--screenshots", "--check"].contains(&a.as_str())) {
+        bail!("docs takes --screenshots and --check, not {other:?}");
     }
+    super::cli_reference::sync(flag("--check"))?;
+    let screenshots = flag("--screenshots");
     let _ = std::fs::remove_dir_all(out());
     book()?;
     rust()?;
@@ -56,9 +59,9 @@ pub fn run(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// The suite's step: everything, with screenshots.
+/// The suite's step: everything, generated pages checked, with screenshots.
 pub fn suite() -> Result<()> {
-    run(&["--screenshots".to_string()])
+    run(&["--screenshots".to_string(), "--check".to_string()])
 }
 
 fn book() -> Result<()> {

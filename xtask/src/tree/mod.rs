@@ -4,6 +4,7 @@
 //! run as written ([`readme`]). The C header, generated from the C crate, is
 //! in its runtime's room (`runtimes::c::header`); the vector file in `vectors`.
 
+pub mod cli_reference;
 pub mod docs;
 pub mod js;
 pub mod parity;
