@@ -60,10 +60,20 @@ function load() {
     if (asked === 'native' || cause?.code !== 'ERR_DLOPEN_FAILED') {
       throw new Error(`${NAME}: the native addon for ${PLATFORM} did not load`, { cause });
     }
+    // An addon that is there but cannot load (a libc older than its floor, a broken file):
+    // the answers stay the same on WebAssembly, but say why it is slower.
+    if (isMainThread) {
+      process.emitWarning(`the addon for ${PLATFORM} did not load (${cause.message}): using the WebAssembly build`, {
+        code: 'EMQ_ID_ADDON_FAILED',
+      });
+    }
     return wasm(`the addon for ${PLATFORM} did not load: ${cause.message}`);
   }
   if (loaded) return loaded;
-  if (asked === 'native') throw new Error(`${NAME}: EMQ_ID_BACKEND=native, but ${NAME}-${PLATFORM} is not installed`);
+  if (asked === 'native') {
+    const why = PLATFORMS.includes(PLATFORM) ? `${NAME}-${PLATFORM} is not installed` : `${PLATFORM} has no native package`;
+    throw new Error(`${NAME}: EMQ_ID_BACKEND=native, but ${why}`);
+  }
   if (!PLATFORMS.includes(PLATFORM)) return wasm(`no native package for ${PLATFORM}`);
   // A package exists for this platform but npm did not install it (--omit=optional,
   // --no-optional, or a lock file made where other platforms' packages were chosen):

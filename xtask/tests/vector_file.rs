@@ -270,13 +270,13 @@ fn a_file_without_cases_does_not_pass() {
     assert!(!run("rust", &empty).passed());
 }
 
-/// The README's Keyspace table lists every family of the core's table.
+/// The book's keyspace table lists every family of the core's table.
 #[test]
-fn the_readme_lists_every_family() {
-    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+fn the_book_lists_every_family() {
+    let page = std::fs::read_to_string(root().join("docs/src/guide/keyspace.md")).unwrap();
     for family in emq_id::Family::ALL {
         let row = format!("| `{}` | `emq:{{orders}}:", family.pattern());
-        assert!(readme.contains(&row), "README.md has no Keyspace row for {}", family.pattern());
+        assert!(page.contains(&row), "docs/src/guide/keyspace.md has no row for {}", family.pattern());
     }
 }
 

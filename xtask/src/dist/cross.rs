@@ -79,7 +79,8 @@ pub fn build(platform: &Platform, package: &str, linkage: Linkage) -> Result<Pat
         .arg(target_dir);
     if platform.libc == Libc::Musl && linkage == Linkage::Loaded {
         let var = format!("CARGO_TARGET_{}_RUSTFLAGS", platform.triple.to_uppercase().replace('-', "_"));
-        cargo.env(var, "-C target-feature=-crt-static");
+        // RUSTFLAGS, when set, would win over the target's own variable.
+        cargo.env(var, "-C target-feature=-crt-static").env_remove("RUSTFLAGS");
     }
     with_zig(&env, &mut cargo);
     sh(&mut cargo)?;

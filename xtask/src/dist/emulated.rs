@@ -15,7 +15,7 @@ use crate::{root, setup, sh};
 /// What the root holds: the runtimes the aarch64 conformance runs use.
 const PACKAGES: [&str; 2] = ["nodejs", "python3.11"];
 
-/// `target/arm64-root`, made once (a stamp names what it holds).
+/// `target/arm64/root`, made once (a stamp names what it holds).
 pub fn arm64_root() -> Result<PathBuf> {
     setup::apt(&["qemu-user"], "running arm64 programs (qemu-aarch64)")?;
     let dir = root().join("target/arm64");
@@ -75,6 +75,7 @@ fn arm64_sources() -> Result<String> {
     if let Ok(text) = std::fs::read_to_string(deb822) {
         return Ok(text
             .lines()
+            .filter(|l| !l.starts_with("Architectures:"))
             .map(|l| if l.starts_with("Types:") { format!("{l}\nArchitectures: arm64\n") } else { format!("{l}\n") })
             .collect());
     }
@@ -90,7 +91,12 @@ fn arm64_sources() -> Result<String> {
 
 /// `http://deb.debian.org/debian bookworm main` as deb822 fields.
 fn one_line_to_deb822(rest: &str) -> String {
-    let mut words = rest.split_whitespace().filter(|w| !w.starts_with('['));
+    // Options come first, in brackets, and may hold several words: `[arch=amd64 signed-by=…]`.
+    let rest = match rest.trim_start().strip_prefix('[') {
+        Some(options) => options.split_once(']').map_or("", |(_, after)| after),
+        None => rest,
+    };
+    let mut words = rest.split_whitespace();
     let uri = words.next().unwrap_or_default();
     let suite = words.next().unwrap_or_default();
     let components: Vec<&str> = words.collect();

@@ -148,6 +148,11 @@ const ROOMS: &[(&str, Build)] = &[
 
 /// Builds the selected artifacts, checks each one's version, prints the table.
 pub fn run(selection: &Selection) -> Result<Vec<Artifact>> {
+    // A full run starts from an empty directory: nothing an earlier build left (a wheel of
+    // another tag, a renamed package) can be shipped beside this run's artifacts.
+    if selection.everything {
+        let _ = std::fs::remove_dir_all(dir()?);
+    }
     let mut all = vec![];
     for (name, build) in ROOMS {
         eprintln!("xtask: dist: {name}");

@@ -26,6 +26,9 @@ pub const PDOC: &str = "pdoc==16.0.0";
 /// The TypeScript TypeDoc 0.28 reads with (its peer range ends at 5.8).
 pub const TYPESCRIPT: &str = "typescript@5.8.3";
 
+/// How the book links a file of the repository (its pages are read outside the tree).
+const REPOSITORY_FILES: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/");
+
 fn out() -> PathBuf {
     root().join("target/docs")
 }
@@ -161,6 +164,15 @@ pub fn check_links(dir: &Path) -> Result<usize> {
     for page in &pages {
         let html = std::fs::read_to_string(page).with_context(|| page.display().to_string())?;
         for link in attributes(&html, &["href", "src"]) {
+            // A link to a file of this repository on GitHub: the file must exist in the tree.
+            if let Some(path) = link.strip_prefix(REPOSITORY_FILES) {
+                checked += 1;
+                let path = path.split(['#', '?']).next().unwrap_or_default();
+                if !root().join(path).exists() {
+                    broken.push(format!("{}: {link}: no {path} in the repository", page.display()));
+                }
+                continue;
+            }
             // Another site, or this site's root (where it is served decides; mdBook's 404 page),
             // or rustdoc's implementors scripts, which it loads only where they exist.
             if link.contains("/trait.impl/")

@@ -1,6 +1,6 @@
 //! Files of the tree that are generated or checked against their sources:
 //! the shared JavaScript layer's copies in both npm packages ([`js`]), the
-//! API parity table in ARCHITECTURE.md ([`parity`]), and the README's examples,
+//! API parity table in the book's API index ([`parity`]), and the book's examples,
 //! run as written ([`readme`]). The C header, generated from the C crate, is
 //! in its runtime's room (`runtimes::c::header`); the vector file in `vectors`.
 

@@ -1,5 +1,5 @@
 //! Building the C ABI's library, which the C tests, the Go module and the
-//! README's C example link, and the pkg-config file that says how to link it.
+//! book's C example link, and the pkg-config file that says how to link it.
 
 use std::process::Command;
 

@@ -2,7 +2,7 @@
 //! library, `emq_id.h`, `emqid.pc`) for each glibc platform, linked by zig
 //! against the glibc floor; a static `libemqid.a` for each musl platform, in
 //! a tarball with the header. And the proofs: a C program built against the
-//! installed package with pkg-config alone, and the README's example linked
+//! installed package with pkg-config alone, and the book's example linked
 //! statically against each musl library and run on its architecture.
 
 use std::os::unix::fs::symlink;
@@ -138,7 +138,7 @@ fn copy(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `dpkg -i` the package, build the README's C example with
+/// `dpkg -i` the package, build the book's C example with
 /// `gcc $(pkg-config --cflags --libs emqid)` in an empty directory, run it,
 /// and `dpkg -r` (also when a step fails).
 pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
@@ -171,12 +171,12 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     let linked = sh_out(Command::new("ldd").arg(dir.join("example-static")))?;
     ensure!(!linked.contains("libemqid"), "the static example still needs libemqid.so: {linked}");
     sh(Command::new(dir.join("example-static")).current_dir(&dir).env("EMQ_NODE_DIR", dir.join("claims")))?;
-    println!("dist: {PACKAGE} installed; the README's C example built with `gcc $(pkg-config --cflags --libs emqid)` ({flags}) and ran, linked to the installed libemqid.so; and with -l:libemqid.a, needing no library where it runs");
+    println!("dist: {PACKAGE} installed; the book's C example built with `gcc $(pkg-config --cflags --libs emqid)` ({flags}) and ran, linked to the installed libemqid.so; and with -l:libemqid.a, needing no library where it runs");
     drop(installed);
     deb::ensure_removed(PACKAGE)
 }
 
-/// Every other platform's library, used where it can run: the README's C
+/// Every other platform's library, used where it can run: the book's C
 /// example built by zig against each (the arm64 `.deb` unpacked, linked
 /// shared and run under qemu over Debian's arm64 root; each musl tarball
 /// linked statically and run on its architecture, natively or under qemu).
@@ -230,10 +230,7 @@ pub fn other_platforms(artifacts: &[Artifact]) -> Result<()> {
             .args(["-o", "example"]))?;
         let mut run = run;
         sh(run.current_dir(&dir).env("EMQ_NODE_DIR", dir.join("claims")))?;
-        println!(
-            "dist: {}: the README's C example built against it by zig ({zig_target}) and ran",
-            artifact.file_name()
-        );
+        println!("dist: {}: the book's C example built against it by zig ({zig_target}) and ran", artifact.file_name());
     }
     Ok(())
 }

@@ -31,6 +31,7 @@ pub fn prepare() -> Result<Box<dyn Adapter>> {
 /// The static arm64 (musl) binary of `cargo xtask dist --platform linux-arm64-musl`, under qemu-aarch64.
 pub fn prepare_arm64() -> Result<Box<dyn Adapter>> {
     let binary = dist::binary(crate::dist::platform::named("linux-arm64-musl"))?;
+    crate::dist::emulated::qemu_static(&binary)?; // installs qemu-user when missing
     Ok(Box::new(CliAdapter { binary, emulator: Some("qemu-aarch64") }))
 }
 

@@ -1,6 +1,6 @@
 //! The Elixir holder of `cargo xtask chaos`'s fleet: `bindings/elixir/examples/chaos_holder.exs`
 //! (`EmqId.Lease.Holder` over the binding's test RESP client, as hex.pm is out of reach), run by
-//! `elixir` on the project's compiled modules; and what runs the README's Elixir lease example
+//! `elixir` on the project's compiled modules; and what runs the book's Elixir lease example
 //! (written for Redix) the same way.
 
 use std::path::PathBuf;

@@ -58,7 +58,7 @@ fn module_proxy(dir: &Path) -> Result<PathBuf> {
     Ok(dir.join("proxy"))
 }
 
-/// The README's Go example as a module of its own, built and run with no
+/// The book's Go example as a module of its own, built and run with no
 /// access to the checkout: first requiring the module from a module proxy
 /// (a directory serving its zip), with nothing installed and no C toolchain
 /// (the default backend); then requiring a copy of the module directory with
@@ -92,7 +92,7 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
         sh_out(go("").args(["run", "."]).env("CGO_ENABLED", "0").env("PATH", &go_bin).env("CC", "/nonexistent/cc"))?;
     ensure!(out.contains("JOB") && out.contains("refused:"), "the pure-Go build printed {out:?}");
     println!(
-        "dist: the Go module v{} from a module proxy (a directory serving its zip), required by a fresh module, built with CGO_ENABLED=0 and no C toolchain on the PATH (its WebAssembly backend); the README's Go example ran",
+        "dist: the Go module v{} from a module proxy (a directory serving its zip), required by a fresh module, built with CGO_ENABLED=0 and no C toolchain on the PATH (its WebAssembly backend); the book's Go example ran",
         dist::version()
     );
 
@@ -105,11 +105,11 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
         ),
     )?;
     sh(go("-tags=emqid_cgo").arg("mod").arg("tidy"))?;
-    let c_deb = dist::find(artifacts, "C", ".deb")?;
+    let c_deb = dist::find_native(artifacts, "C", ".deb")?;
     let installed = deb::Installed::new(&c_deb.path)?;
     sh(go("-tags=emqid_cgo").args(["run", "."]).env("CGO_ENABLED", "1"))?;
     println!(
-        "dist: the module's directory alone with -tags emqid_cgo, built against the installed {} through pkg-config; the README's Go example ran",
+        "dist: the module's directory alone with -tags emqid_cgo, built against the installed {} through pkg-config; the book's Go example ran",
         c::dist::PACKAGE
     );
     drop(installed);

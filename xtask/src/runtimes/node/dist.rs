@@ -80,7 +80,8 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
         "dist: npm installed {NAME} with {picked} alone of {} platform packages; the addon answered",
         served.len()
     );
-    let bare = install(tarball, "node-bare", &[], &[])?;
+    // npm told to leave optional dependencies out: what a user of --omit=optional gets.
+    let bare = install(tarball, "node-bare", &[], &["--omit=optional"])?;
     let warned = use_installed(&bare, NAME, &[(None, "wasm", "is not installed")])?;
     ensure!(warned.contains("EMQ_ID_NO_ADDON"), "no EMQ_ID_NO_ADDON warning without the platform package:\n{warned}");
     println!("dist: without {picked}, WebAssembly answered and the package warned (EMQ_ID_NO_ADDON)");

@@ -60,7 +60,7 @@ pub fn build() -> Result<Vec<Artifact>> {
 /// `dpkg -i` the package (setting aside a `cargo pgrx install` of the same
 /// files, put back afterwards), then on a throwaway cluster of the system's
 /// PostgreSQL 15, which reads the system's extension directory:
-/// `CREATE EXTENSION emq_id` and the README's SQL; then `dpkg -r`.
+/// `CREATE EXTENSION emq_id` and the book's SQL; then `dpkg -r`.
 pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     let deb = dist::find(artifacts, "PostgreSQL", ".deb")?;
     let installed = deb::Installed::new(&deb.path)?;
@@ -71,7 +71,7 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     let answer = cluster.psql("SELECT extversion FROM pg_extension WHERE extname = 'emq_id'")?;
     ensure!(answer.trim() == dist::version(), "the installed extension is version {answer:?}");
     println!(
-        "dist: {PACKAGE} installed; CREATE EXTENSION emq_id (version {}) and the README's SQL ran on a fresh cluster",
+        "dist: {PACKAGE} installed; CREATE EXTENSION emq_id (version {}) and the book's SQL ran on a fresh cluster",
         answer.trim()
     );
     drop(cluster);

@@ -1,7 +1,7 @@
 //! Tests of the extension on a live server, beyond the vector file: minting
 //! from many connections, ordering, index use, binary COPY, error codes and
 //! every gate's SQLSTATE, the self-check that refuses `CREATE EXTENSION`, the
-//! refusal to mint without shared memory, and the README's SQL as written;
+//! refusal to mint without shared memory, and the book's SQL as written;
 //! then the faults (`faults.rs`), a clock that jumps (`clock.rs`), and
 //! standbys, crashes and failovers (`standby.rs`).
 
@@ -513,15 +513,15 @@ fn one_in(c: &Cluster, db: &str, sql: &str) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// The README's PostgreSQL examples (every ```sql block) run as written.
+/// The book's PostgreSQL examples (every ```sql block) run as written.
 pub(super) fn readme_sql(c: &Cluster) -> Result<()> {
     let readme = crate::tree::readme::text()?;
     let blocks: Vec<&str> = readme.split("```sql").skip(1).filter_map(|b| b.split("```").next()).collect();
-    expect(!blocks.is_empty(), "the README has no ```sql examples")?;
+    expect(!blocks.is_empty(), "the book has no ```sql examples")?;
     for block in &blocks {
         c.psql(block).with_context(|| format!("README SQL failed:\n{block}"))?;
     }
-    println!("postgres: the README's {} SQL examples ran as written", blocks.len());
+    println!("postgres: the book's {} SQL examples ran as written", blocks.len());
     Ok(())
 }
 

@@ -7,7 +7,7 @@ defmodule EmqId.Lease.Holder do
 
   With Redix (hex.pm, hence Redix, is out of reach where this is built: the
   tests drive the holder through a small RESP client of their own, and
-  `cargo xtask chaos` runs the README's copy of this example with a stand-in
+  `cargo xtask chaos` runs the book's copy of this example with a stand-in
   of Redix's three calls over it):
 
       {:ok, conn} = Redix.start_link(host: "valkey-primary", port: 6379)

@@ -14,7 +14,7 @@
 //! Before the fleets: the lossy failover and a one-node cluster whose slot
 //! map has no host as single `emq-id` commands (`scenario.rs`), then the
 //! same live tests for every runtime's one-call holder (`trials.rs`) and
-//! the README's lease examples, as written (`readme.rs`). The
+//! the book's lease examples, as written (`readme.rs`). The
 //! fleet mixes the runtimes' holders, and its table gives each runtime's
 //! ids, duplicates, order violations and availability.
 
@@ -76,7 +76,7 @@ pub fn run() -> Result<()> {
     crate::mkdir(&dir)?;
     let programs = programs(&dir)?;
     trials::run(&programs, &dir).context("the holders' live tests")?;
-    readme::run().context("the README's lease examples")?;
+    readme::run().context("the book's lease examples")?;
     let safe = fleet(1, seed, terms, &programs).context("the fleet with replicas 1")?;
     let control = fleet(0, seed, terms, &programs).context("the negative control, replicas 0")?;
     let (mean, lowest) = safe.availability();

@@ -16,19 +16,19 @@ use crate::{root, sh, sh_out};
 /// The port every example names.
 const PORT: &str = "7000";
 
-/// The README's lease example in `language`, its port made `port`.
+/// The book's lease example in `language`, its port made `port`.
 fn example(language: &str, port: u16) -> Result<String> {
     let readme = crate::tree::readme::text()?;
     let fence = format!("```{language} lease\n");
     let found: Vec<&str> = readme.split(&fence).skip(1).filter_map(|b| b.split("```").next()).collect();
-    ensure!(found.len() == 1, "the README should have one ```{language} lease example, it has {}", found.len());
-    ensure!(found[0].contains(PORT), "the README's {language} lease example names no port {PORT}");
+    ensure!(found.len() == 1, "the book should have one ```{language} lease example, it has {}", found.len());
+    ensure!(found[0].contains(PORT), "the book's {language} lease example names no port {PORT}");
     Ok(found[0].replace(PORT, &port.to_string()))
 }
 
 pub fn run() -> Result<()> {
     let cluster = Replicated::start()?;
-    // The primary of the reserve's slot: what the README tells a client that does not follow
+    // The primary of the reserve's slot: what the book tells a client that does not follow
     // MOVED (Redix) to connect to; the cluster clients reach it from any node.
     let port = cluster.nodes[cluster.reserve_primary()?].port;
     let dir = root().join("target/readme-examples/lease");
@@ -89,8 +89,8 @@ fn go_module(dir: &Path, main: &str) -> Result<()> {
     sh(go::go_with("target/readme-examples/lease/go", go::Backend::Wasm).args(["mod", "tidy"]))
 }
 
-/// The README's Rust lease example (fenced `rust,ignore`, as the core's
-/// doctests of the README cannot reach a cluster), the one after "emq_lease".
+/// The book's Rust lease example (fenced `rust,ignore`, as the core's
+/// doctests cannot reach a cluster), the one after "emq_lease".
 fn rust_example(port: u16) -> Result<String> {
     let readme = crate::tree::readme::text()?;
     let block = readme
@@ -98,8 +98,8 @@ fn rust_example(port: u16) -> Result<String> {
         .skip(1)
         .filter_map(|b| b.split("```").next())
         .find(|b| b.contains("emq_lease::Lease::acquire"))
-        .context("the README has no ```rust,ignore example of emq_lease")?;
-    ensure!(block.contains(PORT), "the README's Rust lease example names no port {PORT}");
+        .context("the book has no ```rust,ignore example of emq_lease")?;
+    ensure!(block.contains(PORT), "the book's Rust lease example names no port {PORT}");
     Ok(block.replace(PORT, &port.to_string()))
 }
 
