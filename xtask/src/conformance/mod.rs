@@ -211,7 +211,16 @@ pub fn negative_controls(target: &Target, adapter: &mut dyn Adapter, file: &Valu
         let outcome = run_target(target.name, adapter, &checks);
         let only_that_case = outcome.mismatches.iter().all(|m| m.starts_with(&format!("{section}[0] ")));
         let as_expected = outcome.failed_checks > 0 && outcome.broken.is_none() && only_that_case;
-        let verdict = if as_expected { "fails, as it must" } else { "DID NOT FAIL AS IT MUST" };
+        let verdict = if as_expected {
+            "fails, as it must".to_string()
+        } else {
+            // Say what happened instead, so a control that went wrong can be read from the log.
+            let why = match &outcome.broken {
+                Some(e) => format!("the adapter broke: {e}"),
+                None => format!("{} failed check(s): {}", outcome.failed_checks, outcome.mismatches.join("; ")),
+            };
+            format!("DID NOT FAIL AS IT MUST ({why})")
+        };
         lines.push((format!("{}: one wrong value in {section}[0]: {verdict}", target.name), as_expected));
     }
     Ok(lines)
