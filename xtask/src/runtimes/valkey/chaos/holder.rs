@@ -102,6 +102,11 @@ impl Holder {
     }
 
     /// Closes its stdin (it releases and exits) and reads its stats; killed if it hangs.
+    /// Whether the program has exited (it should be running).
+    pub fn has_ended(&mut self) -> bool {
+        matches!(self.child.try_wait(), Ok(Some(_)))
+    }
+
     pub fn finish(&mut self) {
         if self.ended_ms.is_some() {
             return;
