@@ -16,6 +16,7 @@ const (
 	NodeSet
 )
 
+// String names the source: "env", "drawn" or "set".
 func (s NodeSource) String() string {
 	switch s {
 	case NodeFromEnv:

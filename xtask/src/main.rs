@@ -56,11 +56,13 @@ Tasks:
                               (`--target wasm` runs wasm-node and wasm-browser)
   test [--only TEXT]...        the whole test suite (what .ci/run runs); --only: the steps whose
                               name contains TEXT (case-insensitive), e.g. --only elixir
-  dist [--platform NAME]...   build every package a user installs into target/dist/ (the
+  dist [--platform NAME]... [--runtime NAME]...
+                              build every package a user installs into target/dist/ (the
                               .deb files, npm tarballs, wheels and sdist, the Mix tarball, the
                               static CLI and libemqid.a) and print each one's version, size and
                               sha256; --platform (linux-x64-gnu, linux-arm64-gnu, linux-x64-musl,
-                              linux-arm64-musl): only that platform's native packages
+                              linux-arm64-musl): only that platform's native packages; --runtime
+                              (c, cli, postgres, node, wasm, python, elixir): only its packages
   dist-check [--platform NAME]...
                               dist, then install each package outside the checkout and use it
                               (dpkg -i and -r, npm install, pip, mix; arm64 under qemu),
@@ -71,7 +73,7 @@ Tasks:
                               AddressSanitizer and print executions and crashes
   bench [TARGET]...           run benchmarks (core, go, node, wasm, elixir, python, postgres;
                               default: all; wasm runs in Node and in headless Chromium) and write
-                              the tables into BENCHMARKS.md (ratios against the anchors)
+                              the tables into docs/src/performance.md (ratios against the anchors)
 ";
 
 fn main() -> ExitCode {

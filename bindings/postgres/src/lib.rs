@@ -11,6 +11,14 @@
 //! - [`check`]: the self-check at `CREATE EXTENSION`: the core's vectors through the SQL functions.
 //!
 //! Every function only translates between SQL values and the core.
+//!
+//! Every SQL object the extension creates carries a `COMMENT ON` for its users
+//! (`\df+`, `\dT+`, the generated SQL reference), written beside its
+//! definition: in the same SQL for objects declared in SQL, and as an
+//! `extension_sql!` that `requires` the function right after each
+//! `#[pg_extern]`, because pgrx 0.18 does not turn `///` into a `COMMENT ON`.
+//! The live tests fail naming any object without one
+//! (`xtask/src/runtimes/postgres/comments.rs`).
 
 use pgrx::prelude::*;
 

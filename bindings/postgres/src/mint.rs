@@ -227,12 +227,22 @@ pub fn emq_mint(ns: &str) -> String {
     let text = emq::encode(ns.as_bytes(), mint_snowflake()).unwrap_or_else(|e| refuse(e));
     String::from_utf8_lossy(&text).into_owned()
 }
+extension_sql!(
+    "COMMENT ON FUNCTION emq_mint(text) IS 'A new text id of namespace ns, never minted before by this server. Errors: range (ns not three letters A-Z); node on a hot standby without emq_id.standby_node; 55000 without shared_preload_libraries, emq_id.node or the durable mark.';",
+    name = "emq_mint_comment",
+    requires = [emq_mint],
+);
 
 /// A new snowflake (the integer form a table stores).
 #[pg_extern(volatile, parallel_restricted)]
 fn emq_mint_snowflake() -> i64 {
     mint_snowflake() as i64
 }
+extension_sql!(
+    "COMMENT ON FUNCTION emq_mint_snowflake() IS 'A new snowflake, never minted before by this server: the bigint a table stores. Errors: node on a hot standby without emq_id.standby_node; 55000 without shared_preload_libraries, emq_id.node or the durable mark.';",
+    name = "emq_mint_snowflake_comment",
+    requires = [emq_mint_snowflake],
+);
 
 /// The contract's pure mint step: `(state, node, now_ms) → (state', snowflake)`.
 #[pg_extern(immutable, parallel_safe, strict)]
@@ -246,3 +256,8 @@ fn emq_mint_step(
     let (next, s) = emq::step(snowflake(state), node, now_ms).unwrap_or_else(|e| refuse(e));
     TableIterator::once((next as i64, s as i64))
 }
+extension_sql!(
+    "COMMENT ON FUNCTION emq_mint_step(bigint, integer, bigint) IS 'The contract''s pure mint step: from a state, a node and a clock reading (Unix ms), the next state and its snowflake. Errors: range (a negative state, a node outside 0-1023, a time past the 41-bit limit).';",
+    name = "emq_mint_step_comment",
+    requires = [emq_mint_step],
+);

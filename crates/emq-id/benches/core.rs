@@ -198,7 +198,7 @@ fn slot(c: &mut Criterion) {
 /// and `black_box` makes the compiler store and reload it every call. Here
 /// the index is a register, as in a caller's own loop over a batch. The
 /// per-call rows moved by up to 20% between builds of this file with the
-/// library unchanged; these by 1–2.5% (BENCHMARKS.md).
+/// library unchanged; these by 1–2.5%.
 fn loop_of_64(c: &mut Criterion) {
     let Texts { values, ulids, texts, ulid_texts } = texts();
 

@@ -146,7 +146,8 @@ const _: () = {
 /// following pair of digits is the high word of `fraction · 62²`, the low
 /// word being the next fraction. Six multiplies and two shifts: fewer of
 /// both than dividing into 4-digit chunks, which took ten multiplies in its
-/// source and ten shifts, and they are the scarce units (BENCHMARKS.md).
+/// source and ten shifts: on x86-64 multiplies and shifts share the
+/// ports of the one integer multiplier, the scarce unit here.
 ///
 /// Why it is exact: `SPLIT · 62¹⁰ = 2^123 + e` with `0 < e < 62¹⁰`, so
 /// `y / 2^123` exceeds `snowflake / 62¹⁰` by `snowflake · e / (62¹⁰ · 2^123)`,

@@ -55,6 +55,11 @@ xadd_id EVT000xY9Wvvcd 1704117200000-1620567
 ";
 
 /// The first contract vector this build disagrees with.
+///
+/// ```
+/// let mismatch = emq_id::Mismatch { check: "crc16(123456789) = 0x31C3" };
+/// assert!(mismatch.to_string().contains("crc16(123456789) = 0x31C3"));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mismatch {
     /// Which check failed: a line of [`SELF_CHECK_VECTORS`], or the name of

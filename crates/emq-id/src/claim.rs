@@ -21,6 +21,10 @@ use crate::snowflake::MAX_NODE;
 /// (an absolute path). Unset, it is `/tmp/emq-id` on Unix, whatever `TMPDIR`
 /// says (processes of one host must meet in one place), and `emq-id` in the
 /// temporary directory elsewhere.
+///
+/// ```
+/// assert_eq!(emq_id::NODE_DIR_ENV, "EMQ_NODE_DIR");
+/// ```
 pub const NODE_DIR_ENV: &str = "EMQ_NODE_DIR";
 
 const HELD: &str =
@@ -37,6 +41,14 @@ const BAD_MARK: &str =
 
 /// The directory of this host's node claims: `EMQ_NODE_DIR`, else
 /// `/tmp/emq-id` on Unix (`emq-id` in the temporary directory elsewhere).
+///
+/// ```
+/// let dir = emq_id::claim_dir();
+/// match std::env::var_os(emq_id::NODE_DIR_ENV) {
+///     Some(set) if !set.is_empty() => assert_eq!(dir.as_os_str(), set),
+///     _ => assert!(dir.ends_with("emq-id")),
+/// }
+/// ```
 pub fn claim_dir() -> PathBuf {
     match std::env::var_os(NODE_DIR_ENV) {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
@@ -80,11 +92,22 @@ impl NodeClaim {
     /// another open claim holds it (the error names the holder's pid when it
     /// could be read) or when the claim file cannot be created or locked;
     /// [`Gate::Range`] for a node above 1023.
+    ///
+    /// ```
+    /// // Node 1024 does not exist: refused before any file is touched.
+    /// assert_eq!(emq_id::NodeClaim::take(1024).unwrap_err().gate(), emq_id::Gate::Range);
+    /// ```
     pub fn take(node: u16) -> Result<NodeClaim> {
         NodeClaim::take_in(&claim_dir(), node)
     }
 
     /// Claims `node` in the directory `dir` (created when missing).
+    ///
+    /// ```
+    /// // Every process of the host must name one directory: a relative one is refused.
+    /// let err = emq_id::NodeClaim::take_in(std::path::Path::new("claims"), 1).unwrap_err();
+    /// assert_eq!((err.gate(), err.node()), (emq_id::Gate::Node, Some(1)));
+    /// ```
     pub fn take_in(dir: &Path, node: u16) -> Result<NodeClaim> {
         if node > MAX_NODE {
             return Err(Error::new(Gate::Range, "the node is outside 0..=1023"));
@@ -96,6 +119,12 @@ impl NodeClaim {
     }
 
     /// The node this claim holds.
+    ///
+    /// ```
+    /// let dir = std::env::temp_dir().join(format!("emq-id-doc-{}-node", std::process::id()));
+    /// assert_eq!(emq_id::NodeClaim::take_in(&dir, 1023).unwrap().node(), 1023);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
     pub fn node(&self) -> u16 {
         self.node
     }
@@ -109,6 +138,16 @@ impl NodeClaim {
     /// The high-water mark (Unix ms) the node's previous holders recorded:
     /// ids of this node may have been minted up to that millisecond, so a new
     /// mint state for it must start after it.
+    ///
+    /// ```
+    /// let dir = std::env::temp_dir().join(format!("emq-id-doc-{}-high-water", std::process::id()));
+    /// let first = emq_id::NodeClaim::take_in(&dir, 2).unwrap();
+    /// assert_eq!(first.high_water(), None); // never held before
+    /// first.record_high_water(1769526697641).unwrap();
+    /// drop(first);
+    /// assert_eq!(emq_id::NodeClaim::take_in(&dir, 2).unwrap().high_water(), Some(1769526697641));
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
     pub fn high_water(&self) -> Option<i64> {
         self.inherited
     }
@@ -117,6 +156,19 @@ impl NodeClaim {
     /// they are, so that the node's next holder starts after every id of this
     /// one even when this process dies without a word. A mark never goes
     /// back: the larger of the inherited mark and `unix_ms` is written.
+    ///
+    /// ```
+    /// let dir = std::env::temp_dir().join(format!("emq-id-doc-{}-record", std::process::id()));
+    /// let claim = emq_id::NodeClaim::take_in(&dir, 2).unwrap();
+    /// claim.record_high_water(1769526697641).unwrap();
+    /// drop(claim);
+    /// // The next holder records an earlier mark: the inherited one stays.
+    /// let claim = emq_id::NodeClaim::take_in(&dir, 2).unwrap();
+    /// claim.record_high_water(1769526690000).unwrap();
+    /// drop(claim);
+    /// assert_eq!(emq_id::NodeClaim::take_in(&dir, 2).unwrap().high_water(), Some(1769526697641));
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
     pub fn record_high_water(&self, unix_ms: i64) -> std::io::Result<()> {
         let mark = self.inherited.map_or(unix_ms, |old| old.max(unix_ms));
         rewrite(&self.file, format!("{} {mark}\n", process_id()).as_bytes())

@@ -12,6 +12,20 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 /// The operating system's part of a claim, supplied by a WebAssembly host.
+///
+/// ```
+/// use std::path::Path;
+/// use emq_id::ClaimHost;
+///
+/// /// A host for a single-process embedding: every lock is granted.
+/// struct Solo;
+/// impl ClaimHost for Solo {
+///     fn pid(&self) -> u32 { 1 }
+///     fn lock(&self, _path: &Path) -> Result<bool, ()> { Ok(true) }
+///     fn unlock(&self, _path: &Path) {}
+/// }
+/// assert_eq!(Solo.lock(Path::new("/tmp/emq-id/node-1.lock")), Ok(true));
+/// ```
 pub trait ClaimHost: Sync {
     /// This process's id (the one in the claim file's record).
     fn pid(&self) -> u32;
@@ -30,6 +44,26 @@ static HOST: OnceLock<&'static dyn ClaimHost> = OnceLock::new();
 /// Installs the host of the claims (once; a second call is ignored). A
 /// WebAssembly build on WASI refuses every claim with `node` until it has one;
 /// native builds never consult it.
+///
+/// ```
+/// # use std::path::Path;
+/// # use emq_id::ClaimHost;
+/// #
+/// # /// A host for a single-process embedding: every lock is granted.
+/// # struct Solo;
+/// # impl ClaimHost for Solo {
+/// #     fn pid(&self) -> u32 { 1 }
+/// #     fn lock(&self, _path: &Path) -> Result<bool, ()> { Ok(true) }
+/// #     fn unlock(&self, _path: &Path) {}
+/// # }
+/// emq_id::set_claim_host(&Solo);
+/// // A native build still locks the claim file itself.
+/// let dir = std::env::temp_dir().join(format!("emq-id-doc-{}-host", std::process::id()));
+/// let _claim = emq_id::NodeClaim::take_in(&dir, 5).unwrap();
+/// assert!(emq_id::NodeClaim::take_in(&dir, 5).is_err());
+/// # drop(_claim);
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// ```
 pub fn set_claim_host(host: &'static dyn ClaimHost) {
     let _ = HOST.set(host);
 }

@@ -7,17 +7,42 @@ use crate::error::{Error, Gate, Result};
 use crate::snowflake::MAX_SNOWFLAKE;
 
 /// The base62 alphabet, in digit order (which is also ASCII order).
+///
+/// ```
+/// assert_eq!((emq_id::ALPHABET[0], emq_id::ALPHABET[61]), (b'0', b'z'));
+/// ```
 pub const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /// Length of a branded id's text form, in bytes.
+///
+/// ```
+/// assert_eq!(emq_id::encode(b"USR", 0).unwrap().len(), emq_id::ID_LEN);
+/// ```
 pub const ID_LEN: usize = 14;
 /// Length of the namespace prefix.
+///
+/// ```
+/// assert_eq!(emq_id::Id::parse(b"USR0KHTOWnGLuC").unwrap().ns().len(), emq_id::NS_LEN);
+/// ```
 pub const NS_LEN: usize = 3;
 /// Number of base62 digits after the namespace.
+///
+/// ```
+/// assert_eq!(emq_id::NS_LEN + emq_id::PAYLOAD_LEN, emq_id::ID_LEN);
+/// ```
 pub const PAYLOAD_LEN: usize = 11;
 /// `base62(2^63 − 1)`: the greatest payload the contract accepts.
+///
+/// ```
+/// assert_eq!(&emq_id::encode(b"USR", emq_id::MAX_SNOWFLAKE).unwrap()[3..], emq_id::MAX_PAYLOAD);
+/// ```
 pub const MAX_PAYLOAD: &[u8; PAYLOAD_LEN] = b"AzL8n0Y58m7";
 
 /// Whether `ns` is a valid namespace: exactly three bytes `A`–`Z`.
+///
+/// ```
+/// assert!(emq_id::is_namespace(b"USR"));
+/// assert!(!emq_id::is_namespace(b"US1") && !emq_id::is_namespace(b"USRS"));
+/// ```
 #[inline]
 pub const fn is_namespace(ns: &[u8]) -> bool {
     if ns.len() != NS_LEN {

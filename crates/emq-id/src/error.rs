@@ -7,6 +7,12 @@ use core::fmt;
 /// The names are the contract's own and are stable: the same word surfaces as
 /// JS `err.code`, a Go sentinel, a C status and the SQL error message.
 /// New gates may be added, hence `#[non_exhaustive]`.
+///
+/// ```
+/// use emq_id::Gate;
+/// assert_eq!(emq_id::decode(b"USR0KHTOWnGL!C").unwrap_err().gate(), Gate::Charset);
+/// assert_eq!(Gate::Charset.to_string(), "charset");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum Gate {
@@ -34,10 +40,18 @@ pub enum Gate {
 
 impl Gate {
     /// Every gate, in the order the contract checks them.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Gate::ALL.map(|g| g.name())[..3], ["length", "namespace", "charset"]);
+    /// ```
     pub const ALL: [Gate; 7] =
         [Gate::Length, Gate::Namespace, Gate::Charset, Gate::Range, Gate::Queue, Gate::Kind, Gate::Node];
 
     /// The gate's stable lowercase name (`"length"`, `"namespace"`, …).
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Gate::Queue.name(), "queue");
+    /// ```
     pub const fn name(self) -> &'static str {
         match self {
             Gate::Length => "length",
@@ -51,6 +65,12 @@ impl Gate {
     }
 
     /// The gate with this name, if any.
+    ///
+    /// ```
+    /// use emq_id::Gate;
+    /// assert_eq!(Gate::from_name("range"), Some(Gate::Range));
+    /// assert_eq!(Gate::from_name("Range"), None);
+    /// ```
     pub fn from_name(name: &str) -> Option<Gate> {
         Gate::ALL.into_iter().find(|g| g.name() == name)
     }
@@ -120,22 +140,43 @@ impl Error {
     }
 
     /// The gate that refused the input.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::check_queue(b"a{b}").unwrap_err().gate(), emq_id::Gate::Queue);
+    /// ```
     pub const fn gate(&self) -> Gate {
         self.gate
     }
 
     /// The gate's stable name; shorthand for `self.gate().name()`.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::decode(b"usr0KHTOWnGLuC").unwrap_err().code(), "namespace");
+    /// ```
     pub const fn code(&self) -> &'static str {
         self.gate.name()
     }
 
     /// A human sentence saying what was wrong, without the gate name (and
     /// without the node and pid that [`Error::message`] adds).
+    ///
+    /// ```
+    /// let err = emq_id::decode(b"USR").unwrap_err();
+    /// assert_eq!(err.detail(), "a branded id is exactly 14 bytes");
+    /// ```
     pub const fn detail(&self) -> &'static str {
         self.detail
     }
 
     /// For a [`Gate::Node`] refusal, the node it is about.
+    ///
+    /// ```
+    /// // A process keeps the node it took: asking for another is refused, naming the one it holds.
+    /// let held = emq_id::process_minter().unwrap().node();
+    /// let err = emq_id::set_process_node((held + 1) % 1024).unwrap_err();
+    /// assert_eq!(err.node(), Some(held));
+    /// assert_eq!(emq_id::decode(b"USR").unwrap_err().node(), None);
+    /// ```
     pub const fn node(&self) -> Option<u16> {
         if self.node == NO_NODE {
             None
@@ -146,6 +187,15 @@ impl Error {
 
     /// For a [`Gate::Node`] refusal, the pid of the live process that holds
     /// the node on this host, when it could be read.
+    ///
+    /// ```
+    /// let dir = std::env::temp_dir().join(format!("emq-id-doc-holder-{}", std::process::id()));
+    /// let _claim = emq_id::NodeClaim::take_in(&dir, 4).unwrap();
+    /// let err = emq_id::NodeClaim::take_in(&dir, 4).unwrap_err();
+    /// assert_eq!(err.holder_pid(), Some(std::process::id()));
+    /// # drop(_claim);
+    /// # std::fs::remove_dir_all(&dir).unwrap();
+    /// ```
     pub const fn holder_pid(&self) -> Option<u32> {
         if self.holder == 0 {
             None
@@ -156,6 +206,11 @@ impl Error {
 
     /// For a refused lease write ([`parse_wait`](crate::parse_wait)): how many
     /// replicas acknowledged it, and how many were wanted.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::parse_wait(1, 2).unwrap_err().acknowledged(), Some((1, 2)));
+    /// assert_eq!(emq_id::parse_renewal(0).unwrap_err().acknowledged(), None);
+    /// ```
     pub const fn acknowledged(&self) -> Option<(u32, u32)> {
         if self.wanted == 0 {
             None
@@ -177,6 +232,13 @@ impl Error {
 }
 
 /// [`Error::message`]: the refusal without its gate name, as text.
+///
+/// ```
+/// let err = emq_id::parse_wait(0, 2).unwrap_err();
+/// let message = err.message().to_string();
+/// assert!(message.starts_with("acknowledged by 0 of 2 replicas: "));
+/// assert_eq!(err.to_string(), format!("node: {message}"));
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Message<'a>(&'a Error);
 
@@ -206,4 +268,13 @@ impl fmt::Display for Error {
 impl core::error::Error for Error {}
 
 /// The crate's result type.
+///
+/// ```
+/// fn job(text: &str) -> emq_id::Result<emq_id::Id> {
+///     let id: emq_id::Id = text.parse()?;
+///     emq_id::job_key(b"orders", &id.to_bytes())?;
+///     Ok(id)
+/// }
+/// assert_eq!(job("USR0KHTOWnGLuC").unwrap_err().gate(), emq_id::Gate::Kind);
+/// ```
 pub type Result<T> = core::result::Result<T, Error>;

@@ -7,9 +7,20 @@ use crate::codec::decode;
 use crate::error::{Error, Gate, Result};
 
 /// The longest name parameter (a group, a dedupe id, a repeat or stream name), in bytes.
+///
+/// ```
+/// assert!(emq_id::check_name(&[b'n'; emq_id::MAX_NAME_LEN]).is_ok());
+/// assert!(emq_id::check_name(&[b'n'; emq_id::MAX_NAME_LEN + 1]).is_err());
+/// ```
 pub const MAX_NAME_LEN: usize = 128;
 
 /// What a family's key carries between its fixed head and tail.
+///
+/// ```
+/// use emq_id::{Family, Param};
+/// let params = [b"pending".as_slice(), b"g:vip:pending", b"job:JOB0KHTOWnGLuC"].map(|t| Family::of_type(t).unwrap().0.param());
+/// assert_eq!(params, [Param::None, Param::Name, Param::JobId]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Param {
     /// Nothing: the type is the family's name (`pending`).
@@ -21,6 +32,11 @@ pub enum Param {
 }
 
 /// One family of keys: `emq:{Q}:` + head + parameter + tail.
+///
+/// ```
+/// let (family, _) = emq_id::Family::of_type(b"stream:audit:archived").unwrap();
+/// assert_eq!(family.pattern().to_string(), "stream:<name>:archived");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Family {
     head: &'static str,
@@ -43,6 +59,12 @@ const fn job(tail: &'static str) -> Family {
 impl Family {
     /// Every family of the bus's per-queue keys. Rows are only ever added at
     /// the end: the C ABI names a family by its index.
+    ///
+    /// ```
+    /// use emq_id::Family;
+    /// assert_eq!(Family::ALL[0], Family::of_type(b"pending").unwrap().0);
+    /// assert!(Family::ALL.iter().all(|f| !f.head().is_empty()));
+    /// ```
     pub const ALL: &'static [Family] = &[
         fixed("pending"),
         fixed("active"),
@@ -74,27 +96,48 @@ impl Family {
     ];
 
     /// The type's fixed bytes before the parameter (the whole type for a fixed family).
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Family::of_type(b"g:vip:pending").unwrap().0.head(), "g:");
+    /// ```
     pub const fn head(&self) -> &'static str {
         self.head
     }
 
     /// What the family's keys carry.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Family::of_type(b"de:abc").unwrap().0.param(), emq_id::Param::Name);
+    /// ```
     pub const fn param(&self) -> Param {
         self.param
     }
 
     /// The type's fixed bytes after the parameter.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Family::of_type(b"job:JOB0KHTOWnGLuC:logs").unwrap().0.tail(), ":logs");
+    /// ```
     pub const fn tail(&self) -> &'static str {
         self.tail
     }
 
     /// The family as a pattern: `pending`, `g:<name>:pending`, `job:<id>:lock`.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Family::of_type(b"repeat:nightly").unwrap().0.pattern().to_string(), "repeat:<name>");
+    /// ```
     pub fn pattern(&self) -> Pattern {
         Pattern(*self)
     }
 
     /// The pattern's three parts (head, placeholder, tail), for hosts that
     /// build text without formatting machinery.
+    ///
+    /// ```
+    /// let (family, _) = emq_id::Family::of_type(b"job:JOB0KHTOWnGLuC:lock").unwrap();
+    /// assert_eq!(family.pattern_parts(), ["job:", "<id>", ":lock"]);
+    /// ```
     pub const fn pattern_parts(&self) -> [&'static str; 3] {
         let placeholder = match self.param {
             Param::None => "",
@@ -157,6 +200,11 @@ impl Family {
 }
 
 /// A name parameter: 1–128 bytes of `[A-Za-z0-9_.-]`, else [`Gate::Kind`].
+///
+/// ```
+/// assert!(emq_id::check_name(b"vip.eu-1").is_ok());
+/// assert_eq!(emq_id::check_name(b"a:b").unwrap_err().gate(), emq_id::Gate::Kind);
+/// ```
 pub fn check_name(name: &[u8]) -> Result<()> {
     if is_word(name, false) {
         Ok(())
@@ -184,6 +232,11 @@ pub(crate) fn check_job_id(id: &[u8]) -> Result<()> {
 }
 
 /// [`Family::pattern`]: the family written with its parameter's placeholder.
+///
+/// ```
+/// let pattern = emq_id::Family::ALL[19].pattern();
+/// assert_eq!(pattern.to_string(), "g:<name>:pending");
+/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Pattern(Family);
 

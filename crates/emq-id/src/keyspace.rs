@@ -9,11 +9,26 @@ use crate::error::{Error, Gate, Result};
 use crate::family::{check_job_id, is_word, Family, Param, MAX_NAME_LEN};
 
 /// The keyspace's version tag, as written in the vector file.
+///
+/// ```
+/// assert_eq!(emq_id::KEYSPACE, "emq-keyspace/2");
+/// ```
 pub const KEYSPACE: &str = "emq-keyspace/2";
 /// The longest queue name, in bytes.
+///
+/// ```
+/// assert!(emq_id::check_queue(&[b'q'; emq_id::MAX_QUEUE_LEN]).is_ok());
+/// assert!(emq_id::check_queue(&[b'q'; emq_id::MAX_QUEUE_LEN + 1]).is_err());
+/// ```
 pub const MAX_QUEUE_LEN: usize = 128;
 
 /// A kind of key in the keyspace: a name and whether it is addressed by a job id.
+///
+/// ```
+/// use emq_id::Kind;
+/// assert_eq!(Kind::parse(b"job").unwrap(), Kind::JOB);
+/// assert!(Kind::JOB.takes_id() && !Kind::PENDING.takes_id());
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Kind {
     name: &'static str,
@@ -22,17 +37,40 @@ pub struct Kind {
 
 impl Kind {
     /// `emq:{Q}:pending`, the queue's waiting jobs.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::queue_key(b"orders", emq_id::Kind::PENDING).unwrap().as_str(), "emq:{orders}:pending");
+    /// ```
     pub const PENDING: Kind = Kind { name: "pending", takes_id: false };
     /// `emq:{Q}:active`, the queue's jobs being worked.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Kind::ACTIVE.name(), "active");
+    /// ```
     pub const ACTIVE: Kind = Kind { name: "active", takes_id: false };
     /// `emq:{Q}:job:<ID>`, one job's record; takes a `JOB` id.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::queue_key(b"orders", emq_id::Kind::JOB).unwrap_err().gate(), emq_id::Gate::Kind);
+    /// ```
     pub const JOB: Kind = Kind { name: "job", takes_id: true };
 
     /// The kinds of `emq-keyspace/1`, kept for its three-argument
     /// [`key`]; every family of keys is in [`Family::ALL`].
+    ///
+    /// ```
+    /// let names: Vec<&str> = emq_id::Kind::ALL.iter().map(|k| k.name()).collect();
+    /// assert_eq!(names, ["pending", "active", "job"]);
+    /// ```
     pub const ALL: &'static [Kind] = &[Kind::PENDING, Kind::ACTIVE, Kind::JOB];
 
     /// The kind with this name, or [`Gate::Kind`].
+    ///
+    /// ```
+    /// use emq_id::{Gate, Kind};
+    /// assert_eq!(Kind::parse(b"active").unwrap(), Kind::ACTIVE);
+    /// assert_eq!(Kind::parse(b"done").unwrap_err().gate(), Gate::Kind);
+    /// ```
     pub fn parse(name: &[u8]) -> Result<Kind> {
         Kind::ALL
             .iter()
@@ -42,28 +80,56 @@ impl Kind {
     }
 
     /// The kind's name as it appears in keys.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Kind::PENDING.name(), "pending");
+    /// ```
     pub const fn name(&self) -> &'static str {
         self.name
     }
 
     /// Whether keys of this kind end with a job id.
+    ///
+    /// ```
+    /// assert!(emq_id::Kind::JOB.takes_id());
+    /// ```
     pub const fn takes_id(&self) -> bool {
         self.takes_id
     }
 }
 
 /// The namespace a job key's id must carry.
+///
+/// ```
+/// assert!(emq_id::job_key(b"orders", &emq_id::Id::new(emq_id::JOB_NS, 1).unwrap().to_bytes()).is_ok());
+/// ```
 pub const JOB_NS: &[u8; 3] = b"JOB";
 
 const PREFIX: &[u8] = b"emq:{";
 pub(crate) const RESERVE: &[u8] = b"{emq}:";
 
 /// The reserve's version fence, `{emq}:version`.
+///
+/// ```
+/// assert_eq!(emq_id::slot(emq_id::VERSION_KEY.as_bytes()), emq_id::slot(b"emq"));
+/// ```
 pub const VERSION_KEY: &str = "{emq}:version";
 /// What the bus stores at [`VERSION_KEY`].
+///
+/// ```
+/// assert!(emq_id::BUS_VERSION.starts_with("echomq:2."));
+/// ```
 pub const BUS_VERSION: &str = "echomq:2.0.0";
 
 /// Longest key: `emq:{` + queue + `}:` + the longest type of any family.
+///
+/// ```
+/// // The longest queue, with the longest type: a stream's archive of the longest name.
+/// let name = [b'n'; emq_id::MAX_NAME_LEN];
+/// let ty = [&b"stream:"[..], &name, b":archived"].concat();
+/// let key = emq_id::key(&[b'q'; emq_id::MAX_QUEUE_LEN], &ty, None).unwrap();
+/// assert_eq!(key.as_bytes().len(), emq_id::MAX_KEY_LEN);
+/// ```
 pub const MAX_KEY_LEN: usize = PREFIX.len() + MAX_QUEUE_LEN + 2 + longest_type();
 
 const fn longest_type() -> usize {
@@ -86,6 +152,12 @@ const fn longest_type() -> usize {
 }
 
 /// A built key, held inline (no allocation); ASCII by construction.
+///
+/// ```
+/// let key = emq_id::reserve(b"locks").unwrap();
+/// assert_eq!(format!("{key} {key:?}"), "{emq}:locks \"{emq}:locks\"");
+/// assert_eq!(emq_id::slot(key.as_ref()), emq_id::slot(b"emq"));
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Key {
     buf: [u8; MAX_KEY_LEN],
@@ -94,11 +166,19 @@ pub struct Key {
 
 impl Key {
     /// The key's bytes.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::job_prefix(b"orders").unwrap().as_bytes(), b"emq:{orders}:job:");
+    /// ```
     pub fn as_bytes(&self) -> &[u8] {
         &self.buf[..self.len as usize]
     }
 
     /// The key as text.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::queue_key(b"orders", emq_id::Kind::ACTIVE).unwrap().as_str(), "emq:{orders}:active");
+    /// ```
     pub fn as_str(&self) -> &str {
         core::str::from_utf8(self.as_bytes()).expect("keys are ASCII by construction")
     }
@@ -134,6 +214,11 @@ impl AsRef<[u8]> for Key {
 
 /// Checks a queue name: 1–128 bytes of `[A-Za-z0-9_.:-]`, so no brace can
 /// ever reach a key. The error is [`Gate::Queue`].
+///
+/// ```
+/// assert!(emq_id::check_queue(b"payments:eu-1").is_ok());
+/// assert_eq!(emq_id::check_queue(b"").unwrap_err().gate(), emq_id::Gate::Queue);
+/// ```
 pub fn check_queue(queue: &[u8]) -> Result<()> {
     if is_word(queue, true) {
         Ok(())
@@ -250,6 +335,14 @@ pub fn reserve(name: &[u8]) -> Result<Key> {
 }
 
 /// A queue key read back: its queue, family and parameter.
+///
+/// ```
+/// use emq_id::{parse_key, Family};
+/// let parsed = parse_key(b"emq:{orders}:g:vip:pending").unwrap();
+/// assert_eq!(parsed.queue, b"orders");
+/// assert_eq!(parsed.family, Family::of_type(b"g:x:pending").unwrap().0);
+/// assert_eq!(parsed.param, Some(&b"vip"[..]));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ParsedKey<'a> {
     /// The queue, the key's hash tag.

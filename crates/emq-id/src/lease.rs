@@ -19,17 +19,30 @@ use crate::mint::step;
 use crate::snowflake::{ts_since_epoch, EPOCH_MS, MAX_NODE, MAX_TS};
 
 /// The version of the lease protocol these scripts implement.
+///
+/// ```
+/// assert_eq!(emq_id::LEASE_PROTOCOL, "emq-lease/2");
+/// ```
 pub const LEASE_PROTOCOL: &str = "emq-lease/2";
 
 /// How many replicas must acknowledge a lease write (`WAIT`) before it
 /// counts, unless the deployment says otherwise: one, so that the write
 /// survives the failover that promotes that replica. A reserve whose primary
 /// has no replica says `0` and accepts the exposure SPEC.md §5.2 names.
+///
+/// ```
+/// // With the default, a write no replica acknowledged does not count.
+/// assert!(emq_id::parse_wait(0, emq_id::LEASE_REPLICAS).is_err());
+/// ```
 pub const LEASE_REPLICAS: u32 = 1;
 
 /// The longest `WAIT` a lease write is given ([`LeaseTerms::wait_ms`]): a
 /// replica on the same network acknowledges in milliseconds, so 2.5 s
 /// without it means the replica is not there, whatever the TTL.
+///
+/// ```
+/// assert_eq!(emq_id::LeaseTerms::new(86_400_000, 60_000).unwrap().wait_ms(), emq_id::MAX_WAIT_MS);
+/// ```
 pub const MAX_WAIT_MS: u64 = 2_500;
 
 /// The reserve name every lease key starts with: `{emq}:node:`.
@@ -39,9 +52,19 @@ const PREFIX: &[u8] = b"node:";
 const LAST_MS: u64 = EPOCH_MS + MAX_TS;
 
 /// How many nodes a lease can be taken on: `0..=MAX_NODE`.
+///
+/// ```
+/// assert!(emq_id::lease_key(emq_id::LEASE_NODES - 1).is_ok());
+/// assert!(emq_id::lease_key(emq_id::LEASE_NODES).is_err());
+/// ```
 pub const LEASE_NODES: u16 = MAX_NODE + 1;
 
 /// One of the protocol's scripts, run with `EVAL`/`EVALSHA` (`SCRIPT LOAD`).
+///
+/// ```
+/// let script = emq_id::RENEW;
+/// assert_eq!((script.name, script.keys.len(), script.args.len()), ("renew", 2, 3));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Script {
     /// `acquire`, `renew` or `release`.
@@ -59,6 +82,10 @@ pub struct Script {
 /// (`-1` when the node never had one), or the error `EMQLEASE every node is
 /// leased`. A node whose mark is not a number (written by hand) is passed
 /// over, never taken: its hand-over could not be kept.
+///
+/// ```
+/// assert_eq!(emq_id::ACQUIRE.args, ["token", "ttl ms", "first node to try", "nodes (1024)", "now, unix ms"]);
+/// ```
 pub const ACQUIRE: Script = Script {
     name: "acquire",
     text: "\
@@ -81,6 +108,10 @@ return redis.error_reply('EMQLEASE every node is leased')
 
 /// Extends the lease's TTL and raises the mark to `mark`, only while the
 /// lease holds `token`. Answers `1`, or `0` when the lease is gone or another's.
+///
+/// ```
+/// assert!(emq_id::RENEW.text.contains("PEXPIRE"));
+/// ```
 pub const RENEW: Script = Script {
     name: "renew",
     text: "\
@@ -100,6 +131,10 @@ return 1
 /// Deletes the lease, only while it holds `token`, and sets the mark to the
 /// owner's last minted millisecond (lower than the mark it kept ahead: the
 /// owner stopped minting first). Answers `1`, or `0` when it was not the owner's.
+///
+/// ```
+/// assert!(emq_id::RELEASE.text.contains("'DEL'"));
+/// ```
 pub const RELEASE: Script = Script {
     name: "release",
     text: "\
@@ -115,12 +150,24 @@ return 1
 };
 
 /// The three scripts, in the order above.
+///
+/// ```
+/// assert_eq!(emq_id::SCRIPTS.map(|s| s.name), ["acquire", "renew", "release"]);
+/// ```
 pub const SCRIPTS: [Script; 3] = [ACQUIRE, RENEW, RELEASE];
 
 /// The error reply of [`ACQUIRE`] when every node is leased (after Valkey's `ERR ` prefix, if any).
+///
+/// ```
+/// assert!(emq_id::ACQUIRE.text.contains(emq_id::EVERY_NODE_LEASED));
+/// ```
 pub const EVERY_NODE_LEASED: &str = "EMQLEASE every node is leased";
 
 /// `KEYS[1]` of [`ACQUIRE`]: `{emq}:node:`.
+///
+/// ```
+/// assert_eq!(emq_id::lease_prefix().as_str(), "{emq}:node:");
+/// ```
 pub fn lease_prefix() -> Key {
     // Built directly: `reserve` would answer a `Result` this name cannot fail,
     // and unwrapping it would bring panic formatting into the `.wasm`.
@@ -155,12 +202,23 @@ pub fn lease_key(node: u16) -> Result<Key> {
 }
 
 /// The mark of `node`: `{emq}:node:<n>:mark` (`KEYS[2]` of [`RENEW`] and [`RELEASE`]).
+///
+/// ```
+/// let mark = emq_id::mark_key(7).unwrap();
+/// assert_eq!(mark.as_str(), "{emq}:node:7:mark");
+/// assert_eq!(emq_id::slot(mark.as_bytes()), emq_id::slot(emq_id::lease_key(7).unwrap().as_bytes()));
+/// ```
 pub fn mark_key(node: u16) -> Result<Key> {
     node_key(node, b":mark")
 }
 
 /// The reply of [`ACQUIRE`], read: the node taken, and the mark the node's
 /// previous owners left (`None` for a node never leased before).
+///
+/// ```
+/// use emq_id::{parse_acquire, Acquired};
+/// assert_eq!(parse_acquire(7, 1769526697641).unwrap(), Acquired { node: 7, previous_mark: Some(1769526697641) });
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Acquired {
     /// The node now leased.
@@ -192,6 +250,12 @@ pub fn parse_acquire(node: i64, previous: i64) -> Result<Acquired> {
 /// Reads an error reply of [`ACQUIRE`]: every node leased is `node` (the
 /// remedy is capacity, or fewer minters); any other error is not the
 /// script's and is `None` (a connection or server problem for the caller).
+///
+/// ```
+/// use emq_id::{parse_acquire_error, Gate};
+/// assert_eq!(parse_acquire_error("ERR EMQLEASE every node is leased").unwrap().gate(), Gate::Node);
+/// assert!(parse_acquire_error("NOSCRIPT No matching script").is_none());
+/// ```
 pub fn parse_acquire_error(text: &str) -> Option<Error> {
     let text = text.strip_prefix("ERR ").unwrap_or(text);
     (text == EVERY_NODE_LEASED).then(|| {
@@ -201,6 +265,12 @@ pub fn parse_acquire_error(text: &str) -> Option<Error> {
 
 /// Reads the reply of [`RENEW`] or [`RELEASE`]: `1` is done; `0` is the
 /// `node` gate (the lease is gone or another's: stop minting on it).
+///
+/// ```
+/// use emq_id::{parse_renewal, Gate};
+/// assert_eq!(parse_renewal(1), Ok(()));
+/// assert_eq!(parse_renewal(0).unwrap_err().gate(), Gate::Node);
+/// ```
 pub fn parse_renewal(reply: i64) -> Result<()> {
     match reply {
         1 => Ok(()),
@@ -210,6 +280,11 @@ pub fn parse_renewal(reply: i64) -> Result<()> {
 }
 
 /// How long a lease lives and how early its owner stops minting.
+///
+/// ```
+/// let terms = emq_id::LeaseTerms::new(30_000, 5_000).unwrap();
+/// assert_eq!((terms.ttl_ms, terms.margin_ms), (30_000, 5_000));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LeaseTerms {
     /// The lease's TTL, ms; renew well within it (every third is the default runner's).
@@ -223,6 +298,10 @@ pub struct LeaseTerms {
 
 impl LeaseTerms {
     /// 30 s leases, fenced 5 s early: renewals every 10 s leave two tries.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::LeaseTerms::DEFAULT, emq_id::LeaseTerms::new(30_000, 5_000).unwrap());
+    /// ```
     pub const DEFAULT: LeaseTerms = LeaseTerms { ttl_ms: 30_000, margin_ms: 5_000 };
 
     /// Terms for a TTL of `ttl_ms` with the default margin, kept to a sixth
@@ -241,6 +320,13 @@ impl LeaseTerms {
     /// Terms of a TTL from 3 ms to a day and a margin of at least 1 ms that
     /// leaves the fence after the first renewal (a third of the TTL in):
     /// `1 ≤ margin ≤ ttl − ⌈ttl / 3⌉`.
+    ///
+    /// ```
+    /// use emq_id::{Gate, LeaseTerms};
+    /// assert!(LeaseTerms::new(30_000, 20_000).is_ok());
+    /// assert_eq!(LeaseTerms::new(30_000, 20_001).unwrap_err().gate(), Gate::Range); // fenced before the first renewal
+    /// assert_eq!(LeaseTerms::new(30_000, 0).unwrap_err().gate(), Gate::Range);
+    /// ```
     pub const fn new(ttl_ms: u64, margin_ms: u64) -> Result<LeaseTerms> {
         if ttl_ms < 3 || ttl_ms > 86_400_000 || margin_ms == 0 || margin_ms > ttl_ms - ttl_ms.div_ceil(3) {
             return Err(Error::new(
@@ -321,6 +407,15 @@ pub fn parse_wait(acknowledged: i64, replicas: u32) -> Result<()> {
 /// Two clocks: ids carry the wall clock (`now_ms`, unix ms), while the fence
 /// is kept on a monotonic clock (`mono_ms`, any origin, never stepped), so a
 /// wall clock stepped back cannot keep an owner minting past its lease.
+///
+/// ```
+/// use emq_id::{Acquired, LeaseTerms, LeasedMinter};
+/// const T: i64 = 1769526697641;
+/// let m = LeasedMinter::start(Acquired { node: 3, previous_mark: None }, T, 0, LeaseTerms::DEFAULT).unwrap();
+/// let s = m.next_at(T, 1_000).unwrap();
+/// assert_eq!((emq_id::unix_ms(s), emq_id::node(s)), (T as u64, 3));
+/// assert_eq!(m.next_at(T, 25_000).unwrap_err().gate(), emq_id::Gate::Node); // the fence: ttl - margin
+/// ```
 #[derive(Debug)]
 pub struct LeasedMinter {
     node: u16,
@@ -345,6 +440,15 @@ impl LeasedMinter {
     /// `max(now, previous mark + 1 ms)` and may mint until `sent + ttl −
     /// margin` (monotonic) unless renewed. Its mark is what [`ACQUIRE`]
     /// stored: `start + ttl`.
+    ///
+    /// ```
+    /// use emq_id::{Acquired, LeaseTerms, LeasedMinter};
+    /// const T: i64 = 1769526697641;
+    /// // The previous owner's mark is ahead of our clock: the first id comes after it.
+    /// let previous = Acquired { node: 3, previous_mark: Some(T as u64 + 5_000) };
+    /// let m = LeasedMinter::start(previous, T, 0, LeaseTerms::DEFAULT).unwrap();
+    /// assert_eq!(emq_id::unix_ms(m.next_at(T, 0).unwrap()), T as u64 + 5_001);
+    /// ```
     pub fn start(acquired: Acquired, now_ms: i64, sent_mono_ms: u64, terms: LeaseTerms) -> Result<LeasedMinter> {
         // The acquire script computed the stored mark from this same `now`: a
         // clock before the epoch would make the two disagree.
@@ -377,11 +481,25 @@ impl LeasedMinter {
     }
 
     /// The leased node.
+    ///
+    /// ```
+    /// use emq_id::{Acquired, LeaseTerms, LeasedMinter};
+    /// const T: i64 = 1769526697641;
+    /// let m = LeasedMinter::start(Acquired { node: 3, previous_mark: None }, T, 0, LeaseTerms::DEFAULT).unwrap();
+    /// assert_eq!(m.node(), 3);
+    /// ```
     pub fn node(&self) -> u16 {
         self.node
     }
 
     /// The lease's terms.
+    ///
+    /// ```
+    /// use emq_id::{Acquired, LeaseTerms, LeasedMinter};
+    /// const T: i64 = 1769526697641;
+    /// let m = LeasedMinter::start(Acquired { node: 3, previous_mark: None }, T, 0, LeaseTerms::DEFAULT).unwrap();
+    /// assert_eq!(m.terms(), LeaseTerms::DEFAULT);
+    /// ```
     pub fn terms(&self) -> LeaseTerms {
         self.terms
     }
@@ -389,6 +507,14 @@ impl LeasedMinter {
     /// The mark to send with [`RENEW`] at `now_ms`: the latest of the clock
     /// and the last minted millisecond, plus the TTL. Never below the mark
     /// already stored.
+    ///
+    /// ```
+    /// use emq_id::{Acquired, LeaseTerms, LeasedMinter};
+    /// const T: i64 = 1769526697641;
+    /// let m = LeasedMinter::start(Acquired { node: 3, previous_mark: None }, T, 0, LeaseTerms::DEFAULT).unwrap();
+    /// assert_eq!(m.next_mark(T + 10_000), T as u64 + 40_000);
+    /// assert_eq!(m.next_mark(T - 10_000), T as u64 + 30_000); // never below the stored mark
+    /// ```
     pub fn next_mark(&self, now_ms: i64) -> u64 {
         let now = (now_ms.max(EPOCH_MS as i64) as u64).min(LAST_MS);
         let mark = (now.max(self.high_water()) + self.terms.ttl_ms).min(LAST_MS);
@@ -398,6 +524,14 @@ impl LeasedMinter {
     /// Records a renewal that Valkey accepted: `sent_mono_ms` is when it was
     /// sent, on the monotonic clock (the server's TTL restarted no earlier),
     /// `mark` what it carried.
+    ///
+    /// ```
+    /// use emq_id::{Acquired, LeaseTerms, LeasedMinter};
+    /// const T: i64 = 1769526697641;
+    /// let m = LeasedMinter::start(Acquired { node: 3, previous_mark: None }, T, 0, LeaseTerms::DEFAULT).unwrap();
+    /// m.renewed(10_000, m.next_mark(T + 10_000));
+    /// assert_eq!(m.fence_ms(), 35_000);
+    /// ```
     pub fn renewed(&self, sent_mono_ms: u64, mark: u64) {
         // A mark past the contract's time is no time an id can have: held to it.
         self.mark.fetch_max(mark.min(LAST_MS), Ordering::AcqRel);
@@ -406,6 +540,16 @@ impl LeasedMinter {
 
     /// Closes the fence now and for good: a renewal answered "lost", or the
     /// owner releases. A renewal recorded afterwards does not reopen it.
+    ///
+    /// ```
+    /// use emq_id::{Acquired, LeaseTerms, LeasedMinter};
+    /// const T: i64 = 1769526697641;
+    /// let m = LeasedMinter::start(Acquired { node: 3, previous_mark: None }, T, 0, LeaseTerms::DEFAULT).unwrap();
+    /// m.stop();
+    /// assert_eq!(m.next_at(T, 0).unwrap_err().gate(), emq_id::Gate::Node);
+    /// m.renewed(10_000, m.next_mark(T + 10_000)); // too late: the fence stays closed
+    /// assert_eq!(m.next_at(T + 10_000, 10_000).unwrap_err().gate(), emq_id::Gate::Node);
+    /// ```
     pub fn stop(&self) {
         self.stopped.store(true, Ordering::Release);
         self.fence.store(0, Ordering::Release);
@@ -413,12 +557,28 @@ impl LeasedMinter {
     }
 
     /// The monotonic ms from which minting is refused.
+    ///
+    /// ```
+    /// use emq_id::{Acquired, LeaseTerms, LeasedMinter};
+    /// const T: i64 = 1769526697641;
+    /// let m = LeasedMinter::start(Acquired { node: 3, previous_mark: None }, T, 1_000, LeaseTerms::DEFAULT).unwrap();
+    /// assert_eq!(m.fence_ms(), 1_000 + 30_000 - 5_000);
+    /// ```
     pub fn fence_ms(&self) -> u64 {
         self.fence.load(Ordering::Acquire)
     }
 
     /// The last millisecond this minter minted in (before its first id: one
     /// before its start): what [`RELEASE`] stores as the node's mark.
+    ///
+    /// ```
+    /// use emq_id::{Acquired, LeaseTerms, LeasedMinter};
+    /// const T: i64 = 1769526697641;
+    /// let m = LeasedMinter::start(Acquired { node: 3, previous_mark: None }, T, 0, LeaseTerms::DEFAULT).unwrap();
+    /// assert_eq!(m.high_water(), T as u64 - 1);
+    /// m.next_at(T + 7, 0).unwrap();
+    /// assert_eq!(m.high_water(), T as u64 + 7);
+    /// ```
     pub fn high_water(&self) -> u64 {
         ((self.state.load(Ordering::Acquire) & !SEALED) >> 12) + EPOCH_MS
     }
@@ -427,6 +587,14 @@ impl LeasedMinter {
     /// `mono_ms`: the contract's step on this minter's state, refused with
     /// `node` once the fence has closed, or when the next id would pass the
     /// stored mark (a burst far ahead of the clock: the next renewal raises it).
+    ///
+    /// ```
+    /// use emq_id::{Acquired, LeaseTerms, LeasedMinter};
+    /// const T: i64 = 1769526697641;
+    /// let m = LeasedMinter::start(Acquired { node: 3, previous_mark: None }, T, 0, LeaseTerms::DEFAULT).unwrap();
+    /// let (a, b) = (m.next_at(T, 0).unwrap(), m.next_at(T, 0).unwrap());
+    /// assert_eq!(b, a + 1);
+    /// ```
     pub fn next_at(&self, now_ms: i64, mono_ms: u64) -> Result<u64> {
         if self.stopped.load(Ordering::Acquire) || mono_ms >= self.fence.load(Ordering::Acquire) {
             return Err(Error::from_gate(
@@ -456,6 +624,13 @@ impl LeasedMinter {
 
     /// Mints with the system clock and the process's monotonic clock
     /// ([`monotonic_ms`](crate::monotonic_ms)).
+    ///
+    /// ```
+    /// use emq_id::{Acquired, LeaseTerms, LeasedMinter};
+    /// let acquired = Acquired { node: 3, previous_mark: None };
+    /// let m = LeasedMinter::start(acquired, emq_id::now_ms(), emq_id::monotonic_ms(), LeaseTerms::DEFAULT).unwrap();
+    /// assert_eq!(emq_id::node(m.next().unwrap()), 3);
+    /// ```
     #[cfg(feature = "std")]
     pub fn next(&self) -> Result<u64> {
         self.next_at(crate::process::now_ms(), crate::process::monotonic_ms())

@@ -87,6 +87,10 @@ pub use snowflake::{compose, min_for, node, seq, unix_ms, EPOCH_MS, MAX_NODE, MA
 pub use stream::{from_xadd_id, xadd_id, EntryId, EVENT_NS, MAX_ENTRY_ID_LEN};
 
 /// The contract this crate implements, as written in the vector file.
+///
+/// ```
+/// assert_eq!(emq_id::CONTRACT, "branded-snowflake/1.0.0");
+/// ```
 pub const CONTRACT: &str = "branded-snowflake/1.0.0";
 
 /// The project README's Rust examples, compiled and run as doctests.

@@ -91,6 +91,10 @@ pub struct Minter {
 
 impl Minter {
     /// A fresh minter (state 0) for `node`, which must be in `0..=1023`.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Minter::new(1023).unwrap().node(), 1023);
+    /// ```
     pub const fn new(node: u16) -> Result<Minter> {
         if node > MAX_NODE {
             return Err(Error::new(Gate::Range, "the node is outside 0..=1023"));
@@ -99,23 +103,47 @@ impl Minter {
     }
 
     /// The node this minter stamps into its ids.
+    ///
+    /// ```
+    /// let minter = emq_id::Minter::new(7).unwrap();
+    /// assert_eq!(emq_id::node(minter.next_at(1769526697641).unwrap()), minter.node());
+    /// ```
     pub const fn node(&self) -> u16 {
         self.node
     }
 
     /// The current state `ts << 12 | seq` (0 before the first mint).
+    ///
+    /// ```
+    /// let minter = emq_id::Minter::new(7).unwrap();
+    /// assert_eq!(minter.state(), 0);
+    /// let s = minter.next_at(1769526697641).unwrap();
+    /// assert_eq!(minter.state(), (s >> 22) << 12 | u64::from(emq_id::seq(s)));
+    /// ```
     pub fn state(&self) -> u64 {
         self.state.load(Ordering::Relaxed)
     }
 
     /// Mints with an explicit clock reading (Unix ms): the pure [`step`]
     /// applied atomically. A refused step leaves the state unchanged.
+    ///
+    /// ```
+    /// let minter = emq_id::Minter::new(7).unwrap();
+    /// let s = minter.next_at(1769526697641).unwrap();
+    /// assert_eq!((emq_id::unix_ms(s), emq_id::node(s), emq_id::seq(s)), (1769526697641, 7, 0));
+    /// ```
     #[inline]
     pub fn next_at(&self, now_ms: i64) -> Result<u64> {
         step_shared(&self.state, self.node, now_ms)
     }
 
     /// Mints with the system clock.
+    ///
+    /// ```
+    /// let minter = emq_id::Minter::new(7).unwrap();
+    /// let (a, b) = (minter.next().unwrap(), minter.next().unwrap());
+    /// assert!(b > a);
+    /// ```
     #[cfg(feature = "std")]
     #[inline]
     pub fn next(&self) -> Result<u64> {

@@ -20,9 +20,19 @@ use crate::mint::{parse_node, step_shared};
 use crate::snowflake::{ts_since_epoch, EPOCH_MS, MAX_NODE};
 
 /// The environment variable naming this process's node (`0`–`1023`).
+///
+/// ```
+/// assert_eq!(emq_id::NODE_ENV, "EMQ_NODE");
+/// ```
 pub const NODE_ENV: &str = "EMQ_NODE";
 
 /// Where the process-wide minter's node came from.
+///
+/// ```
+/// use emq_id::{NodeSource, NODE_ENV};
+/// let expected = if std::env::var_os(NODE_ENV).is_some() { NodeSource::Env } else { NodeSource::Fallback };
+/// assert_eq!(emq_id::process_minter().unwrap().source(), expected);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum NodeSource {
@@ -40,6 +50,12 @@ pub enum NodeSource {
 /// The process's one mint state. Obtained from [`process_minter`] or
 /// [`set_process_node`]; every mint checks that the node is still this
 /// process's (it stops being so in a forked child, see [`process_forked`]).
+///
+/// ```
+/// let minter = emq_id::process_minter().unwrap();
+/// let s = minter.next().unwrap();
+/// assert_eq!(emq_id::node(s), minter.node());
+/// ```
 #[derive(Debug)]
 pub struct ProcessMinter {
     _one: (),
@@ -78,11 +94,21 @@ static HOLDER: Mutex<Holder> = Mutex::new(Holder { claim: None, pid: 0 });
 
 impl ProcessMinter {
     /// The node this process mints with (the last one it held, after a fork).
+    ///
+    /// ```
+    /// let node = emq_id::process_minter().unwrap().node();
+    /// assert_eq!(emq_id::mint(b"JOB").unwrap().node(), node);
+    /// ```
     pub fn node(&self) -> u16 {
         CURRENT.load(Ordering::Acquire) as u16
     }
 
     /// Whether the node was configured, given, or drawn.
+    ///
+    /// ```
+    /// let minter = emq_id::set_process_node(emq_id::process_minter().unwrap().node()).unwrap();
+    /// assert_ne!(minter.source(), emq_id::NodeSource::Explicit); // the node was taken before, not given
+    /// ```
     pub fn source(&self) -> NodeSource {
         match (CURRENT.load(Ordering::Acquire) >> 16) & 3 {
             0 => NodeSource::Env,
@@ -92,6 +118,12 @@ impl ProcessMinter {
     }
 
     /// Mints with the system clock.
+    ///
+    /// ```
+    /// let minter = emq_id::process_minter().unwrap();
+    /// let (a, b) = (minter.next().unwrap(), minter.next().unwrap());
+    /// assert!(b > a);
+    /// ```
     #[inline]
     pub fn next(&self) -> Result<u64> {
         self.next_at(now_ms())
@@ -101,6 +133,13 @@ impl ProcessMinter {
     /// step applied atomically to the process's state. Refused with
     /// [`Gate::Node`](crate::Gate::Node) when this process no longer holds its
     /// node (a forked child that has not taken one of its own).
+    ///
+    /// ```
+    /// let minter = emq_id::process_minter().unwrap();
+    /// let a = minter.next_at(emq_id::now_ms()).unwrap();
+    /// // The clock goes back an hour: ids go on after the last one.
+    /// assert!(minter.next_at(emq_id::now_ms() - 3_600_000).unwrap() > a);
+    /// ```
     #[inline]
     pub fn next_at(&self, now_ms: i64) -> Result<u64> {
         let current = CURRENT.load(Ordering::Acquire);
@@ -123,6 +162,11 @@ impl ProcessMinter {
 /// falls back), and with [`Gate::Node`](crate::Gate::Node) when another live
 /// process on this host holds the node. A refusal is not remembered: the next
 /// call tries again, so a process can wait for a node to be freed.
+///
+/// ```
+/// let minter = emq_id::process_minter().unwrap();
+/// assert!(std::ptr::eq(minter, emq_id::process_minter().unwrap())); // one per process
+/// ```
 pub fn process_minter() -> Result<&'static ProcessMinter> {
     if CURRENT.load(Ordering::Acquire) & HELD != 0 {
         return Ok(&PROCESS);
@@ -137,6 +181,13 @@ pub fn process_minter() -> Result<&'static ProcessMinter> {
 /// A process keeps its node for its lifetime: asking again for the node it
 /// holds answers the minter; asking for another is refused with
 /// [`Gate::Node`](crate::Gate::Node).
+///
+/// ```
+/// let held = emq_id::process_minter().unwrap().node();
+/// assert_eq!(emq_id::set_process_node(held).unwrap().node(), held);
+/// assert_eq!(emq_id::set_process_node((held + 1) % 1024).unwrap_err().gate(), emq_id::Gate::Node);
+/// assert_eq!(emq_id::set_process_node(1024).unwrap_err().gate(), emq_id::Gate::Range);
+/// ```
 pub fn set_process_node(node: u16) -> Result<&'static ProcessMinter> {
     if node > MAX_NODE {
         return Err(Error::from_gate(crate::Gate::Range, "the node is outside 0..=1023"));
@@ -155,6 +206,13 @@ pub fn set_process_node(node: u16) -> Result<&'static ProcessMinter> {
 /// One atomic store, so it is async-signal-safe: call it from a
 /// `pthread_atfork` child handler (the C ABI registers one) or first thing
 /// in the child of `fork()`.
+///
+/// ```
+/// let minter = emq_id::process_minter().unwrap();
+/// emq_id::process_forked();
+/// // Called in the process that took the node (not a child), the next mint finds the claim still its own.
+/// assert!(minter.next().is_ok());
+/// ```
 pub fn process_forked() {
     CURRENT.fetch_and(!HELD, Ordering::AcqRel);
 }
@@ -164,6 +222,12 @@ pub fn process_forked() {
 /// `/dev/null` (`dup2`), so a child that never mints does not keep its
 /// parent's claim alive after the parent dies; the child's later re-claim
 /// then closes `/dev/null`, never a descriptor it does not own.
+///
+/// ```
+/// assert_eq!(emq_id::process_claim_fd(), -1); // no node taken yet
+/// emq_id::process_minter().unwrap();
+/// assert!(emq_id::process_claim_fd() >= 0);
+/// ```
 #[cfg(unix)]
 pub fn process_claim_fd() -> i32 {
     CLAIM_FD.load(Ordering::Acquire)
@@ -188,12 +252,22 @@ pub fn mint(ns: &[u8]) -> Result<Id> {
 /// Milliseconds on this process's monotonic clock (`Instant`, from the first
 /// call): never stepped by NTP or an operator, so a lease's fence measured on
 /// it cannot be stretched by a wall clock set back.
+///
+/// ```
+/// let start = emq_id::monotonic_ms();
+/// std::thread::sleep(std::time::Duration::from_millis(2));
+/// assert!(emq_id::monotonic_ms() >= start + 2);
+/// ```
 pub fn monotonic_ms() -> u64 {
     static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
     ORIGIN.get_or_init(std::time::Instant::now).elapsed().as_millis() as u64
 }
 
 /// The system clock in Unix milliseconds (negative before 1970).
+///
+/// ```
+/// assert!(emq_id::now_ms() > emq_id::EPOCH_MS as i64);
+/// ```
 pub fn now_ms() -> i64 {
     match SystemTime::now().duration_since(UNIX_EPOCH) {
         // Seconds and milliseconds apart: cheaper than `as_millis`' u128.

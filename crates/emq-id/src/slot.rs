@@ -10,6 +10,10 @@
 //! two lookups.
 
 /// Number of hash slots in a Valkey or Redis Cluster.
+///
+/// ```
+/// assert!(emq_id::slot(b"any key at all") < emq_id::SLOTS);
+/// ```
 pub const SLOTS: u16 = 16384;
 
 const POLY: u16 = 0x1021;

@@ -3,14 +3,34 @@
 use crate::error::{Error, Gate, Result};
 
 /// Milliseconds since the Unix epoch of 2024-01-01T00:00:00Z, the snowflake's time zero.
+///
+/// ```
+/// assert_eq!(emq_id::unix_ms(0), emq_id::EPOCH_MS);
+/// ```
 pub const EPOCH_MS: u64 = 1_704_067_200_000;
 /// The largest time field: 41 bits of milliseconds since [`EPOCH_MS`] (about 69 years).
+///
+/// ```
+/// assert_eq!(emq_id::compose(emq_id::MAX_TS, 0, 0).unwrap() >> 22, emq_id::MAX_TS);
+/// ```
 pub const MAX_TS: u64 = (1 << 41) - 1;
 /// The largest node number (10 bits).
+///
+/// ```
+/// assert!(emq_id::Minter::new(emq_id::MAX_NODE + 1).is_err());
+/// ```
 pub const MAX_NODE: u16 = 1023;
 /// The largest sequence number within one millisecond (12 bits).
+///
+/// ```
+/// assert_eq!(emq_id::seq(u64::MAX), emq_id::MAX_SEQ);
+/// ```
 pub const MAX_SEQ: u16 = 4095;
 /// The largest snowflake, `2^63 − 1`.
+///
+/// ```
+/// assert!(emq_id::encode(b"USR", emq_id::MAX_SNOWFLAKE).is_ok());
+/// ```
 pub const MAX_SNOWFLAKE: u64 = i64::MAX as u64;
 
 pub(crate) const TS_SHIFT: u32 = 22;
@@ -30,12 +50,20 @@ pub const fn unix_ms(snowflake: u64) -> u64 {
 }
 
 /// The node (0–1023) that minted `snowflake`.
+///
+/// ```
+/// assert_eq!(emq_id::node(emq_id::compose(1, 1023, 4095).unwrap()), 1023);
+/// ```
 #[inline]
 pub const fn node(snowflake: u64) -> u16 {
     ((snowflake >> NODE_SHIFT) & MAX_NODE as u64) as u16
 }
 
 /// The sequence number (0–4095) of `snowflake` within its millisecond.
+///
+/// ```
+/// assert_eq!(emq_id::seq(emq_id::compose(1, 1023, 17).unwrap()), 17);
+/// ```
 #[inline]
 pub const fn seq(snowflake: u64) -> u16 {
     (snowflake & MAX_SEQ as u64) as u16

@@ -11,16 +11,31 @@ use crate::id::Id;
 use crate::snowflake::{unix_ms, EPOCH_MS, MAX_TS, TS_SHIFT};
 
 /// The namespace of the bus's event ids, whose entry ids streams carry.
+///
+/// ```
+/// let id = emq_id::Id::new(emq_id::EVENT_NS, 274557032793636864).unwrap();
+/// assert!(emq_id::xadd_id(&id.to_bytes()).is_ok());
+/// ```
 pub const EVENT_NS: &[u8; 3] = b"EVT";
 
 const TAIL_MASK: u64 = (1 << TS_SHIFT) - 1;
 const LEN: usize = 24;
 
 /// The longest entry id: 13 digits of Unix ms, `-`, 7 digits of tail.
+///
+/// ```
+/// let last = emq_id::Id::new(emq_id::EVENT_NS, emq_id::MAX_SNOWFLAKE).unwrap();
+/// assert_eq!(emq_id::xadd_id(&last.to_bytes()).unwrap().as_str().len(), emq_id::MAX_ENTRY_ID_LEN);
+/// ```
 pub const MAX_ENTRY_ID_LEN: usize = 21;
 const _: () = assert!(MAX_ENTRY_ID_LEN <= LEN);
 
 /// A stream entry id, held inline: `<unix_ms>-<tail22>`.
+///
+/// ```
+/// let entry = emq_id::xadd_id(b"EVT000xY9Wvvcd").unwrap();
+/// assert_eq!(format!("{entry} {entry:?}"), "1704117200000-1620567 \"1704117200000-1620567\"");
+/// ```
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct EntryId {
     buf: [u8; LEN],
@@ -29,6 +44,11 @@ pub struct EntryId {
 
 impl EntryId {
     /// The entry id's text.
+    ///
+    /// ```
+    /// let entry = emq_id::xadd_id(b"EVT0KHTOWnGLuC").unwrap();
+    /// assert_eq!(entry.as_str(), "1769526697641-0");
+    /// ```
     pub fn as_str(&self) -> &str {
         core::str::from_utf8(&self.buf[..self.len as usize]).expect("entry ids are ASCII digits and '-'")
     }

@@ -57,20 +57,33 @@ impl Artifact {
 pub struct Selection {
     pub platforms: Vec<&'static Platform>,
     pub everything: bool,
+    /// `--runtime NAME`s, as [`ROOMS`] names them; empty is every runtime.
+    pub runtimes: Vec<String>,
 }
 
 impl Selection {
-    /// `[--platform NAME]...`: no name is every platform and everything else.
+    /// `[--platform NAME]... [--runtime NAME]...`: no platform is every
+    /// platform and everything else; no runtime is every runtime.
     pub fn parse(args: &[String]) -> Result<Selection> {
-        let mut names = vec![];
+        let (mut names, mut runtimes) = (vec![], vec![]);
         let mut it = args.iter();
         while let Some(arg) = it.next() {
             match (arg.as_str(), it.next()) {
                 ("--platform", Some(name)) => names.push(name.clone()),
-                _ => anyhow::bail!("dist takes --platform NAME, not {arg:?}"),
+                ("--runtime", Some(name)) if ROOMS.iter().any(|(key, ..)| key == name) => runtimes.push(name.clone()),
+                ("--runtime", Some(name)) => anyhow::bail!(
+                    "no runtime is called {name:?}; they are {}",
+                    ROOMS.iter().map(|(key, ..)| *key).collect::<Vec<_>>().join(", ")
+                ),
+                _ => anyhow::bail!("dist takes --platform NAME and --runtime NAME, not {arg:?}"),
             }
         }
-        Ok(Selection { everything: names.is_empty(), platforms: platform::select(&names)? })
+        Ok(Selection { everything: names.is_empty(), platforms: platform::select(&names)?, runtimes })
+    }
+
+    /// Whether the runtime [`ROOMS`] calls `key` is selected.
+    fn builds(&self, key: &str) -> bool {
+        self.runtimes.is_empty() || self.runtimes.iter().any(|r| r == key)
     }
 }
 
@@ -135,35 +148,46 @@ impl Drop for Scratch {
 
 type Build = fn(&Selection) -> Result<Vec<Artifact>>;
 
-/// Every runtime's packages, in the table's order.
-const ROOMS: &[(&str, Build)] = &[
-    ("C", c::dist::build),
-    ("CLI", cli::dist::build),
-    ("PostgreSQL", |s| if s.everything { postgres::dist::build() } else { Ok(vec![]) }),
-    ("Node", node::dist::build),
-    ("WASM", |s| if s.everything { wasm::dist::build() } else { Ok(vec![]) }),
-    ("Python", python::dist::build),
-    ("Elixir", |s| if s.everything { elixir::dist::build() } else { Ok(vec![]) }),
+/// Every runtime's packages, in the table's order: the name `--runtime`
+/// takes, the name the table prints, and its room's build.
+const ROOMS: &[(&str, &str, Build)] = &[
+    ("c", "C", c::dist::build),
+    ("cli", "CLI", cli::dist::build),
+    ("postgres", "PostgreSQL", |s| if s.everything { postgres::dist::build() } else { Ok(vec![]) }),
+    ("node", "Node", node::dist::build),
+    ("wasm", "WASM", |s| if s.everything { wasm::dist::build() } else { Ok(vec![]) }),
+    ("python", "Python", python::dist::build),
+    ("elixir", "Elixir", |s| if s.everything { elixir::dist::build() } else { Ok(vec![]) }),
 ];
 
 /// Builds the selected artifacts, checks each one's version, prints the table.
 pub fn run(selection: &Selection) -> Result<Vec<Artifact>> {
     // A full run starts from an empty directory: nothing an earlier build left (a wheel of
     // another tag, a renamed package) can be shipped beside this run's artifacts.
-    if selection.everything {
+    if selection.everything && selection.runtimes.is_empty() {
         let _ = std::fs::remove_dir_all(dir()?);
     }
     let mut all = vec![];
-    for (name, build) in ROOMS {
+    for (key, name, build) in ROOMS {
+        if !selection.builds(key) {
+            continue;
+        }
         eprintln!("xtask: dist: {name}");
-        all.extend(build(selection).with_context(|| format!("building the {name} packages"))?);
+        let built = build(selection).with_context(|| format!("building the {name} packages"))?;
+        // A runtime named on its own must give something: `--runtime postgres --platform …`
+        // would otherwise build nothing and succeed.
+        ensure!(
+            !built.is_empty() || selection.runtimes.is_empty(),
+            "{name} has no package for the platforms selected (its packages are platform-free or this host's: drop --platform)"
+        );
+        all.extend(built);
     }
     check_versions(&all)?;
     print_table(&all)?;
     Ok(all)
 }
 
-/// `cargo xtask dist [--platform NAME]...`.
+/// `cargo xtask dist [--platform NAME]... [--runtime NAME]...`.
 pub fn task(args: &[String]) -> Result<()> {
     run(&Selection::parse(args)?).map(drop)
 }
@@ -264,6 +288,8 @@ const OUTSIDE: &[(&str, Check, bool)] = &[
 /// the artifacts, then prove each from outside the tree.
 pub fn outside(args: &[String]) -> Result<()> {
     let selection = Selection::parse(args)?;
+    // Each proof takes its runtime's artifacts from the whole set.
+    ensure!(selection.runtimes.is_empty(), "dist-check proves every runtime; it takes --platform only");
     let artifacts = run(&selection)?;
     for (name, check, for_platforms) in OUTSIDE {
         if !selection.everything && !for_platforms {

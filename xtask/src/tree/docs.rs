@@ -27,7 +27,7 @@ pub const PDOC: &str = "pdoc==16.0.0";
 pub const TYPESCRIPT: &str = "typescript@5.8.3";
 
 /// How the book links a file of the repository (its pages are read outside the tree).
-const REPOSITORY_FILES: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/");
+pub const REPOSITORY_FILES: &str = concat!(env!("CARGO_PKG_REPOSITORY"), "/blob/main/");
 
 fn out() -> PathBuf {
     root().join("target/docs")
@@ -46,6 +46,7 @@ pub fn run(args: &[String]) -> Result<()> {
         bail!("docs takes --screenshots and --check, not {other:?}");
     }
     super::cli_reference::sync(flag("--check"))?;
+    super::performance::sync(flag("--check"))?;
     let screenshots = flag("--screenshots");
     let _ = std::fs::remove_dir_all(out());
     book()?;
@@ -53,8 +54,12 @@ pub fn run(args: &[String]) -> Result<()> {
     js()?;
     python_reference()?;
     go()?;
+    crate::runtimes::elixir::reference::write(&api().join("elixir.txt"))?;
+    sql_and_c()?;
     let checked = check_links(&out())?;
     println!("docs: {checked} links in target/docs, every one resolves");
+    let checked = super::markdown_links::check()?;
+    println!("docs: {checked} relative links of README.md, the contract and the package READMEs resolve");
     if screenshots {
         shoot()?;
     }
@@ -86,6 +91,7 @@ fn book() -> Result<()> {
 /// root page rustdoc's help and settings pages link (stable rustdoc writes
 /// one only for `--enable-index-page`, a nightly flag) sending to the crate.
 fn rust() -> Result<()> {
+    super::rustdoc_examples::check()?;
     sh(Command::new("cargo")
         .args(["doc", "--quiet", "-p", "emq-id", "--no-deps", "--features", "std"])
         .env("RUSTDOCFLAGS", "-D warnings"))?;
@@ -148,6 +154,16 @@ fn go() -> Result<()> {
     ensure!(text.contains("func Encode"), "go doc printed no Encode");
     crate::mkdir(api())?;
     crate::write(api().join("go.txt"), text)
+}
+
+/// SQL's reference, every function of the extension with its `COMMENT ON`,
+/// read from a throwaway server's catalogue; and C's, its header, in which
+/// every declaration is commented.
+fn sql_and_c() -> Result<()> {
+    crate::runtimes::postgres::comments::write_reference_into(&api())?;
+    let header = root().join("bindings/c/include/emq_id.h");
+    std::fs::copy(&header, api().join("emq_id.h")).with_context(|| format!("copying {}", header.display()))?;
+    Ok(())
 }
 
 fn copy_dir(from: &Path, to: &Path) -> Result<()> {

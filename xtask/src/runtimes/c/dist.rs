@@ -2,8 +2,8 @@
 //! library, `emq_id.h`, `emqid.pc`) for each glibc platform, linked by zig
 //! against the glibc floor; a static `libemqid.a` for each musl platform, in
 //! a tarball with the header. And the proofs: a C program built against the
-//! installed package with pkg-config alone, and the book's example linked
-//! statically against each musl library and run on its architecture.
+//! installed package with pkg-config alone, and the documentation's C examples
+//! linked statically against each musl library and run on its architecture.
 
 use std::os::unix::fs::symlink;
 use std::path::Path;
@@ -69,6 +69,7 @@ fn debian_package(platform: &'static Platform) -> Result<Artifact> {
     };
     crate::write(libdir.join("pkgconfig/emqid.pc"), pc.text())?;
     crate::write(stage.join("usr/share/doc").join(PACKAGE).join("copyright"), deb::copyright()?)?;
+    copy(&root().join("bindings/c/README.md"), &stage.join("usr/share/doc").join(PACKAGE).join("README.md"))?;
 
     let deb = deb::build(
         &stage,
@@ -89,7 +90,8 @@ fn debian_package(platform: &'static Platform) -> Result<Artifact> {
 }
 
 /// `libemqid-<version>-<triple>.tar.gz`: `lib/libemqid.a`, `lib/pkgconfig/emqid.pc`,
-/// `include/emq_id.h` and the licences, under one top directory; for programs
+/// `include/emq_id.h`, the package's README.md (with how to link this
+/// tarball) and the licences, under one top directory; for programs
 /// linked statically against musl (no shared library: a musl program that
 /// loads one is not the static program this serves).
 fn static_tarball(platform: &'static Platform) -> Result<Artifact> {
@@ -110,7 +112,8 @@ fn static_tarball(platform: &'static Platform) -> Result<Artifact> {
         libs_private: "",
     };
     crate::write(stage.join("lib/pkgconfig/emqid.pc"), pc.text())?;
-    crate::write(stage.join("README"), static_readme(platform))?;
+    let readme = crate::read(root().join("bindings/c/README.md"))?;
+    crate::write(stage.join("README.md"), format!("{}\n\n{}", readme.trim_end(), static_readme(platform)))?;
     dist::licenses_into(&stage)?;
     let tarball = dist::tarball(&stage)?;
     Ok(Artifact { runtime: "C", platform: Some(platform), path: tarball, version: dist::version().to_string() })
@@ -121,12 +124,13 @@ fn static_tarball(platform: &'static Platform) -> Result<Artifact> {
 /// `rustc --print native-static-libs` says: `-lunwind`).
 fn static_readme(platform: &Platform) -> String {
     format!(
-        "libemqid {version} for {triple}: emq-id's C ABI as a static library, for programs linked\n\
+        "## This tarball\n\n\
+         libemqid {version} for {triple}: emq-id's C ABI as a static library, for programs linked\n\
          statically against musl.\n\n\
-         \x20 cc -static -Iinclude your.c lib/libemqid.a -o your-program\n\n\
-         The library needs an unwinder at the final link: gcc's -static adds its own (libgcc_eh);\n\
-         with zig cc or clang add -lunwind:\n\n\
-         \x20 zig cc -target {zig} -static -Iinclude your.c lib/libemqid.a -lunwind -o your-program\n",
+         \x20   cc -static -Iinclude your.c lib/libemqid.a -o your-program\n\n\
+         The library needs an unwinder at the final link: gcc's `-static` adds its own (libgcc_eh);\n\
+         with zig cc or clang add `-lunwind`:\n\n\
+         \x20   zig cc -target {zig} -static -Iinclude your.c lib/libemqid.a -lunwind -o your-program\n",
         version = dist::version(),
         triple = platform.triple,
         zig = platform.zig_cc_target(),
@@ -138,46 +142,53 @@ fn copy(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-/// `dpkg -i` the package, build the book's C example with
+/// `dpkg -i` the package, build each of the documentation's C examples with
 /// `gcc $(pkg-config --cflags --libs emqid)` in an empty directory, run it,
 /// and `dpkg -r` (also when a step fails).
 pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     let deb = dist::find_native(artifacts, "C", ".deb")?;
     let installed = deb::Installed::new(&deb.path)?;
     let dir = dist::scratch("c")?;
-    crate::write(dir.join("example.c"), crate::tree::readme::one("c")?)?;
     let flags = pkg_config(&["--cflags", "--libs", "emqid"])?;
-    sh(Command::new("gcc")
-        .current_dir(&dir)
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "example.c"])
-        .args(flags.split_whitespace())
-        .args(["-o", "example"]))?;
-    let linked = sh_out(Command::new("ldd").arg(dir.join("example")))?;
     let multiarch = deb::multiarch()?;
-    // /lib is /usr/lib on a merged-/usr system: either spelling is the installed file.
-    ensure!(
-        linked.contains(&format!("lib/{multiarch}/{} ", super::build::soname())),
-        "the example is not linked against the installed libemqid.so: {linked}"
-    );
-    sh(Command::new(dir.join("example")).current_dir(&dir).env("EMQ_NODE_DIR", dir.join("claims")))?;
-    // The static library, for a program that must not depend on the package where it runs.
-    sh(Command::new("gcc")
-        .current_dir(&dir)
-        .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "example.c"])
-        .args(pkg_config(&["--cflags", "emqid"])?.split_whitespace())
-        .arg("-l:libemqid.a")
-        .args(SYSTEM_LIBS.split_whitespace())
-        .args(["-o", "example-static"]))?;
-    let linked = sh_out(Command::new("ldd").arg(dir.join("example-static")))?;
-    ensure!(!linked.contains("libemqid"), "the static example still needs libemqid.so: {linked}");
-    sh(Command::new(dir.join("example-static")).current_dir(&dir).env("EMQ_NODE_DIR", dir.join("claims")))?;
-    println!("dist: {PACKAGE} installed; the book's C example built with `gcc $(pkg-config --cflags --libs emqid)` ({flags}) and ran, linked to the installed libemqid.so; and with -l:libemqid.a, needing no library where it runs");
+    let examples = crate::tree::readme::every("c")?;
+    for example in &examples {
+        crate::write(dir.join("example.c"), &example.text)?;
+        sh(Command::new("gcc")
+            .current_dir(&dir)
+            .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "example.c"])
+            .args(flags.split_whitespace())
+            .args(["-o", "example"]))
+        .with_context(|| example.place())?;
+        let linked = sh_out(Command::new("ldd").arg(dir.join("example")))?;
+        // /lib is /usr/lib on a merged-/usr system: either spelling is the installed file.
+        ensure!(
+            linked.contains(&format!("lib/{multiarch}/{} ", super::build::soname())),
+            "the example is not linked against the installed libemqid.so: {linked}"
+        );
+        sh(Command::new(dir.join("example")).current_dir(&dir).env("EMQ_NODE_DIR", dir.join("claims")))
+            .with_context(|| example.place())?;
+        // The static library, for a program that must not depend on the package where it runs.
+        sh(Command::new("gcc")
+            .current_dir(&dir)
+            .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "example.c"])
+            .args(pkg_config(&["--cflags", "emqid"])?.split_whitespace())
+            .arg("-l:libemqid.a")
+            .args(SYSTEM_LIBS.split_whitespace())
+            .args(["-o", "example-static"]))
+        .with_context(|| example.place())?;
+        let linked = sh_out(Command::new("ldd").arg(dir.join("example-static")))?;
+        ensure!(!linked.contains("libemqid"), "the static example still needs libemqid.so: {linked}");
+        sh(Command::new(dir.join("example-static")).current_dir(&dir).env("EMQ_NODE_DIR", dir.join("claims")))
+            .with_context(|| example.place())?;
+    }
+    println!("dist: {PACKAGE} installed; the documentation's {} C examples built with `gcc $(pkg-config --cflags --libs emqid)` ({flags}) and ran, linked to the installed libemqid.so; and with -l:libemqid.a, needing no library where it runs", examples.len());
     drop(installed);
     deb::ensure_removed(PACKAGE)
 }
 
-/// Every other platform's library, used where it can run: the book's C
-/// example built by zig against each (the arm64 `.deb` unpacked, linked
+/// Every other platform's library, used where it can run: the documentation's C
+/// examples built by zig against each (the arm64 `.deb` unpacked, linked
 /// shared and run under qemu over Debian's arm64 root; each musl tarball
 /// linked statically and run on its architecture, natively or under qemu).
 pub fn other_platforms(artifacts: &[Artifact]) -> Result<()> {
@@ -187,8 +198,7 @@ pub fn other_platforms(artifacts: &[Artifact]) -> Result<()> {
             continue; // installed with dpkg by from_outside
         }
         let dir = dist::scratch(&format!("c-{}", platform.name))?;
-        crate::write(dir.join("example.c"), crate::tree::readme::one("c")?)?;
-        let (flags, run) = match platform.libc {
+        let (flags, mut run) = match platform.libc {
             Libc::Gnu => {
                 sh(Command::new("dpkg-deb").arg("-x").arg(&artifact.path).arg(dir.join("root")))?;
                 let root = dir.join("root");
@@ -222,15 +232,23 @@ pub fn other_platforms(artifacts: &[Artifact]) -> Result<()> {
         };
         let zig = cross::tools(platform)?;
         let zig_target = platform.zig_cc_target();
-        sh(zig
-            .python()
-            .current_dir(&dir)
-            .args(["-m", "ziglang", "cc", "-target", &zig_target, "-std=c11", "-Wall", "-Werror", "example.c"])
-            .args(&flags)
-            .args(["-o", "example"]))?;
-        let mut run = run;
-        sh(run.current_dir(&dir).env("EMQ_NODE_DIR", dir.join("claims")))?;
-        println!("dist: {}: the book's C example built against it by zig ({zig_target}) and ran", artifact.file_name());
+        let examples = crate::tree::readme::every("c")?;
+        for example in &examples {
+            crate::write(dir.join("example.c"), &example.text)?;
+            sh(zig
+                .python()
+                .current_dir(&dir)
+                .args(["-m", "ziglang", "cc", "-target", &zig_target, "-std=c11", "-Wall", "-Werror", "example.c"])
+                .args(&flags)
+                .args(["-o", "example"]))
+            .with_context(|| example.place())?;
+            sh(run.current_dir(&dir).env("EMQ_NODE_DIR", dir.join("claims"))).with_context(|| example.place())?;
+        }
+        println!(
+            "dist: {}: the documentation's {} C examples built against it by zig ({zig_target}) and ran",
+            artifact.file_name(),
+            examples.len()
+        );
     }
     Ok(())
 }

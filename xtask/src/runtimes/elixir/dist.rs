@@ -1,6 +1,6 @@
 //! The Elixir binding as the package a `mix.exs` depends on by path:
 //! `emq_id-elixir-<version>.tar.gz` (unpacking to `emq_id-<version>/`), a source package. It holds the Mix project
-//! (mix.exs, lib/), its NIF crate (native/, a cargo workspace of its own, with
+//! (mix.exs, lib/, README.md), its NIF crate (native/, a cargo workspace of its own, with
 //! the Cargo.lock the tree builds with) and a copy of the core crate beside it
 //! (core/), each manifest made standalone: the workspace's values written in,
 //! the core by path. `mix compile` then builds the NIF with cargo wherever the
@@ -32,6 +32,7 @@ pub fn build() -> Result<Vec<Artifact>> {
     let top = stage.join(&name);
     copy_tree(&project.join("mix.exs"), &top.join("mix.exs"))?;
     copy_tree(&project.join("lib"), &top.join("lib"))?;
+    copy_tree(&project.join("README.md"), &top.join("README.md"))?;
     dist::licenses_into(&top)?;
     copy_tree(&project.join("native/src"), &top.join("native/src"))?;
     copy_tree(&root().join(CORE).join("src"), &top.join("core/src"))?;

@@ -1,13 +1,15 @@
 //! The Elixir binding (bindings/elixir): a rustler NIF in a Mix project whose
 //! compiler task builds the NIF with cargo. Its prerequisites, build, ExUnit
-//! tests, conformance adapter, benchmark, and its package (a source tarball
-//! a `mix.exs` depends on by path).
+//! tests, conformance adapter, benchmark, API reference (markdown, from the
+//! compiled modules' docs), and its package (a source tarball a `mix.exs`
+//! depends on by path).
 
 pub mod adapter;
 pub mod bench;
 pub mod build;
 pub mod dist;
 pub mod holder;
+pub mod reference;
 pub mod setup;
 pub mod tests;
 

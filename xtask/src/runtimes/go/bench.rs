@@ -1,6 +1,6 @@
 //! `cargo xtask bench go`: the Go module's benchmarks (bindings/go/bench, with
 //! its anchors from the Go module proxy) on both backends, and their tables
-//! for BENCHMARKS.md: the cgo backend beside its floors and anchors, then the
+//! for the performance page: the cgo backend beside its floors and anchors, then the
 //! default backend (the core as WebAssembly under wazero) beside the cgo
 //! backend of the same run and the pure-Go anchors, and what loading the
 //! module costs a process.
@@ -71,7 +71,7 @@ pub fn run() -> Result<()> {
     t.push_str(&format!(
         "\n**The default backend** (no cgo: the core as WebAssembly, run by wazero), in the same {RUNS} runs, \
          each run of it right after the cgo run it is paired with:\n\n\
-         | Go call | WebAssembly backend | spread | ÷ cgo backend | anchor | anchor time | anchor ÷ WebAssembly |\n\
+         | Go call | WebAssembly backend | spread | ÷ cgo backend | anchor | anchor time | anchor ÷ WebAssembly backend |\n\
          |---|---|---|---|---|---|---|\n"
     ));
     for row in GO_ROWS {
@@ -145,10 +145,10 @@ fn cgo_table(per_run: &dyn Fn(&str) -> Result<Vec<f64>>) -> Result<String> {
     let cgo = per_run("CgoFloor")?;
     let mut t = format!(
         "Each figure the median of {RUNS} runs (`go test -bench . -benchtime 500ms`, run {RUNS} times); \
-         a difference or ratio is taken within each run, then its median. The spread is emqid's slowest \
+         a difference or ratio is taken within each run, then its median. The spread is the cgo backend's slowest \
          run over its fastest. The cgo floor is an empty cgo call ({:.2} ns); a call's own floor has its \
          signature and does none of the work.\n\n\
-         | Go call | emqid | spread | − cgo floor | its floor | ÷ its floor | − its floor (runs) | anchor | anchor time | anchor ÷ emqid |\n\
+         | Go call | cgo backend | spread | − cgo floor | its floor | ÷ its floor | − its floor (runs) | anchor | anchor time | anchor ÷ cgo backend |\n\
          |---|---|---|---|---|---|---|---|---|---|\n",
         median(cgo.clone())
     );

@@ -58,7 +58,7 @@ fn module_proxy(dir: &Path) -> Result<PathBuf> {
     Ok(dir.join("proxy"))
 }
 
-/// The book's Go example as a module of its own, built and run with no
+/// The documentation's Go examples, each as a module of its own, built and run with no
 /// access to the checkout: first requiring the module from a module proxy
 /// (a directory serving its zip), with nothing installed and no C toolchain
 /// (the default backend); then requiring a copy of the module directory with
@@ -67,7 +67,7 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     let dir = dist::scratch("go")?;
     let proxy = module_proxy(&dir)?;
     crate::mkdir(dir.join("app"))?;
-    crate::write(dir.join("app/main.go"), crate::tree::readme::one("go")?)?;
+    let examples = crate::tree::readme::every("go")?;
     crate::write(
         dir.join("app/go.mod"),
         format!("module example\n\ngo 1.25.0\n\nrequire {MODULE} v{}\n", dist::version()),
@@ -85,15 +85,20 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
             .env("EMQ_NODE_DIR", dir.join("claims"));
         cmd
     };
-    sh(go("").arg("mod").arg("tidy"))?;
     // Only Go's own directory on the PATH: no gcc, no pkg-config to fall back on.
     let go_bin = sh_out(Command::new("go").args(["env", "GOROOT"]))?.trim().to_string() + "/bin";
-    let out =
-        sh_out(go("").args(["run", "."]).env("CGO_ENABLED", "0").env("PATH", &go_bin).env("CC", "/nonexistent/cc"))?;
-    ensure!(out.contains("JOB") && out.contains("refused:"), "the pure-Go build printed {out:?}");
+    for example in &examples {
+        crate::write(dir.join("app/main.go"), &example.text)?;
+        sh(go("").arg("mod").arg("tidy")).with_context(|| example.place())?;
+        let out =
+            sh_out(go("").args(["run", "."]).env("CGO_ENABLED", "0").env("PATH", &go_bin).env("CC", "/nonexistent/cc"))
+                .with_context(|| example.place())?;
+        ensure!(!out.trim().is_empty(), "{}: the pure-Go build printed nothing", example.place());
+    }
     println!(
-        "dist: the Go module v{} from a module proxy (a directory serving its zip), required by a fresh module, built with CGO_ENABLED=0 and no C toolchain on the PATH (its WebAssembly backend); the book's Go example ran",
-        dist::version()
+        "dist: the Go module v{} from a module proxy (a directory serving its zip), required by a fresh module, built with CGO_ENABLED=0 and no C toolchain on the PATH (its WebAssembly backend); the documentation's {} Go examples ran",
+        dist::version(),
+        examples.len()
     );
 
     copy_module(&root().join("bindings/go"), &dir.join("emqid"))?;
@@ -104,13 +109,17 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
             dist::version()
         ),
     )?;
-    sh(go("-tags=emqid_cgo").arg("mod").arg("tidy"))?;
     let c_deb = dist::find_native(artifacts, "C", ".deb")?;
     let installed = deb::Installed::new(&c_deb.path)?;
-    sh(go("-tags=emqid_cgo").args(["run", "."]).env("CGO_ENABLED", "1"))?;
+    for example in &examples {
+        crate::write(dir.join("app/main.go"), &example.text)?;
+        sh(go("-tags=emqid_cgo").arg("mod").arg("tidy")).with_context(|| example.place())?;
+        sh(go("-tags=emqid_cgo").args(["run", "."]).env("CGO_ENABLED", "1")).with_context(|| example.place())?;
+    }
     println!(
-        "dist: the module's directory alone with -tags emqid_cgo, built against the installed {} through pkg-config; the book's Go example ran",
-        c::dist::PACKAGE
+        "dist: the module's directory alone with -tags emqid_cgo, built against the installed {} through pkg-config; the documentation's {} Go examples ran",
+        c::dist::PACKAGE,
+        examples.len()
     );
     drop(installed);
     deb::ensure_removed(c::dist::PACKAGE)

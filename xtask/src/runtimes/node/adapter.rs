@@ -42,7 +42,7 @@ pub fn prepare_arm64() -> Result<Box<dyn Adapter>> {
     use crate::dist::{emulated, platform, Selection};
     let arm64 = platform::named("linux-arm64-gnu");
     let rootfs = emulated::arm64_root()?;
-    let artifacts = super::dist::build(&Selection { platforms: vec![arm64], everything: true })?;
+    let artifacts = super::dist::build(&Selection { platforms: vec![arm64], everything: true, runtimes: vec![] })?;
     let main = artifacts.iter().find(|a| a.platform.is_none()).expect("everything builds the main package");
     let package = artifacts.iter().find(|a| a.platform.is_some()).expect("the arm64 package was selected");
     let consumer = root().join("target/conformance-node-arm64");

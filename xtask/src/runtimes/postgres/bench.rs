@@ -3,7 +3,7 @@
 //! `gen_random_uuid()`, inserting under a primary key, the text codec against
 //! uuid's text casts, and ordering and index scans of `branded_id` against
 //! `uuid`; then the WAL the durable high-water mark writes per million ids.
-//! Prints the table for BENCHMARKS.md.
+//! Prints the table for the performance page (docs/src/performance.md).
 
 use anyhow::{ensure, Result};
 

@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
 
 use super::server::Cluster;
 use super::{EXTENSION, PG_CONFIG};
@@ -38,6 +38,7 @@ pub fn build() -> Result<Vec<Artifact>> {
     let docs = stage.join("usr/share/doc").join(PACKAGE);
     crate::mkdir(&docs)?;
     crate::write(docs.join("copyright"), deb::copyright()?)?;
+    std::fs::copy(root().join(EXTENSION).join("README.md"), docs.join("README.md")).context("copying the README")?;
     let deb = deb::build(
         &stage,
         &deb::Control {
@@ -60,7 +61,7 @@ pub fn build() -> Result<Vec<Artifact>> {
 /// `dpkg -i` the package (setting aside a `cargo pgrx install` of the same
 /// files, put back afterwards), then on a throwaway cluster of the system's
 /// PostgreSQL 15, which reads the system's extension directory:
-/// `CREATE EXTENSION emq_id` and the book's SQL; then `dpkg -r`.
+/// `CREATE EXTENSION emq_id` and the documentation's SQL; then `dpkg -r`.
 pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     let deb = dist::find(artifacts, "PostgreSQL", ".deb")?;
     let installed = deb::Installed::new(&deb.path)?;
@@ -71,7 +72,7 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     let answer = cluster.psql("SELECT extversion FROM pg_extension WHERE extname = 'emq_id'")?;
     ensure!(answer.trim() == dist::version(), "the installed extension is version {answer:?}");
     println!(
-        "dist: {PACKAGE} installed; CREATE EXTENSION emq_id (version {}) and the book's SQL ran on a fresh cluster",
+        "dist: {PACKAGE} installed; CREATE EXTENSION emq_id (version {}) and the documentation's SQL ran on a fresh cluster",
         answer.trim()
     );
     drop(cluster);

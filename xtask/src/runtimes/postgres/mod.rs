@@ -1,12 +1,14 @@
 //! The PostgreSQL 15 extension (bindings/postgres, pgrx): its prerequisites,
 //! its build and install, a throwaway server, the `postgres` target's SQL
 //! adapter, the live tests beyond the vector file (standbys, crashes and
-//! failovers among them), and its benchmark.
+//! failovers among them), the `COMMENT ON` of every object and the SQL
+//! reference generated from them, and its benchmark.
 
 pub mod adapter;
 pub mod bench;
 pub mod build;
 pub mod clock;
+pub mod comments;
 pub mod dist;
 pub mod faults;
 pub mod server;

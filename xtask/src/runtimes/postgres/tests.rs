@@ -1,4 +1,5 @@
-//! Tests of the extension on a live server, beyond the vector file: minting
+//! Tests of the extension on a live server, beyond the vector file: a
+//! `COMMENT ON` on every object and the SQL reference (`comments.rs`); minting
 //! from many connections, ordering, index use, binary COPY, error codes and
 //! every gate's SQLSTATE, the self-check that refuses `CREATE EXTENSION`, the
 //! refusal to mint without shared memory, and the book's SQL as written;
@@ -26,6 +27,7 @@ fn one(cluster: &Cluster, sql: &str) -> Result<String> {
 pub fn run() -> Result<()> {
     super::build::install()?;
     let cluster = Cluster::start()?;
+    super::comments::run(&cluster)?;
     concurrent_minting(&cluster)?;
     ordering(&cluster)?;
     index_scans(&cluster)?;
@@ -513,15 +515,14 @@ fn one_in(c: &Cluster, db: &str, sql: &str) -> Result<String> {
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
 }
 
-/// The book's PostgreSQL examples (every ```sql block) run as written.
+/// The documentation's PostgreSQL examples (every ```sql block of every document) run as written.
 pub(super) fn readme_sql(c: &Cluster) -> Result<()> {
-    let readme = crate::tree::readme::text()?;
-    let blocks: Vec<&str> = readme.split("```sql").skip(1).filter_map(|b| b.split("```").next()).collect();
-    expect(!blocks.is_empty(), "the book has no ```sql examples")?;
+    let blocks = crate::tree::readme::every("sql")?;
     for block in &blocks {
-        c.psql(block).with_context(|| format!("README SQL failed:\n{block}"))?;
+        c.psql(&block.text)
+            .with_context(|| format!("the ```sql example at {} failed:\n{}", block.place(), block.text))?;
     }
-    println!("postgres: the book's {} SQL examples ran as written", blocks.len());
+    println!("postgres: the documentation's {} SQL examples ran as written", blocks.len());
     Ok(())
 }
 

@@ -11,7 +11,7 @@ use crate::{root, sh_out};
 /// The anchors, pinned.
 const ANCHORS: &[&str] = &["redis==8.1.0", "python-ulid==4.1.0"];
 
-/// `cargo xtask bench python`: one run, the table for BENCHMARKS.md.
+/// `cargo xtask bench python`: one run, the table for the performance page.
 pub fn run() -> Result<()> {
     let wheel = super::build::wheel()?;
     let env = super::setup::venv("bench", ANCHORS, "the Python benchmark's anchors")?;

@@ -1,5 +1,5 @@
 //! `cargo xtask bench core`: runs the core's criterion benchmarks three times
-//! and prints the table for BENCHMARKS.md, each result beside its anchor from
+//! and prints the table for the performance page, each result beside its anchor from
 //! the same run, with the runs' spread.
 
 use std::path::Path;

@@ -2,7 +2,7 @@
 //! written against a live 3×2 cluster: the examples name `127.0.0.1:7000`,
 //! which becomes the address of the primary of the reserve's slot here, and ask for one replica's
 //! acknowledgement, which this cluster gives. An example that fails, or a
-//! language whose example is missing, fails the run.
+//! language without one, fails the run.
 
 use std::path::Path;
 use std::process::Command;
@@ -16,14 +16,15 @@ use crate::{root, sh, sh_out};
 /// The port every example names.
 const PORT: &str = "7000";
 
-/// The book's lease example in `language`, its port made `port`.
-fn example(language: &str, port: u16) -> Result<String> {
-    let readme = crate::tree::readme::text()?;
-    let fence = format!("```{language} lease\n");
-    let found: Vec<&str> = readme.split(&fence).skip(1).filter_map(|b| b.split("```").next()).collect();
-    ensure!(found.len() == 1, "the book should have one ```{language} lease example, it has {}", found.len());
-    ensure!(found[0].contains(PORT), "the book's {language} lease example names no port {PORT}");
-    Ok(found[0].replace(PORT, &port.to_string()))
+/// The documentation's lease examples in `language` (at least one), each
+/// with its port made `port`.
+fn examples(language: &str, port: u16) -> Result<Vec<String>> {
+    let mut found = vec![];
+    for block in crate::tree::readme::every(&format!("{language} lease"))? {
+        ensure!(block.text.contains(PORT), "the {language} lease example at {} names no port {PORT}", block.place());
+        found.push(block.text.replace(PORT, &port.to_string()));
+    }
+    Ok(found)
 }
 
 pub fn run() -> Result<()> {
@@ -34,10 +35,13 @@ pub fn run() -> Result<()> {
     let dir = root().join("target/readme-examples/lease");
     let _ = std::fs::remove_dir_all(&dir);
     crate::mkdir(&dir)?;
-    let mut ran = vec![];
+    let mut ran: Vec<String> = vec![];
     let mut check = |language: &'static str, out: String| -> Result<()> {
         ensure!(out.contains("JOB"), "the {language} lease example printed no id: {out}");
-        ran.push(language);
+        match ran.iter_mut().find(|r| r.starts_with(language)) {
+            Some(seen) => *seen = format!("{language} ×{}", seen.matches('×').count() + 2),
+            None => ran.push(language.to_string()),
+        }
         Ok(())
     };
 
@@ -46,25 +50,33 @@ pub fn run() -> Result<()> {
     node::build::package()?;
     node::bench::dev_dependencies()?;
     let script = root().join(node::PACKAGE).join(".readme-lease.mjs");
-    crate::write(&script, example("javascript", port)?)?;
-    let out = sh_out(Command::new("node").arg(&script));
-    let _ = std::fs::remove_file(&script);
-    check("javascript", out?)?;
+    for example in examples("javascript", port)? {
+        crate::write(&script, example)?;
+        let out = sh_out(Command::new("node").arg(&script));
+        let _ = std::fs::remove_file(&script);
+        check("javascript", out?)?;
+    }
 
     let env = python::holder::environment()?;
-    crate::write(dir.join("lease.py"), example("python", port)?)?;
-    check("python", sh_out(env.python().arg("-I").arg(dir.join("lease.py")))?)?;
+    for example in examples("python", port)? {
+        crate::write(dir.join("lease.py"), example)?;
+        check("python", sh_out(env.python().arg("-I").arg(dir.join("lease.py")))?)?;
+    }
 
-    go_module(&dir.join("go"), &example("go", port)?)?;
-    let run = go::go_with("target/readme-examples/lease/go", go::Backend::Wasm).args(["run", "."]).output()?;
-    ensure!(run.status.success(), "the Go lease example: {}", String::from_utf8_lossy(&run.stderr));
-    check("go", String::from_utf8_lossy(&run.stdout).into_owned())?;
+    for example in examples("go", port)? {
+        go_module(&dir.join("go"), &example)?;
+        let run = go::go_with("target/readme-examples/lease/go", go::Backend::Wasm).args(["run", "."]).output()?;
+        ensure!(run.status.success(), "the Go lease example: {}", String::from_utf8_lossy(&run.stderr));
+        check("go", String::from_utf8_lossy(&run.stdout).into_owned())?;
+    }
 
     check("rust", rust(&dir.join("rust"), &rust_example(port)?)?)?;
 
     // Written for Redix (hex.pm is out of reach here): run with a stand-in of the calls it makes.
     elixir::build::compile()?;
-    check("elixir", sh_out(&mut elixir::holder::with_redix_stand_in(&example("elixir", port)?))?)?;
+    for example in examples("elixir", port)? {
+        check("elixir", sh_out(&mut elixir::holder::with_redix_stand_in(&example))?)?;
+    }
 
     println!("readme: the lease examples in {} ran as written against a live 3×2 cluster", ran.join(", "));
     Ok(())

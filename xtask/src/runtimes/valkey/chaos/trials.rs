@@ -193,8 +193,12 @@ fn lossy_failover(
         if start.elapsed() > Duration::from_secs(45) {
             let ended: Vec<&str> =
                 holders.iter_mut().filter_map(|h| h.has_ended().then_some(h.label.as_str())).collect();
+            // Which clients the primary sees, by library, and what each did last: a holder
+            // that never reached it is the one missing here.
+            let clients = c.cmd(&["CLIENT", "LIST"]).map(|r| format!("{r:?}")).unwrap_or_default();
             bail!(
-                "the holders never held every free node at once on the primary: {still_free:?} free; ended: {ended:?}"
+                "the holders never held every free node at once on the primary: {still_free:?} free; ended: {ended:?}; the primary's clients:\n{}",
+                clients.replace("\\n", "\n")
             );
         }
         std::thread::sleep(Duration::from_millis(20));
