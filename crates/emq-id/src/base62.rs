@@ -11,8 +11,20 @@
 //! the range gate is two integer compares on values that cannot wrap: eleven
 //! base62 digits can hold more than 2^64.
 
-use crate::codec::{ALPHABET, ID_LEN, PAYLOAD_LEN};
 use crate::snowflake::MAX_SNOWFLAKE;
+
+/// The base62 alphabet, in digit order (which is also ASCII order).
+///
+/// ```
+/// assert_eq!((emq_id::ALPHABET[0], emq_id::ALPHABET[61]), (b'0', b'z'));
+/// ```
+pub const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+/// Number of base62 digits after the namespace.
+///
+/// ```
+/// assert_eq!(emq_id::NS_LEN + emq_id::PAYLOAD_LEN, emq_id::ID_LEN);
+/// ```
+pub const PAYLOAD_LEN: usize = 11;
 
 /// The gate an 11-digit payload fails first: the contract's `charset`, then `range`.
 pub(crate) enum Refused {
@@ -138,7 +150,7 @@ const _: () = {
     assert!(MAX_SNOWFLAKE as u128 * e + (p10 << 59) < 1 << 123);
 };
 
-/// Writes the 11 digits of `snowflake ≤ MAX_SNOWFLAKE` to `out[3..]`.
+/// Writes the 11 digits of `snowflake ≤ MAX_SNOWFLAKE` to `out`.
 ///
 /// One product `y = snowflake · SPLIT` gives both parts: its bits from 123
 /// up are `snowflake / 62¹⁰` (the first digit, at most 10), and the 64 bits
@@ -163,23 +175,23 @@ const _: () = {
 /// on a fraction without the raise or a few bits short.
 #[cfg(not(any(feature = "compact", target_arch = "wasm32")))]
 #[inline(always)]
-pub(crate) fn write(snowflake: u64, out: &mut [u8; ID_LEN]) {
+pub(crate) fn write(snowflake: u64, out: &mut [u8; PAYLOAD_LEN]) {
     let y = snowflake as u128 * SPLIT as u128;
-    out[3] = ALPHABET[(y >> 123) as usize];
+    out[0] = ALPHABET[(y >> 123) as usize];
     let mut fraction = (y >> 59) as u64 + 1;
-    for at in [4, 6, 8, 10, 12] {
+    for at in [1, 3, 5, 7, 9] {
         let scaled = fraction as u128 * P2 as u128;
         out[at..at + 2].copy_from_slice(&PAIRS[(scaled >> 64) as usize]);
         fraction = scaled as u64;
     }
 }
 
-/// Writes the 11 digits of `snowflake ≤ MAX_SNOWFLAKE` to `out[3..]`, one
+/// Writes the 11 digits of `snowflake ≤ MAX_SNOWFLAKE` to `out`, one
 /// digit per step (the `compact` build).
 #[cfg(any(feature = "compact", target_arch = "wasm32"))]
 #[inline]
-pub(crate) fn write(mut snowflake: u64, out: &mut [u8; ID_LEN]) {
-    for digit in out[ID_LEN - PAYLOAD_LEN..].iter_mut().rev() {
+pub(crate) fn write(mut snowflake: u64, out: &mut [u8; PAYLOAD_LEN]) {
+    for digit in out.iter_mut().rev() {
         *digit = ALPHABET[(snowflake % 62) as usize];
         snowflake /= 62;
     }

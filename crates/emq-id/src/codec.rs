@@ -2,16 +2,10 @@
 //! file holds the gates, in the contract's order; the digit arithmetic of
 //! the payload is `base62.rs`.
 
-use crate::base62::{self, Refused};
+use crate::base62::{self, Refused, PAYLOAD_LEN};
 use crate::error::{Error, Gate, Result};
 use crate::snowflake::MAX_SNOWFLAKE;
 
-/// The base62 alphabet, in digit order (which is also ASCII order).
-///
-/// ```
-/// assert_eq!((emq_id::ALPHABET[0], emq_id::ALPHABET[61]), (b'0', b'z'));
-/// ```
-pub const ALPHABET: &[u8; 62] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 /// Length of a branded id's text form, in bytes.
 ///
 /// ```
@@ -24,12 +18,6 @@ pub const ID_LEN: usize = 14;
 /// assert_eq!(emq_id::Id::parse(b"USR0KHTOWnGLuC").unwrap().ns().len(), emq_id::NS_LEN);
 /// ```
 pub const NS_LEN: usize = 3;
-/// Number of base62 digits after the namespace.
-///
-/// ```
-/// assert_eq!(emq_id::NS_LEN + emq_id::PAYLOAD_LEN, emq_id::ID_LEN);
-/// ```
-pub const PAYLOAD_LEN: usize = 11;
 /// `base62(2^63 − 1)`: the greatest payload the contract accepts.
 ///
 /// ```
@@ -106,8 +94,9 @@ pub fn encode_into(ns: &[u8], snowflake: u64, out: &mut [u8; ID_LEN]) -> Result<
     if snowflake > MAX_SNOWFLAKE {
         return Err(Error::new(Gate::Range, "a snowflake is below 2^63"));
     }
-    base62::write(snowflake, out);
     out[..NS_LEN].copy_from_slice(ns);
+    let [_, _, _, payload @ ..] = out;
+    base62::write(snowflake, payload);
     Ok(())
 }
 
@@ -128,11 +117,11 @@ pub fn decode(text: &[u8]) -> Result<([u8; NS_LEN], u64)> {
     let Ok(text) = <&[u8; ID_LEN]>::try_from(text) else {
         return Err(Error::new(Gate::Length, "a branded id is exactly 14 bytes"));
     };
-    let ns = [text[0], text[1], text[2]];
+    let [a, b, c, payload @ ..] = text;
+    let ns = [*a, *b, *c];
     if !is_namespace(&ns) {
         return Err(Error::new(Gate::Namespace, "the first three bytes must be A-Z"));
     }
-    let payload: &[u8; PAYLOAD_LEN] = text[NS_LEN..].try_into().expect("14 - 3 = 11");
     match base62::read(payload) {
         Ok(snowflake) => Ok((ns, snowflake)),
         Err(Refused::Charset) => Err(Error::new(Gate::Charset, "the payload holds a byte outside base62 [0-9A-Za-z]")),

@@ -2,7 +2,7 @@
 //! binding exposes these tables (or reads its constants from them), so no
 //! binding ever types a limit, a length or a gate list of its own.
 
-use crate::{codec, family, keyspace, lease, slot, snowflake, stream, CONTRACT};
+use crate::{base62, codec, family, keyspace, lease, slot, snowflake, stream, CONTRACT};
 
 /// The contract's numbers a host needs, by their name in this crate.
 ///
@@ -13,7 +13,7 @@ use crate::{codec, family, keyspace, lease, slot, snowflake, stream, CONTRACT};
 pub const NUMBERS: &[(&str, u64)] = &[
     ("ID_LEN", codec::ID_LEN as u64),
     ("NS_LEN", codec::NS_LEN as u64),
-    ("PAYLOAD_LEN", codec::PAYLOAD_LEN as u64),
+    ("PAYLOAD_LEN", base62::PAYLOAD_LEN as u64),
     ("EPOCH_MS", snowflake::EPOCH_MS),
     ("MAX_NODE", snowflake::MAX_NODE as u64),
     ("MAX_SEQ", snowflake::MAX_SEQ as u64),

@@ -14,6 +14,13 @@ use crate::error::{Error, Gate, Result};
 /// ```
 pub const MAX_NAME_LEN: usize = 128;
 
+/// The namespace a job key's id must carry.
+///
+/// ```
+/// assert!(emq_id::job_key(b"orders", &emq_id::Id::new(emq_id::JOB_NS, 1).unwrap().to_bytes()).is_ok());
+/// ```
+pub const JOB_NS: &[u8; 3] = b"JOB";
+
 /// What a family's key carries between its fixed head and tail.
 ///
 /// ```
@@ -225,7 +232,7 @@ pub(crate) fn is_word(word: &[u8], colon: bool) -> bool {
 /// the name the bus reports, `EMQKIND`).
 pub(crate) fn check_job_id(id: &[u8]) -> Result<()> {
     let (ns, _) = decode(id)?;
-    if &ns != crate::keyspace::JOB_NS {
+    if &ns != JOB_NS {
         return Err(Error::new(Gate::Kind, "a job key takes an id of namespace JOB"));
     }
     Ok(())

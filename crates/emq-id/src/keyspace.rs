@@ -14,96 +14,19 @@ use crate::family::{check_job_id, is_word, Family, Param, MAX_NAME_LEN};
 /// assert_eq!(emq_id::KEYSPACE, "emq-keyspace/2");
 /// ```
 pub const KEYSPACE: &str = "emq-keyspace/2";
-/// The longest queue name, in bytes.
+/// The longest queue name, in bytes: a queue name is checked as every name
+/// of the family table is ([`MAX_NAME_LEN`]), so the two are one bound, and
+/// the key buffer ([`MAX_KEY_LEN`]) is sized from it.
 ///
 /// ```
 /// assert!(emq_id::check_queue(&[b'q'; emq_id::MAX_QUEUE_LEN]).is_ok());
 /// assert!(emq_id::check_queue(&[b'q'; emq_id::MAX_QUEUE_LEN + 1]).is_err());
 /// ```
-pub const MAX_QUEUE_LEN: usize = 128;
+pub const MAX_QUEUE_LEN: usize = MAX_NAME_LEN;
 
-/// A kind of key in the keyspace: a name and whether it is addressed by a job id.
-///
-/// ```
-/// use emq_id::Kind;
-/// assert_eq!(Kind::parse(b"job").unwrap(), Kind::JOB);
-/// assert!(Kind::JOB.takes_id() && !Kind::PENDING.takes_id());
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Kind {
-    name: &'static str,
-    takes_id: bool,
-}
-
-impl Kind {
-    /// `emq:{Q}:pending`, the queue's waiting jobs.
-    ///
-    /// ```
-    /// assert_eq!(emq_id::queue_key(b"orders", emq_id::Kind::PENDING).unwrap().as_str(), "emq:{orders}:pending");
-    /// ```
-    pub const PENDING: Kind = Kind { name: "pending", takes_id: false };
-    /// `emq:{Q}:active`, the queue's jobs being worked.
-    ///
-    /// ```
-    /// assert_eq!(emq_id::Kind::ACTIVE.name(), "active");
-    /// ```
-    pub const ACTIVE: Kind = Kind { name: "active", takes_id: false };
-    /// `emq:{Q}:job:<ID>`, one job's record; takes a `JOB` id.
-    ///
-    /// ```
-    /// assert_eq!(emq_id::queue_key(b"orders", emq_id::Kind::JOB).unwrap_err().gate(), emq_id::Gate::Kind);
-    /// ```
-    pub const JOB: Kind = Kind { name: "job", takes_id: true };
-
-    /// The kinds of `emq-keyspace/1`, kept for its three-argument
-    /// [`key`]; every family of keys is in [`Family::ALL`].
-    ///
-    /// ```
-    /// let names: Vec<&str> = emq_id::Kind::ALL.iter().map(|k| k.name()).collect();
-    /// assert_eq!(names, ["pending", "active", "job"]);
-    /// ```
-    pub const ALL: &'static [Kind] = &[Kind::PENDING, Kind::ACTIVE, Kind::JOB];
-
-    /// The kind with this name, or [`Gate::Kind`].
-    ///
-    /// ```
-    /// use emq_id::{Gate, Kind};
-    /// assert_eq!(Kind::parse(b"active").unwrap(), Kind::ACTIVE);
-    /// assert_eq!(Kind::parse(b"done").unwrap_err().gate(), Gate::Kind);
-    /// ```
-    pub fn parse(name: &[u8]) -> Result<Kind> {
-        Kind::ALL
-            .iter()
-            .copied()
-            .find(|k| k.name.as_bytes() == name)
-            .ok_or(Error::new(Gate::Kind, "unknown key kind (known: pending, active, job)"))
-    }
-
-    /// The kind's name as it appears in keys.
-    ///
-    /// ```
-    /// assert_eq!(emq_id::Kind::PENDING.name(), "pending");
-    /// ```
-    pub const fn name(&self) -> &'static str {
-        self.name
-    }
-
-    /// Whether keys of this kind end with a job id.
-    ///
-    /// ```
-    /// assert!(emq_id::Kind::JOB.takes_id());
-    /// ```
-    pub const fn takes_id(&self) -> bool {
-        self.takes_id
-    }
-}
-
-/// The namespace a job key's id must carry.
-///
-/// ```
-/// assert!(emq_id::job_key(b"orders", &emq_id::Id::new(emq_id::JOB_NS, 1).unwrap().to_bytes()).is_ok());
-/// ```
-pub const JOB_NS: &[u8; 3] = b"JOB";
+/// The type whose keys carry a job id (`emq:{Q}:job:<id>`), which `key`
+/// builds from its `emq-keyspace/1` form.
+const JOB_TYPE: &[u8] = b"job";
 
 const PREFIX: &[u8] = b"emq:{";
 pub(crate) const RESERVE: &[u8] = b"{emq}:";
@@ -177,20 +100,31 @@ impl Key {
     /// The key as text.
     ///
     /// ```
-    /// assert_eq!(emq_id::queue_key(b"orders", emq_id::Kind::ACTIVE).unwrap().as_str(), "emq:{orders}:active");
+    /// assert_eq!(emq_id::queue_key(b"orders", b"active").unwrap().as_str(), "emq:{orders}:active");
     /// ```
     pub fn as_str(&self) -> &str {
         core::str::from_utf8(self.as_bytes()).expect("keys are ASCII by construction")
     }
 
-    pub(crate) fn new(parts: &[&[u8]]) -> Key {
-        let mut k = Key { buf: [0; MAX_KEY_LEN], len: 0 };
+    /// No key: what [`Key::new`]'s callers with fixed parts answer for a
+    /// refusal their parts cannot meet.
+    pub(crate) const EMPTY: Key = Key { buf: [0; MAX_KEY_LEN], len: 0 };
+
+    /// The key of `parts`, one after another. One longer than [`MAX_KEY_LEN`]
+    /// is refused (`queue`) rather than written past the buffer: every
+    /// builder's parts fit by the limits above, and should a limit drift from
+    /// the buffer's size, a caller gets an error, never a panic.
+    pub(crate) fn new(parts: &[&[u8]]) -> Result<Key> {
+        let mut k = Key::EMPTY;
         for part in parts {
             let at = k.len as usize;
-            k.buf[at..at + part.len()].copy_from_slice(part);
+            let Some(room) = k.buf.get_mut(at..at + part.len()) else {
+                return Err(Error::new(Gate::Queue, "a key is at most MAX_KEY_LEN bytes"));
+            };
+            room.copy_from_slice(part);
             k.len += part.len() as u16;
         }
-        k
+        Ok(k)
     }
 }
 
@@ -252,7 +186,7 @@ pub fn check_queue(queue: &[u8]) -> Result<()> {
 /// ```
 pub fn key(queue: &[u8], ty: &[u8], id: Option<&[u8]>) -> Result<Key> {
     check_queue(queue)?;
-    if ty == Kind::JOB.name.as_bytes() {
+    if ty == JOB_TYPE {
         // emq-keyspace/1: a job key without an id is the empty id (`length`).
         return job_key(queue, id.unwrap_or_default());
     }
@@ -260,21 +194,20 @@ pub fn key(queue: &[u8], ty: &[u8], id: Option<&[u8]>) -> Result<Key> {
         return Err(Error::new(Gate::Kind, "this kind of key takes no id"));
     }
     Family::of_type(ty)?;
-    Ok(Key::new(&[PREFIX, queue, b"}:", ty]))
+    Key::new(&[PREFIX, queue, b"}:", ty])
 }
 
-/// The key of an id-less `kind` for `queue` (`emq:{Q}:pending`, `emq:{Q}:active`).
+/// The key of a type that takes no id, for `queue` (`emq:{Q}:pending`,
+/// `emq:{Q}:g:vip:pending`): [`key`] without an id, under the name every
+/// binding gives it.
 ///
 /// ```
-/// use emq_id::{queue_key, Kind};
-/// assert_eq!(queue_key(b"orders", Kind::ACTIVE).unwrap().as_str(), "emq:{orders}:active");
+/// use emq_id::{queue_key, Gate};
+/// assert_eq!(queue_key(b"orders", b"active").unwrap().as_str(), "emq:{orders}:active");
+/// assert_eq!(queue_key(b"orders", b"done").unwrap_err().gate(), Gate::Kind);
 /// ```
-pub fn queue_key(queue: &[u8], kind: Kind) -> Result<Key> {
-    check_queue(queue)?;
-    if kind.takes_id {
-        return Err(Error::new(Gate::Kind, "this kind of key needs an id: use job_key"));
-    }
-    Ok(Key::new(&[PREFIX, queue, b"}:", kind.name.as_bytes()]))
+pub fn queue_key(queue: &[u8], ty: &[u8]) -> Result<Key> {
+    key(queue, ty, None)
 }
 
 /// The key of one job, `emq:{Q}:job:<ID>`; `id` must be a valid `JOB` id
@@ -289,7 +222,7 @@ pub fn queue_key(queue: &[u8], kind: Kind) -> Result<Key> {
 pub fn job_key(queue: &[u8], id: &[u8]) -> Result<Key> {
     check_queue(queue)?;
     check_job_id(id)?;
-    Ok(Key::new(&[PREFIX, queue, b"}:job:", id]))
+    Key::new(&[PREFIX, queue, b"}:job:", id])
 }
 
 /// `emq:{Q}:job:`, the prefix the bus's scripts append job ids to.
@@ -299,7 +232,7 @@ pub fn job_key(queue: &[u8], id: &[u8]) -> Result<Key> {
 /// ```
 pub fn job_prefix(queue: &[u8]) -> Result<Key> {
     check_queue(queue)?;
-    Ok(Key::new(&[PREFIX, queue, b"}:job:"]))
+    Key::new(&[PREFIX, queue, b"}:job:"])
 }
 
 /// The bytes a family's keys spend before their parameter: `emq:{Q}:` and
@@ -331,7 +264,7 @@ pub fn reserve(name: &[u8]) -> Result<Key> {
     if !is_word(name, true) {
         return Err(Error::new(Gate::Kind, "a reserve name is 1-128 bytes of [A-Za-z0-9_.:-]"));
     }
-    Ok(Key::new(&[RESERVE, name]))
+    Key::new(&[RESERVE, name])
 }
 
 /// A queue key read back: its queue, family and parameter.
@@ -372,4 +305,19 @@ pub fn parse_key(key: &[u8]) -> Result<ParsedKey<'_>> {
     let ty = rest.strip_prefix(b":").ok_or(not_a_queue_key)?;
     let (family, param) = Family::of_type(ty)?;
     Ok(ParsedKey { queue, family, param })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_past_the_buffer_is_refused_not_a_panic() {
+        let long = [b'q'; MAX_KEY_LEN];
+        assert_eq!(Key::new(&[&long]).unwrap().as_bytes().len(), MAX_KEY_LEN);
+        assert_eq!(Key::new(&[&long, b"x"]).unwrap_err().gate(), Gate::Queue);
+        // The longest queue fits with the longest type: the limits are one bound.
+        assert_eq!(MAX_QUEUE_LEN, MAX_NAME_LEN);
+        assert!(key(&[b'q'; MAX_QUEUE_LEN], b"pending", None).is_ok());
+    }
 }

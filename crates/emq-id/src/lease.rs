@@ -16,7 +16,7 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use crate::error::{Error, Gate, Result};
 use crate::keyspace::{Key, RESERVE};
 use crate::mint::step;
-use crate::snowflake::{ts_since_epoch, EPOCH_MS, MAX_NODE, MAX_TS};
+use crate::snowflake::{ts_since_epoch, EPOCH_MS, MAX_NODE, MAX_TS, SEQ_BITS};
 
 /// The version of the lease protocol these scripts implement.
 ///
@@ -169,9 +169,9 @@ pub const EVERY_NODE_LEASED: &str = "EMQLEASE every node is leased";
 /// assert_eq!(emq_id::lease_prefix().as_str(), "{emq}:node:");
 /// ```
 pub fn lease_prefix() -> Key {
-    // Built directly: `reserve` would answer a `Result` this name cannot fail,
-    // and unwrapping it would bring panic formatting into the `.wasm`.
-    Key::new(&[RESERVE, PREFIX])
+    // Eleven fixed bytes, which `Key::new` cannot refuse; unwrapping its
+    // `Result` would bring panic formatting into the `.wasm`.
+    Key::new(&[RESERVE, PREFIX]).unwrap_or(Key::EMPTY)
 }
 
 /// `{emq}:node:<n><suffix>`, built without indexing (nothing here can panic,
@@ -188,7 +188,7 @@ fn node_key(node: u16, suffix: &[u8]) -> Result<Key> {
         10.. => 2,
         _ => 3,
     };
-    Ok(Key::new(&[RESERVE, PREFIX, all.get(skip..).unwrap_or(&all), suffix]))
+    Key::new(&[RESERVE, PREFIX, all.get(skip..).unwrap_or(&all), suffix])
 }
 
 /// The lease of `node`: `{emq}:node:<n>` (`KEYS[1]` of [`RENEW`] and [`RELEASE`]).
@@ -467,7 +467,7 @@ impl LeasedMinter {
         if floor + terms.ttl_ms > LAST_MS {
             return Err(Error::new(Gate::Range, "the lease's mark is past the 41-bit time limit"));
         }
-        let first_state: u64 = (floor - EPOCH_MS) << 12;
+        let first_state: u64 = (floor - EPOCH_MS) << SEQ_BITS;
         Ok(LeasedMinter {
             node: acquired.node,
             terms,
@@ -580,7 +580,7 @@ impl LeasedMinter {
     /// assert_eq!(m.high_water(), T as u64 + 7);
     /// ```
     pub fn high_water(&self) -> u64 {
-        ((self.state.load(Ordering::Acquire) & !SEALED) >> 12) + EPOCH_MS
+        ((self.state.load(Ordering::Acquire) & !SEALED) >> SEQ_BITS) + EPOCH_MS
     }
 
     /// Mints with a wall-clock reading `now_ms` (unix ms) at monotonic
@@ -609,7 +609,7 @@ impl LeasedMinter {
                 return Err(Error::from_gate(Gate::Node, "the lease was stopped: minting on it ended"));
             }
             let (next, snowflake) = step(current, self.node, now_ms)?;
-            if (next >> 12) + EPOCH_MS > mark {
+            if (next >> SEQ_BITS) + EPOCH_MS > mark {
                 return Err(Error::from_gate(
                     Gate::Node,
                     "the lease's mark is reached: ids wait for the next renewal to raise it",
@@ -633,7 +633,7 @@ impl LeasedMinter {
     /// ```
     #[cfg(feature = "std")]
     pub fn next(&self) -> Result<u64> {
-        self.next_at(crate::process::now_ms(), crate::process::monotonic_ms())
+        self.next_at(crate::clock::now_ms(), crate::clock::monotonic_ms())
     }
 }
 
@@ -709,23 +709,32 @@ mod tests {
             let m = std::sync::Arc::new(
                 LeasedMinter::start(Acquired { node: 1, previous_mark: None }, T, 0, terms).unwrap(),
             );
-            let minter = m.clone();
+            let (minter, minting) = (m.clone(), std::sync::Arc::new(AtomicBool::new(false)));
+            let racer_minting = minting.clone();
             let racer = std::thread::spawn(move || {
                 let mut last = 0;
-                // Far apart clock readings: each id moves the high water.
+                // Far apart clock readings, each id moving the high water, and none near
+                // the lease's mark (30 s on): only the stop ends this loop.
                 for i in 0.. {
-                    match minter.next_at(T + i, 0) {
-                        Ok(s) => last = s,
+                    match minter.next_at(T + i % 1000, 0) {
+                        Ok(s) => {
+                            last = s;
+                            racer_minting.store(true, Ordering::Release);
+                        }
                         Err(_) => return last,
                     }
                 }
                 last
             });
-            std::thread::yield_now();
+            // The stop lands while the racer mints: it has minted, and mints until refused.
+            while !minting.load(Ordering::Acquire) {
+                std::hint::spin_loop();
+            }
             m.stop();
             let high_water = m.high_water();
             let last = racer.join().unwrap();
-            assert!(last == 0 || crate::unix_ms(last) <= high_water, "an id past the high water the release stores");
+            assert_ne!(last, 0, "the racer minted before the stop");
+            assert!(crate::unix_ms(last) <= high_water, "an id past the high water the release stores");
             assert_eq!(m.next_at(T, 0).unwrap_err().gate(), Gate::Node);
         }
         let before = LeasedMinter::start(Acquired { node: 1, previous_mark: None }, 0, 0, terms);

@@ -35,6 +35,8 @@ mod check;
 mod claim;
 #[cfg(feature = "std")]
 mod claim_host;
+#[cfg(feature = "std")]
+mod clock;
 mod codec;
 mod error;
 mod facts;
@@ -51,24 +53,26 @@ mod slot;
 mod snowflake;
 mod stream;
 
+pub use base62::{ALPHABET, PAYLOAD_LEN};
 pub use check::{self_check, Mismatch, SELF_CHECK_VECTORS};
 #[cfg(feature = "std")]
 pub use claim::{claim_dir, NodeClaim, NODE_DIR_ENV};
 #[cfg(feature = "std")]
 pub use claim_host::{set_claim_host, ClaimHost};
+#[cfg(feature = "std")]
+pub use clock::{monotonic_ms, now_ms};
 pub use codec::{
-    check_namespace, compare, decode, encode, encode_into, is_namespace, is_valid, ALPHABET, ID_LEN, MAX_PAYLOAD,
-    NS_LEN, PAYLOAD_LEN,
+    check_namespace, compare, decode, encode, encode_into, is_namespace, is_valid, ID_LEN, MAX_PAYLOAD, NS_LEN,
 };
 pub use error::{Error, Gate, Message, Result};
 pub use facts::{NUMBERS, TEXTS};
-pub use family::{check_name, Family, Param, Pattern, MAX_NAME_LEN};
+pub use family::{check_name, Family, Param, Pattern, JOB_NS, MAX_NAME_LEN};
 pub use hash::hash32;
 pub use high_water::{raise_mark, state_after, state_ms, step_shared_under, step_under};
 pub use id::{Id, BINARY_LEN};
 pub use keyspace::{
-    check_queue, job_key, job_prefix, key, parse_key, prefix_bytes, queue_key, reserve, Key, Kind, ParsedKey,
-    BUS_VERSION, JOB_NS, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN, VERSION_KEY,
+    check_queue, job_key, job_prefix, key, parse_key, prefix_bytes, queue_key, reserve, Key, ParsedKey, BUS_VERSION,
+    KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN, VERSION_KEY,
 };
 pub use lease::{
     lease_key, lease_prefix, mark_key, parse_acquire, parse_acquire_error, parse_renewal, parse_wait, Acquired,
@@ -79,9 +83,7 @@ pub use mint::{parse_node, step, step_shared, Minter};
 #[cfg(all(feature = "std", unix))]
 pub use process::process_claim_fd;
 #[cfg(feature = "std")]
-pub use process::{
-    mint, monotonic_ms, now_ms, process_forked, process_minter, set_process_node, NodeSource, ProcessMinter, NODE_ENV,
-};
+pub use process::{mint, process_forked, process_minter, set_process_node, NodeSource, ProcessMinter, NODE_ENV};
 pub use slot::{crc16, hashtag, slot, SLOTS};
 pub use snowflake::{compose, min_for, node, seq, unix_ms, EPOCH_MS, MAX_NODE, MAX_SEQ, MAX_SNOWFLAKE, MAX_TS};
 pub use stream::{from_xadd_id, xadd_id, EntryId, EVENT_NS, MAX_ENTRY_ID_LEN};

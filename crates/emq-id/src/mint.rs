@@ -9,9 +9,8 @@
 use core::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::{Error, Gate, Result};
-use crate::snowflake::{ts_since_epoch, MAX_NODE, MAX_TS, NODE_SHIFT, TS_SHIFT};
+use crate::snowflake::{ts_since_epoch, MAX_NODE, MAX_TS, NODE_SHIFT, SEQ_BITS, TS_SHIFT};
 
-const SEQ_BITS: u32 = 12;
 const SEQ_MASK: u64 = (1 << SEQ_BITS) - 1;
 
 /// One mint of the contract's state machine, as a pure function:
@@ -147,7 +146,7 @@ impl Minter {
     #[cfg(feature = "std")]
     #[inline]
     pub fn next(&self) -> Result<u64> {
-        self.next_at(crate::process::now_ms())
+        self.next_at(crate::clock::now_ms())
     }
 }
 

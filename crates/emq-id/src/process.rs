@@ -14,10 +14,11 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::claim::{attempt, claim_dir, NodeClaim, Refusal};
+use crate::clock::now_ms;
 use crate::error::{Error, Result};
 use crate::id::Id;
 use crate::mint::{parse_node, step_shared};
-use crate::snowflake::{ts_since_epoch, EPOCH_MS, MAX_NODE};
+use crate::snowflake::{ts_since_epoch, EPOCH_MS, MAX_NODE, SEQ_BITS, TS_SHIFT};
 
 /// The environment variable naming this process's node (`0`–`1023`).
 ///
@@ -63,11 +64,33 @@ pub struct ProcessMinter {
 
 static PROCESS: ProcessMinter = ProcessMinter { _one: () };
 
-/// `HELD | source << 16 | node` while this process holds its node; without
+/// `HELD | source << SOURCE_SHIFT | node` while this process holds its node; without
 /// `HELD` (the node and source kept for reports) before the first claim and in
 /// a forked child.
 static CURRENT: AtomicU32 = AtomicU32::new(0);
 const HELD: u32 = 1 << 31;
+/// Where the source sits in [`CURRENT`], above the node's 16 bits.
+const SOURCE_SHIFT: u32 = 16;
+
+impl NodeSource {
+    /// The source's two bits in [`CURRENT`].
+    const fn code(self) -> u32 {
+        match self {
+            NodeSource::Env => 0,
+            NodeSource::Fallback => 1,
+            NodeSource::Explicit => 2,
+        }
+    }
+
+    /// The source [`CURRENT`] holds.
+    const fn of(current: u32) -> NodeSource {
+        match (current >> SOURCE_SHIFT) & 3 {
+            0 => NodeSource::Env,
+            1 => NodeSource::Fallback,
+            _ => NodeSource::Explicit,
+        }
+    }
+}
 
 /// The mint state `ts << 12 | seq`. It holds no node bits, so it stays valid
 /// when a forked child moves to a node of its own: it only ever grows.
@@ -110,11 +133,7 @@ impl ProcessMinter {
     /// assert_ne!(minter.source(), emq_id::NodeSource::Explicit); // the node was taken before, not given
     /// ```
     pub fn source(&self) -> NodeSource {
-        match (CURRENT.load(Ordering::Acquire) >> 16) & 3 {
-            0 => NodeSource::Env,
-            1 => NodeSource::Fallback,
-            _ => NodeSource::Explicit,
-        }
+        NodeSource::of(CURRENT.load(Ordering::Acquire))
     }
 
     /// Mints with the system clock.
@@ -145,7 +164,7 @@ impl ProcessMinter {
         let current = CURRENT.load(Ordering::Acquire);
         let node = if current & HELD != 0 { current as u16 } else { take(None)?.node() };
         let snowflake = step_shared(&STATE, node, now_ms)?;
-        let ts = snowflake >> 22;
+        let ts = snowflake >> TS_SHIFT;
         if ts > RESERVED.load(Ordering::Acquire) {
             reserve(ts)?;
         }
@@ -245,35 +264,8 @@ static CLAIM_FD: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::ne
 /// ```
 pub fn mint(ns: &[u8]) -> Result<Id> {
     // Check the namespace first, so a refused call does not consume a sequence number.
-    crate::codec::encode(ns, 0)?;
+    crate::codec::check_namespace(ns)?;
     Id::new(ns, process_minter()?.next()?)
-}
-
-/// Milliseconds on this process's monotonic clock (`Instant`, from the first
-/// call): never stepped by NTP or an operator, so a lease's fence measured on
-/// it cannot be stretched by a wall clock set back.
-///
-/// ```
-/// let start = emq_id::monotonic_ms();
-/// std::thread::sleep(std::time::Duration::from_millis(2));
-/// assert!(emq_id::monotonic_ms() >= start + 2);
-/// ```
-pub fn monotonic_ms() -> u64 {
-    static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
-    ORIGIN.get_or_init(std::time::Instant::now).elapsed().as_millis() as u64
-}
-
-/// The system clock in Unix milliseconds (negative before 1970).
-///
-/// ```
-/// assert!(emq_id::now_ms() > emq_id::EPOCH_MS as i64);
-/// ```
-pub fn now_ms() -> i64 {
-    match SystemTime::now().duration_since(UNIX_EPOCH) {
-        // Seconds and milliseconds apart: cheaper than `as_millis`' u128.
-        Ok(d) => d.as_secs() as i64 * 1000 + d.subsec_millis() as i64,
-        Err(e) => -(e.duration().as_millis() as i64),
-    }
 }
 
 /// The slow path: takes this process's node once (or again, in a forked child).
@@ -316,14 +308,9 @@ fn take(explicit: Option<u16>) -> Result<&'static ProcessMinter> {
     // start after both (the claim checked the mark fits 41 bits).
     let inherited = claim.high_water().map_or(0, ts_since_epoch);
     let start = (ts_since_epoch(now_ms()) + 1).max(inherited + 1);
-    STATE.fetch_max((start << 12) - 1, Ordering::AcqRel);
+    STATE.fetch_max((start << SEQ_BITS) - 1, Ordering::AcqRel);
     RESERVED.store(inherited, Ordering::Release);
-    let code = match source {
-        NodeSource::Env => 0,
-        NodeSource::Fallback => 1,
-        NodeSource::Explicit => 2,
-    };
-    CURRENT.store(HELD | code << 16 | claim.node() as u32, Ordering::Release);
+    CURRENT.store(HELD | source.code() << SOURCE_SHIFT | claim.node() as u32, Ordering::Release);
     #[cfg(unix)]
     CLAIM_FD.store(claim.raw_fd(), Ordering::Release);
     holder.claim = Some(claim);

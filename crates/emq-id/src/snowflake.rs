@@ -33,8 +33,11 @@ pub const MAX_SEQ: u16 = 4095;
 /// ```
 pub const MAX_SNOWFLAKE: u64 = i64::MAX as u64;
 
-pub(crate) const TS_SHIFT: u32 = 22;
-pub(crate) const NODE_SHIFT: u32 = 12;
+/// The sequence's width: also the shift of a mint state's time
+/// (`state = ts << SEQ_BITS | seq`, the snowflake without its node).
+pub(crate) const SEQ_BITS: u32 = 12;
+pub(crate) const NODE_SHIFT: u32 = SEQ_BITS;
+pub(crate) const TS_SHIFT: u32 = NODE_SHIFT + 10;
 
 /// The Unix time in milliseconds at which `snowflake` was minted.
 ///

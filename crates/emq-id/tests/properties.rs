@@ -272,8 +272,8 @@ proptest! {
         let q = queue.as_bytes();
         let id = encode(b"JOB", s).unwrap();
         for key in [
-            emq_id::queue_key(q, emq_id::Kind::PENDING).unwrap(),
-            emq_id::queue_key(q, emq_id::Kind::ACTIVE).unwrap(),
+            emq_id::queue_key(q, b"pending").unwrap(),
+            emq_id::queue_key(q, b"active").unwrap(),
             emq_id::job_key(q, &id).unwrap(),
         ] {
             prop_assert_eq!(slot(key.as_bytes()), slot(q));
@@ -285,7 +285,7 @@ proptest! {
     fn queues_outside_the_grammar_are_refused(queue in prop::collection::vec(any::<u8>(), 0..200)) {
         let valid = !queue.is_empty() && queue.len() <= 128
             && queue.iter().all(|b| b.is_ascii_alphanumeric() || b"_.:-".contains(b));
-        let built = emq_id::queue_key(&queue, emq_id::Kind::PENDING);
+        let built = emq_id::queue_key(&queue, b"pending");
         prop_assert_eq!(built.is_ok(), valid);
         if !valid {
             prop_assert_eq!(built.unwrap_err().gate(), Gate::Queue);

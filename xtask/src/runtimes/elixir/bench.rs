@@ -10,7 +10,8 @@ use crate::sh_out;
 pub fn run() -> Result<()> {
     super::build::compile()?;
     let tables = sh_out(
-        mix(&["run", "--no-start", "--no-compile", "bench/bench.exs"]).env("EMQ_NODE_DIR", crate::bench::claims()),
+        mix(&["run", "--no-start", "--no-compile", "bench/bench.exs"])
+            .env("EMQ_NODE_DIR", crate::bench::record::claims()),
     )?;
-    crate::bench::record("elixir", &tables)
+    crate::bench::record::write("elixir", &tables)
 }

@@ -8,7 +8,7 @@
 use anyhow::{Context, Result};
 
 use super::{go, go_with, Backend};
-use crate::bench::{bounds, median};
+use crate::bench::record::{bounds, median};
 use crate::runtimes::c;
 use crate::sh_out;
 
@@ -107,7 +107,7 @@ pub fn run() -> Result<()> {
         compiling / 1e6,
         cached / 1e6
     ));
-    crate::bench::record("go", &t)
+    crate::bench::record::write("go", &t)
 }
 
 /// One benchmark's ns/op in every run: an error if a run lacks it.

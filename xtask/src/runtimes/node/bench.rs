@@ -40,7 +40,7 @@ pub fn run() -> Result<()> {
         Command::new("node")
             .arg(root().join("bindings/node/bench/bench.js"))
             .env("EMQ_NODE", "1")
-            .env("EMQ_NODE_DIR", crate::bench::claims()),
+            .env("EMQ_NODE_DIR", crate::bench::record::claims()),
     )?;
-    crate::bench::record("node", &tables)
+    crate::bench::record::write("node", &tables)
 }

@@ -158,7 +158,7 @@ pub fn run() -> Result<()> {
          **{:.0} B per 1,000,000 ids**; while 10,000,000 `gen_random_uuid()` were counted in {uuid_s:.1} s (no mark): {baseline} B.\n",
         minting as f64 / (MANY / 1_000_000) as f64
     ));
-    crate::bench::record("postgres", &table)
+    crate::bench::record::write("postgres", &table)
 }
 
 /// The WAL bytes the server wrote while `sql` ran (a read-only statement: the

@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use anyhow::{ensure, Context, Result};
 
 use super::server::Cluster;
-use super::tests::binary_copy_file;
 use crate::vectors::rng::Rng;
 
 /// The SQLSTATEs a refusal of input may carry (SPEC.md §9): invalid text
@@ -193,7 +192,7 @@ fn random_input(c: &Cluster) -> Result<()> {
         match i % BINARY_EVERY {
             0 => {
                 let file = dir.join(format!("{i}.bin"));
-                crate::write(&file, binary_copy_file(&random_binary(&mut rng)))?;
+                crate::write(&file, super::binary_copy::one_field(&random_binary(&mut rng)))?;
                 script.push_str(&format!("COPY fault_binary FROM '{}' (FORMAT binary);\n", file.display()));
                 binary += 1;
             }

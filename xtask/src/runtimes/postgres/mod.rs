@@ -6,6 +6,7 @@
 
 pub mod adapter;
 pub mod bench;
+pub mod binary_copy;
 pub mod build;
 pub mod clock;
 pub mod comments;

@@ -180,7 +180,7 @@ fn binary_copy(c: &Cluster) -> Result<()> {
         ("snowflake >= 2^63", [b"USR".as_slice(), &u64::MAX.to_be_bytes()].concat(), "22P03: range:"),
     ] {
         let bad = c.dir().join("bad.bin");
-        crate::write(&bad, binary_copy_file(&field))?;
+        crate::write(&bad, super::binary_copy::one_field(&field))?;
         let out = c
             .psql_command()
             .args([
@@ -197,18 +197,6 @@ fn binary_copy(c: &Cluster) -> Result<()> {
     expect(one(c, "SELECT emq_self_check()")? == "t", "the backend must survive malformed binary input")?;
     println!("postgres: binary COPY out and in round-trips 100,000 ids; malformed binary input is refused");
     Ok(())
-}
-
-/// A binary COPY file of one row with one field holding `field`.
-pub(super) fn binary_copy_file(field: &[u8]) -> Vec<u8> {
-    let mut f = b"PGCOPY\n\xff\r\n\0".to_vec();
-    f.extend_from_slice(&0u32.to_be_bytes()); // flags
-    f.extend_from_slice(&0u32.to_be_bytes()); // header extension length
-    f.extend_from_slice(&1i16.to_be_bytes()); // one field
-    f.extend_from_slice(&(field.len() as i32).to_be_bytes());
-    f.extend_from_slice(field);
-    f.extend_from_slice(&(-1i16).to_be_bytes()); // trailer
-    f
 }
 
 /// Refusals through the SQL API: (statement, SQLSTATE, gate).

@@ -20,7 +20,7 @@ pub fn run() -> Result<()> {
         env.python()
             .arg("-I")
             .arg(root().join(PACKAGE).join("bench/bench.py"))
-            .env("EMQ_NODE_DIR", crate::bench::claims()),
+            .env("EMQ_NODE_DIR", crate::bench::record::claims()),
     )?;
-    crate::bench::record("python", &tables)
+    crate::bench::record::write("python", &tables)
 }

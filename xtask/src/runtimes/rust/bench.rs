@@ -9,7 +9,7 @@ use std::time::SystemTime;
 use anyhow::{Context, Result};
 use serde_json::Value;
 
-use crate::bench::{bounds, median};
+use crate::bench::record::{bounds, median};
 use crate::{root, sh};
 
 /// One measured benchmark: its group, its name, the median in nanoseconds
@@ -40,7 +40,7 @@ pub fn run() -> Result<()> {
         runs.iter().all(|rows| names(rows) == names(&runs[0])),
         "the runs of the core benchmark measured different rows"
     );
-    crate::bench::record("core", &table(&runs))
+    crate::bench::record::write("core", &table(&runs))
 }
 
 /// Every result criterion wrote since `since` (older ones are from other runs).

@@ -61,8 +61,8 @@ pub fn run() -> Result<()> {
         }
         let Some((qb, _, _)) = by_queue[i + 1..].iter().find(|(_, sb, nb)| sb != sa && nb == na) else { continue };
         pairs += 1;
-        let a = emq_id::queue_key(qa.as_bytes(), emq_id::Kind::PENDING).unwrap();
-        let b = emq_id::queue_key(qb.as_bytes(), emq_id::Kind::ACTIVE).unwrap();
+        let a = emq_id::queue_key(qa.as_bytes(), b"pending").unwrap();
+        let b = emq_id::queue_key(qb.as_bytes(), b"active").unwrap();
         let reply = conns.get_mut(na).unwrap().call(&[
             b"EVAL",
             script.as_bytes(),
@@ -80,7 +80,7 @@ pub fn run() -> Result<()> {
     // Names the keyspace refuses never become keys, so they never reach the server.
     let refused = ["", "{orders}", "a}b", "a{b", "or ders", "ordérs", "q/1", &"q".repeat(129)];
     for name in refused {
-        match emq_id::queue_key(name.as_bytes(), emq_id::Kind::PENDING) {
+        match emq_id::queue_key(name.as_bytes(), b"pending") {
             Err(e) if e.gate() == emq_id::Gate::Queue => {}
             other => bail!("the keyspace built a key from {name:?}: {other:?}"),
         }

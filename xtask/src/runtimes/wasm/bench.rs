@@ -46,7 +46,7 @@ pub fn run() -> Result<()> {
         in_node["host"].as_str().unwrap_or("node"),
     );
     let table = table(&rows(&in_node["rows"])?, &rows(&in_chromium.result)?)?;
-    crate::bench::record("wasm", &format!("{head}{table}"))
+    crate::bench::record::write("wasm", &format!("{head}{table}"))
 }
 
 /// One host's measured row: the call, the row it is compared with, ns per call.

@@ -1,46 +1,12 @@
-//! `cargo xtask bench [TARGET]...`: which benchmarks run. Each runtime's
-//! benchmark, and the table it prints for the performance page
-//! (docs/src/performance.md), is in its room (`runtimes/<runtime>/bench.rs`).
+//! What every runtime's benchmark shares: writing its tables into the
+//! performance page with the date and the machine, the median and spread of
+//! its runs, and where it keeps its node claims.
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Result};
+use anyhow::Result;
 
 use crate::root;
-use crate::runtimes::{elixir, go, node, postgres, python, rust, wasm};
-
-/// `cargo xtask bench [core|go|node|wasm|elixir|python|postgres]...` (default: all).
-/// `node` is the addon's table; `wasm` the WASM package's, in Node and in headless Chromium.
-pub fn run(which: &[String]) -> Result<()> {
-    const TARGETS: [&str; 7] = ["core", "go", "node", "wasm", "elixir", "python", "postgres"];
-    if let Some(unknown) = which.iter().find(|w| !TARGETS.contains(&w.as_str())) {
-        bail!("no benchmark is called {unknown:?}; they are {}", TARGETS.join(", "));
-    }
-    let all = which.is_empty();
-    let named = |names: &[&str]| all || which.iter().any(|w| names.contains(&w.as_str()));
-    if named(&["core"]) {
-        rust::bench::run()?;
-    }
-    if named(&["go"]) {
-        go::bench::run()?;
-    }
-    if named(&["node"]) {
-        node::bench::run()?;
-    }
-    if named(&["wasm"]) {
-        wasm::bench::run()?;
-    }
-    if named(&["elixir"]) {
-        elixir::bench::run()?;
-    }
-    if named(&["python"]) {
-        python::bench::run()?;
-    }
-    if named(&["postgres"]) {
-        postgres::bench::run()?;
-    }
-    Ok(())
-}
 
 /// Prints a benchmark's tables and writes them into the performance page between
 /// its section's generated markers (`<!-- bench:SECTION -->` …
@@ -48,7 +14,7 @@ pub fn run(which: &[String]) -> Result<()> {
 /// command, so every figure there came from one run of this tool. The prose
 /// around the markers is hand-written and left alone; the page's summary and
 /// charts are then generated again from its tables.
-pub fn record(section: &str, tables: &str) -> Result<()> {
+pub fn write(section: &str, tables: &str) -> Result<()> {
     use crate::tree::performance::PAGE;
     println!("{tables}");
     let path = root().join(PAGE);
