@@ -295,6 +295,12 @@ func abiReserve(name string) (string, status) {
 	})
 }
 
+func abiQueuePrefix(queue string) (string, status) {
+	return written(func(out *C.uint8_t, cap C.size_t, n *C.size_t) C.branded_status {
+		return C.emq_queue_prefix(bytesOf(queue), C.size_t(len(queue)), out, cap, n)
+	})
+}
+
 func abiJobPrefix(queue string) (string, status) {
 	return written(func(out *C.uint8_t, cap C.size_t, n *C.size_t) C.branded_status {
 		return C.emq_job_prefix(bytesOf(queue), C.size_t(len(queue)), out, cap, n)

@@ -38,6 +38,7 @@ var (
 	abiParseKey              = wasmParseKey
 	abiFamilyPattern         = wasmFamilyPattern
 	abiReserve               = wasmReserve
+	abiQueuePrefix           = wasmQueuePrefix
 	abiJobPrefix             = wasmJobPrefix
 	abiPrefixBytes           = wasmPrefixBytes
 	abiMintStep              = wasmMintStep

@@ -31,7 +31,7 @@ type wasmExports struct {
 	parseI64, encode, decodeMany, encodeMany, hash32, unixMs, node, seq, minFor, isValid, compare wasmcore.Func
 	xaddID, fromXaddID, slotI32, slotMany, hashtag                                                wasmcore.Func
 
-	key, parseKey, familyPattern, reserve, jobPrefix, prefixBytes wasmcore.Func
+	key, parseKey, familyPattern, reserve, queuePrefix, jobPrefix, prefixBytes wasmcore.Func
 
 	mintStep, minterNew, minterFree, minterNextI64, minterNextMany, mint, processNode, processSetNode wasmcore.Func
 
@@ -65,7 +65,8 @@ func loadWasm() *wasmExports {
 		slotI32: f("emq_slot_i32"), slotMany: f("emq_slot_many"), hashtag: f("emq_hashtag"),
 
 		key: f("emq_key"), parseKey: f("emq_parse_key"), familyPattern: f("emq_family_pattern"),
-		reserve: f("emq_reserve"), jobPrefix: f("emq_job_prefix"), prefixBytes: f("emq_prefix_bytes"),
+		reserve: f("emq_reserve"), queuePrefix: f("emq_queue_prefix"), jobPrefix: f("emq_job_prefix"),
+		prefixBytes: f("emq_prefix_bytes"),
 
 		mintStep: f("emq_mint_step"), minterNew: f("emq_minter_new"), minterFree: f("emq_minter_free"),
 		minterNextI64: f("emq_minter_next_i64"), minterNextMany: f("emq_minter_next_many"), mint: f("emq_mint"),
@@ -468,6 +469,12 @@ func wasmReserve(name string) (string, status) {
 	s := wasmOpen()
 	defer s.close()
 	return wasmWritten(wasm.reserve, &s, s.str(name), uint64(len(name)))
+}
+
+func wasmQueuePrefix(queue string) (string, status) {
+	s := wasmOpen()
+	defer s.close()
+	return wasmWritten(wasm.queuePrefix, &s, s.str(queue), uint64(len(queue)))
 }
 
 func wasmJobPrefix(queue string) (string, status) {

@@ -133,7 +133,10 @@ func TestBackendsAgree(t *testing.T) {
 		for _, f := range []struct {
 			name       string
 			native, wa func(string) (string, status)
-		}{{"Reserve", abiReserve, wasmReserve}, {"JobPrefix", abiJobPrefix, wasmJobPrefix}, {"XaddID", abiXaddID, wasmXaddID}} {
+		}{
+			{"Reserve", abiReserve, wasmReserve}, {"QueuePrefix", abiQueuePrefix, wasmQueuePrefix},
+			{"JobPrefix", abiJobPrefix, wasmJobPrefix}, {"XaddID", abiXaddID, wasmXaddID},
+		} {
 			if a, as := f.native(text); true {
 				if b, bs := f.wa(text); a != b || as != bs {
 					differ(f.name, text, [2]any{a, as}, [2]any{b, bs})

@@ -227,6 +227,9 @@ func TestKeyspaceTwo(t *testing.T) {
 	if k, err := emqid.Reserve("version"); err != nil || k != "{emq}:version" {
 		t.Fatalf("Reserve: %q %v", k, err)
 	}
+	if k, err := emqid.QueuePrefix("orders"); err != nil || k != "emq:{orders}:" {
+		t.Fatalf("QueuePrefix: %q %v", k, err)
+	}
 	if k, err := emqid.JobPrefix("orders"); err != nil || k != "emq:{orders}:job:" {
 		t.Fatalf("JobPrefix: %q %v", k, err)
 	}

@@ -306,6 +306,7 @@ func TestEmptyInputs(t *testing.T) {
 		{`NewID("", 0)`, second(emqid.NewID("", 0)), emqid.ErrRange},
 		{`QueueKey("", KindPending)`, second(emqid.QueueKey("", emqid.KindPending)), emqid.ErrQueue},
 		{`JobKey("orders", "")`, second(emqid.JobKey("orders", "")), emqid.ErrLength},
+		{`QueuePrefix("")`, second(emqid.QueuePrefix("")), emqid.ErrQueue},
 		{`JobPrefix("")`, second(emqid.JobPrefix("")), emqid.ErrQueue},
 		{`ParseKey("")`, second(emqid.ParseKey("")), emqid.ErrQueue},
 		{`Reserve("")`, second(emqid.Reserve("")), emqid.ErrKind},

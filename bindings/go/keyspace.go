@@ -80,6 +80,12 @@ func Reserve(name string) (string, error) {
 	return text(abiReserve(name))
 }
 
+// QueuePrefix is emq:{queue}:, the prefix every key of a queue starts with
+// (the bus's scripts append a type to it).
+func QueuePrefix(queue string) (string, error) {
+	return text(abiQueuePrefix(queue))
+}
+
 // JobPrefix is emq:{queue}:job:, the prefix the bus's scripts append job ids to.
 func JobPrefix(queue string) (string, error) {
 	return text(abiJobPrefix(queue))

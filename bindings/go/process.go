@@ -1,6 +1,10 @@
 package emqid
 
-import "fmt"
+import (
+	"fmt"
+	"log/slog"
+	"sync"
+)
 
 // NodeSource says where the process's node came from.
 type NodeSource int
@@ -48,7 +52,25 @@ func Mint(ns string) (ID, error) {
 	if err := check(st); err != nil {
 		return ID{}, err
 	}
+	drawnNotice.Do(noticeDrawn)
 	return ParseBytes(out)
+}
+
+// drawnNotice says once per process that the node was drawn: the first Mint
+// took it, so every later Mint costs one atomic load more.
+var drawnNotice sync.Once
+
+// noticeDrawn warns through log/slog's default logger (the application
+// chooses where that goes, or silences it) when no node was given.
+func noticeDrawn() {
+	node, source, err := ProcessNode()
+	if err != nil || source != NodeDrawn {
+		return
+	}
+	slog.Warn("emqid: EMQ_NODE is not set: this process mints with a node drawn among the nodes no live "+
+		"process of this host holds; another host can draw it too, and then ids collide. Give each "+
+		"process a node of its own (EMQ_NODE, SetProcessNode) or take one with a lease",
+		"node", node, "code", "EMQ_ID_DRAWN_NODE")
 }
 
 // ProcessNode takes this process's node if it has none yet, and reports it:

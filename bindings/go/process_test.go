@@ -73,6 +73,35 @@ func TestMintTakesTheProcessNode(t *testing.T) {
 	}
 }
 
+// Without EMQ_NODE the first Mint draws a node and says so once, through
+// log/slog's default logger (stderr, unless the application chose another);
+// with EMQ_NODE it says nothing.
+func TestADrawnNodeIsSaidOnce(t *testing.T) {
+	mint := func(env ...string) string {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		for _, kv := range os.Environ() {
+			if !strings.HasPrefix(kv, "EMQ_NODE=") {
+				cmd.Env = append(cmd.Env, kv)
+			}
+		}
+		cmd.Env = append(cmd.Env, append(env, "EMQID_TEST_CHILD=3", "EMQ_NODE_DIR="+t.TempDir())...)
+		stderr := &strings.Builder{}
+		cmd.Stderr = stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("the minting child: %v %q", err, stderr.String())
+		}
+		return stderr.String()
+	}
+	drawn := mint()
+	if strings.Count(drawn, "code=EMQ_ID_DRAWN_NODE") != 1 || !strings.Contains(drawn, "WARN emqid: EMQ_NODE is not set") ||
+		!strings.Contains(drawn, "ids collide") {
+		t.Fatalf("three mints on a drawn node, not one warning: %q", drawn)
+	}
+	if given := mint("EMQ_NODE=13"); given != "" {
+		t.Fatalf("EMQ_NODE=13 warned: %q", given)
+	}
+}
+
 // child starts this test binary as a minting process of node.
 func child(t *testing.T, node string, dir string, count int) (*exec.Cmd, *bufio.Scanner, *strings.Builder) {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")

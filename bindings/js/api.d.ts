@@ -82,6 +82,8 @@ export interface ParsedKey {
 export function parseKey(key: Bytes): ParsedKey;
 /** The reserve's cross-queue key {emq}:<name> (reserve('version') is the bus's version fence); `kind` for a bad name. */
 export function reserve(name: Bytes): string;
+/** emq:{queue}:, the prefix every key of a queue starts with (the bus's scripts append a type to it). */
+export function queuePrefix(queue: Bytes): string;
 /** emq:{queue}:job:, the prefix the bus's scripts append job ids to. */
 export function jobPrefix(queue: Bytes): string;
 /** The bytes a family's keys spend before their parameter (type `job:`, `g:`, … or a fixed type). */
@@ -131,6 +133,9 @@ export function backend(): 'native' | 'wasm';
  * `… is not installed`, `EMQ_ID_BACKEND=wasm`); the WASM package names itself.
  */
 export function backendInfo(): { backend: 'native' | 'wasm'; from: string };
+
+/** The package's version: its package.json's, compiled into the build that answers (`'0.1.0'`). */
+export const version: string;
 
 export class Minter {
   /** A fresh minter for node 0..=MAX_NODE (else `range`). */

@@ -201,6 +201,7 @@ export function makeApi(backend, { name, from = name }) {
       call(backend.key, bytes(queue, 'a queue'), bytes(type, 'a type'), id === undefined ? undefined : bytes(id, 'an id')),
     parseKey: (key) => call(backend.parseKey, bytes(key, 'a key')),
     reserve: (name) => call(backend.reserve, bytes(name, 'a name')),
+    queuePrefix: (queue) => call(backend.queuePrefix, bytes(queue, 'a queue')),
     jobPrefix: (queue) => call(backend.jobPrefix, bytes(queue, 'a queue')),
     prefixBytes: (queue, type) => call(backend.prefixBytes, bytes(queue, 'a queue'), bytes(type, 'a type')),
     xaddId: (id) => call(backend.xaddId, bytes(id, 'an id')),
@@ -258,6 +259,8 @@ export function makeApi(backend, { name, from = name }) {
     backend: () => backend.name,
     /** Which build answers and where it came from (the addon's package, or why WebAssembly). */
     backendInfo: () => ({ backend: backend.name, from }),
+    /** The package's version: its package.json's, compiled into the build that answers. */
+    version: backend.version(),
     GATES,
     ...facts.numbers,
     ...facts.texts,

@@ -151,6 +151,7 @@ export function wasmBackend(raw, { envNode } = {}) {
   return {
     name: 'wasm',
     facts: raw.facts,
+    version: raw.version,
     selfCheckVectors: raw.selfCheckVectors,
     // The vectors run through this module's exports at load (api.mjs): the
     // core's own check would add only its parsing to the .wasm.
@@ -197,6 +198,7 @@ export function wasmBackend(raw, { envNode } = {}) {
       return param === undefined ? { queue, family } : { queue, family, param };
     },
     reserve: (name) => raw.reserve(utf8(name)),
+    queuePrefix: (queue) => raw.queuePrefix(utf8(queue)),
     jobPrefix: (queue) => raw.jobPrefix(utf8(queue)),
     prefixBytes: (queue, type) => raw.prefixBytes(utf8(queue), utf8(type)),
     xaddId: (id) => raw.xaddId(utf8(id)),

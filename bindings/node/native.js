@@ -63,9 +63,27 @@ function nativeBackend(addon) {
     return slots;
   }
 
-  return {
+  // The first mint through the process-wide minter takes its node. When that
+  // node was drawn (no EMQ_NODE, no setNode), say so once, as Node's own
+  // warnings do, then put the addon's functions in place: later mints cost
+  // nothing more. The WebAssembly build never draws a node (it refuses instead).
+  function noticeDrawn() {
+    backend.mint = addon.mint;
+    backend.mintMany = addon.mintMany;
+    const { node, source } = addon.processNode();
+    if (source !== 'fallback') return;
+    process.emitWarning(
+      `EMQ_NODE is not set: this process mints with node ${node}, drawn among the nodes no live process ` +
+        'of this host holds; another host can draw it too, and then ids collide. Give each process a node ' +
+        'of its own (EMQ_NODE, setNode) or take one with a lease',
+      { code: 'EMQ_ID_DRAWN_NODE' },
+    );
+  }
+
+  const backend = {
     name: 'native',
     facts: addon.facts,
+    version: addon.version,
     selfCheckVectors: addon.selfCheckVectors,
     coreCheck: addon.selfCheck,
     gateError: addon.gateError,
@@ -96,13 +114,22 @@ function nativeBackend(addon) {
     jobKey: addon.jobKey,
     parseKey: addon.parseKey,
     reserve: addon.reserve,
+    queuePrefix: addon.queuePrefix,
     jobPrefix: addon.jobPrefix,
     prefixBytes: addon.prefixBytes,
     xaddId: addon.xaddId,
     fromXaddId: addon.fromXaddId,
     Minter: addon.Minter,
-    mint: addon.mint,
-    mintMany: addon.mintMany,
+    mint(ns) {
+      const id = addon.mint(ns);
+      noticeDrawn();
+      return id;
+    },
+    mintMany(ns, n) {
+      const ids = addon.mintMany(ns, n);
+      noticeDrawn();
+      return ids;
+    },
     mintStep: addon.mintStep,
     setNode: addon.setNode,
     processNode: addon.processNode,
@@ -118,6 +145,7 @@ function nativeBackend(addon) {
     parseAcquireError: addon.parseAcquireError,
     LeasedMinter: addon.LeasedMinter,
   };
+  return backend;
 }
 
 module.exports = { nativeBackend };

@@ -74,6 +74,7 @@ defmodule Conformance.Elixir do
 
   defp translate(%{"op" => "reserve"} = r), do: answer(Keyspace.reserve(r["name"]), &%{"key" => &1})
   defp translate(%{"op" => "prefix_bytes"} = r), do: answer(Keyspace.prefix_bytes(r["queue"], r["type"]), &%{"bytes" => &1})
+  defp translate(%{"op" => "queue_prefix"} = r), do: answer(Keyspace.queue_prefix(r["queue"]), &%{"key" => &1})
   defp translate(%{"op" => "job_prefix"} = r), do: answer(Keyspace.job_prefix(r["queue"]), &%{"key" => &1})
   defp translate(%{"op" => "xadd_id"} = r), do: answer(Keyspace.xadd_id(r["id"]), &%{"entry" => &1})
   defp translate(%{"op" => "from_xadd_id"} = r), do: answer(Keyspace.from_xadd_id(r["entry"], r["ns"]), &%{"id" => &1})

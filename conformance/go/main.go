@@ -187,6 +187,9 @@ func translate(r *request) object {
 	case "prefix_bytes":
 		n, err := emqid.PrefixBytes(r.Queue, r.Type)
 		return answer(object{"bytes": n}, err)
+	case "queue_prefix":
+		key, err := emqid.QueuePrefix(r.Queue)
+		return answer(object{"key": key}, err)
 	case "job_prefix":
 		key, err := emqid.JobPrefix(r.Queue)
 		return answer(object{"key": key}, err)

@@ -74,6 +74,8 @@ export function translate(pkg, r) {
       return call(() => ({ key: pkg.reserve(r.name) }));
     case 'prefix_bytes':
       return call(() => ({ bytes: pkg.prefixBytes(r.queue, r.type) }));
+    case 'queue_prefix':
+      return call(() => ({ key: pkg.queuePrefix(r.queue) }));
     case 'job_prefix':
       return call(() => ({ key: pkg.jobPrefix(r.queue) }));
     case 'xadd_id':

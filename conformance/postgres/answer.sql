@@ -79,6 +79,8 @@ BEGIN
         RETURN jsonb_build_object('ok', jsonb_build_object('key', emq_reserve(body->>'name')));
     WHEN 'prefix_bytes' THEN
         RETURN jsonb_build_object('ok', jsonb_build_object('bytes', emq_prefix_bytes(body->>'queue', body->>'type')));
+    WHEN 'queue_prefix' THEN
+        RETURN jsonb_build_object('ok', jsonb_build_object('key', emq_queue_prefix(body->>'queue')));
     WHEN 'job_prefix' THEN
         RETURN jsonb_build_object('ok', jsonb_build_object('key', emq_job_prefix(body->>'queue')));
     WHEN 'xadd_id' THEN

@@ -123,6 +123,8 @@ def translate(r: Request) -> Answer:
         return ok(lambda: {"key": emq_id.reserve(r["name"])})
     if op == "prefix_bytes":
         return ok(lambda: {"bytes": emq_id.prefix_bytes(r["queue"], r["type"])})
+    if op == "queue_prefix":
+        return ok(lambda: {"key": emq_id.queue_prefix(r["queue"])})
     if op == "job_prefix":
         return ok(lambda: {"key": emq_id.job_prefix(r["queue"])})
     if op == "xadd_id":

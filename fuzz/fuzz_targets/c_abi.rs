@@ -437,23 +437,24 @@ fuzz_target!(|data: &[u8]| {
                 Err(refusal) => assert_eq!((status, out.untouched()), (refusal, true)),
             }
         }
-        // emq_reserve and emq_job_prefix: a name, written as keys are.
+        // emq_reserve, emq_queue_prefix and emq_job_prefix: a name, written as keys are.
         12 => {
+            type Abi = unsafe extern "C" fn(*const u8, usize, *mut u8, usize, *mut usize) -> branded_status;
+            type Core = fn(&[u8]) -> emq_id::Result<emq_id::Key>;
             let name = Arg::new(input.rest(), is_null(0));
-            let mut out = OutBuf::new(cap, is_null(3));
-            let mut len_out = Out::new(usize::MAX, is_null(4));
-            // SAFETY: `name` NULL or readable; `out` writable for its cap; `len_out` NULL or writable.
-            let status =
-                unsafe { emqid::keyspace::emq_reserve(name.ptr(), name.len(), out.ptr(), out.cap(), len_out.ptr()) };
-            let key = name.read().and_then(|n| emq_id::reserve(n).map_err(status_of));
-            check_written("emq_reserve", status, key.as_ref().map(|k| k.as_bytes()).map_err(|s| *s), &out, &len_out);
-            let mut out = OutBuf::new(cap, is_null(3));
-            let mut len_out = Out::new(usize::MAX, is_null(4));
-            // SAFETY: as above.
-            let status =
-                unsafe { emqid::keyspace::emq_job_prefix(name.ptr(), name.len(), out.ptr(), out.cap(), len_out.ptr()) };
-            let key = name.read().and_then(|n| emq_id::job_prefix(n).map_err(status_of));
-            check_written("emq_job_prefix", status, key.as_ref().map(|k| k.as_bytes()).map_err(|s| *s), &out, &len_out);
+            let calls: [(&str, Abi, Core); 3] = [
+                ("emq_reserve", emqid::keyspace::emq_reserve, emq_id::reserve),
+                ("emq_queue_prefix", emqid::keyspace::emq_queue_prefix, emq_id::queue_prefix),
+                ("emq_job_prefix", emqid::keyspace::emq_job_prefix, emq_id::job_prefix),
+            ];
+            for (what, abi, core) in calls {
+                let mut out = OutBuf::new(cap, is_null(3));
+                let mut len_out = Out::new(usize::MAX, is_null(4));
+                // SAFETY: `name` NULL or readable; `out` writable for its cap; `len_out` NULL or writable.
+                let status = unsafe { abi(name.ptr(), name.len(), out.ptr(), out.cap(), len_out.ptr()) };
+                let key = name.read().and_then(|n| core(n).map_err(status_of));
+                check_written(what, status, key.as_ref().map(|k| k.as_bytes()).map_err(|s| *s), &out, &len_out);
+            }
         }
         // emq_decode_many: ids back to back (lengths mostly 14), stopping at the first refused.
         14 => {

@@ -62,9 +62,13 @@ fuzz_target!(|data: &[u8]| {
             assert_eq!((parsed.queue, parsed.param), (queue, Some(job_id)));
         }
     }
-    match emq_id::job_prefix(queue) {
-        Ok(prefix) => assert_eq!(emq_id::slot(prefix.as_bytes()), queue_slot),
-        Err(e) => assert_eq!((queue_ok, e.gate()), (false, Gate::Queue)),
+    match (emq_id::queue_prefix(queue), emq_id::job_prefix(queue)) {
+        (Ok(prefix), Ok(job)) => {
+            assert_eq!(emq_id::slot(prefix.as_bytes()), queue_slot);
+            assert!(job.as_bytes().starts_with(prefix.as_bytes()), "{job:?} is not under {prefix:?}");
+        }
+        (Err(e), Err(same)) => assert_eq!((queue_ok, e.gate(), same.gate()), (false, Gate::Queue, Gate::Queue)),
+        (a, b) => panic!("queue_prefix and job_prefix disagree: {a:?} against {b:?}"),
     }
     if let Ok(n) = emq_id::prefix_bytes(queue, ty) {
         assert_eq!(n, b"emq:{".len() + queue.len() + b"}:".len() + ty.len());

@@ -72,7 +72,7 @@ const STEPS: &[Step] = &[
         sh(Command::new("cargo").args(["xtask", "parity", "--check"]))
     }),
     ("Elixir: mix format --check-formatted, mix test (ExUnit and doctests)", elixir::tests::run),
-    ("Python: pytest, mypy --strict, stubtest (its packages are proven in the dist step)", python::tests::run),
+    ("Python: its name lists (py-names --check), pytest, mypy --strict, stubtest (its packages are proven in the dist step)", python::tests::run),
     ("PostgreSQL extension: fmt --check, clippy -D warnings (its own workspace)", || {
         postgres::setup::prerequisites()?;
         let dir = crate::root().join(postgres::EXTENSION);
@@ -123,13 +123,18 @@ pub fn run(args: &[String]) -> Result<()> {
             Ok(()) => eprintln!("==== {name}: ok ({:.1}s)", started.elapsed().as_secs_f64()),
             Err(e) => {
                 eprintln!("==== {name}: FAILED: {e:#}");
-                failed.push(*name);
+                failed.push((*name, format!("{e:#}")));
             }
         }
     }
     println!("\nxtask: {} passed, {} failed", chosen.len() - failed.len(), failed.len());
+    // Each failure's reason again at the end, where a log cut to its tail still shows it.
+    for (name, reason) in &failed {
+        println!("xtask: FAILED {name}: {reason}");
+    }
     if !failed.is_empty() {
-        bail!("failed steps: {}", failed.join(", "));
+        let names: Vec<&str> = failed.iter().map(|(name, _)| *name).collect();
+        bail!("failed steps: {}", names.join(", "));
     }
     Ok(())
 }

@@ -170,6 +170,7 @@ fn contains_the_keyspace_facts_of_the_bus() {
     assert_eq!(xadd("EVT00000000000")["entry"], "1704067200000-0");
     let prefix = section(&f, "prefixes").iter().find(|c| c["queue"] == "orders" && c["type"] == "job:").unwrap();
     assert_eq!((&prefix["bytes"], &prefix["job_prefix"]), (&Value::from(17), &Value::from("emq:{orders}:job:")));
+    assert_eq!(prefix["queue_prefix"], "emq:{orders}:");
     let reserve = |name: &str| section(&f, "reserve").iter().find(|c| c["name"] == name).cloned().unwrap();
     assert_eq!(reserve("version")["key"], "{emq}:version");
     assert_eq!(reserve("locks")["key"], "{emq}:locks");
@@ -281,7 +282,7 @@ fn the_book_lists_every_family() {
 }
 
 /// The checks the section mutations above do not reach can fail too: a wrong
-/// job prefix, a wrong gate in a refused case, a wrong id behind an entry id.
+/// job or queue prefix, a wrong gate in a refused case, a wrong id behind an entry id.
 #[test]
 fn every_kind_of_check_can_fail() {
     let f = file();
@@ -289,13 +290,27 @@ fn every_kind_of_check_can_fail() {
     let case =
         wrong_prefix["prefixes"].as_array_mut().unwrap().iter_mut().find(|c| c.get("job_prefix").is_some()).unwrap();
     case["job_prefix"] = Value::from("emq:{orders}:jobs:");
+    let mut wrong_queue_prefix = f.clone();
+    let case = wrong_queue_prefix["prefixes"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|c| c.get("queue_prefix").is_some())
+        .unwrap();
+    case["queue_prefix"] = Value::from("emq:{orders}");
     let mut wrong_gate = f.clone();
     let case = wrong_gate["from_xadd"].as_array_mut().unwrap().iter_mut().find(|c| c["error"] == "charset").unwrap();
     case["error"] = Value::from("range");
     let mut wrong_kind = f.clone();
     let case = wrong_kind["keys"].as_array_mut().unwrap().iter_mut().find(|c| c["error"] == "kind").unwrap();
     case["error"] = Value::from("queue");
-    for (what, file) in [("job_prefix", wrong_prefix), ("from_xadd gate", wrong_gate), ("keys gate", wrong_kind)] {
+    let wrong = [
+        ("job_prefix", wrong_prefix),
+        ("queue_prefix", wrong_queue_prefix),
+        ("from_xadd gate", wrong_gate),
+        ("keys gate", wrong_kind),
+    ];
+    for (what, file) in wrong {
         let outcome = run("rust", &file);
         assert_eq!(outcome.mismatches.len(), 1, "{what}: {:?}", outcome.mismatches);
     }

@@ -458,6 +458,19 @@ branded_status emq_reserve(const uint8_t *name,
                            size_t *len_out);
 
 /**
+ * `emq:{queue}:`, the prefix every key of a queue starts with (the bus's
+ * scripts append a type to it). Writes as `emq_key` does.
+ *
+ * # Safety
+ * `queue` readable for `queue_len` bytes; `out` writable for `cap`; `len_out` writable.
+ */
+branded_status emq_queue_prefix(const uint8_t *queue,
+                                size_t queue_len,
+                                uint8_t *out,
+                                size_t cap,
+                                size_t *len_out);
+
+/**
  * `emq:{queue}:job:`, the prefix the bus's scripts append job ids to.
  * Writes as `emq_key` does.
  *

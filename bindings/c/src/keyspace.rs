@@ -157,6 +157,27 @@ pub unsafe extern "C" fn emq_family_pattern(
     })
 }
 
+/// The body of an entry point whose key is built from one input (the reserve's
+/// name, a queue for the prefixes): `build`'s key of it, written as `emq_key` writes.
+///
+/// # Safety
+/// `input` readable for `input_len` bytes; `out` writable for `cap`; `len_out` writable.
+unsafe fn write_key_of(
+    build: fn(&[u8]) -> emq_id::Result<emq_id::Key>,
+    input: *const u8,
+    input_len: usize,
+    out: *mut u8,
+    cap: usize,
+    len_out: *mut usize,
+) -> branded_status {
+    guard(|| {
+        // SAFETY: the caller promises `input_len` readable bytes.
+        let key = build(unsafe { bytes(input, input_len)? })?;
+        // SAFETY: the caller's promise for `out`, `cap` and `len_out`.
+        unsafe { write_out(key.as_bytes(), out, cap, len_out) }
+    })
+}
+
 /// The reserve's cross-queue key `{emq}:<name>`; `EMQ_ERR_KIND` for a name
 /// outside 1-128 bytes of `[A-Za-z0-9_.:-]`. Writes as `emq_key` does.
 ///
@@ -170,12 +191,25 @@ pub unsafe extern "C" fn emq_reserve(
     cap: usize,
     len_out: *mut usize,
 ) -> branded_status {
-    guard(|| {
-        // SAFETY: the caller promises `name_len` readable bytes.
-        let key = emq_id::reserve(unsafe { bytes(name, name_len)? })?;
-        // SAFETY: the caller's promise for `out`, `cap` and `len_out`.
-        unsafe { write_out(key.as_bytes(), out, cap, len_out) }
-    })
+    // SAFETY: the caller's promises, passed on.
+    unsafe { write_key_of(emq_id::reserve, name, name_len, out, cap, len_out) }
+}
+
+/// `emq:{queue}:`, the prefix every key of a queue starts with (the bus's
+/// scripts append a type to it). Writes as `emq_key` does.
+///
+/// # Safety
+/// `queue` readable for `queue_len` bytes; `out` writable for `cap`; `len_out` writable.
+#[no_mangle]
+pub unsafe extern "C" fn emq_queue_prefix(
+    queue: *const u8,
+    queue_len: usize,
+    out: *mut u8,
+    cap: usize,
+    len_out: *mut usize,
+) -> branded_status {
+    // SAFETY: the caller's promises, passed on.
+    unsafe { write_key_of(emq_id::queue_prefix, queue, queue_len, out, cap, len_out) }
 }
 
 /// `emq:{queue}:job:`, the prefix the bus's scripts append job ids to.
@@ -191,12 +225,8 @@ pub unsafe extern "C" fn emq_job_prefix(
     cap: usize,
     len_out: *mut usize,
 ) -> branded_status {
-    guard(|| {
-        // SAFETY: the caller promises `queue_len` readable bytes.
-        let key = emq_id::job_prefix(unsafe { bytes(queue, queue_len)? })?;
-        // SAFETY: the caller's promise for `out`, `cap` and `len_out`.
-        unsafe { write_out(key.as_bytes(), out, cap, len_out) }
-    })
+    // SAFETY: the caller's promises, passed on.
+    unsafe { write_key_of(emq_id::job_prefix, queue, queue_len, out, cap, len_out) }
 }
 
 /// The bytes a family's keys spend before their parameter (`emq:{Q}:` and

@@ -215,6 +215,7 @@ static void keyspace(void) {
 
     CHECK(emq_reserve((const uint8_t *)"locks", 5, out, sizeof out, &len) == BRANDED_OK && len == 11 && memcmp(out, "{emq}:locks", 11) == 0);
     CHECK(emq_reserve((const uint8_t *)"a b", 3, out, sizeof out, &len) == EMQ_ERR_KIND);
+    CHECK(emq_queue_prefix((const uint8_t *)"orders", 6, out, sizeof out, &len) == BRANDED_OK && len == 13 && memcmp(out, "emq:{orders}:", 13) == 0);
     CHECK(emq_job_prefix((const uint8_t *)"orders", 6, out, sizeof out, &len) == BRANDED_OK && len == 17 && memcmp(out, "emq:{orders}:job:", 17) == 0);
     size_t bytes = 0;
     CHECK(emq_prefix_bytes((const uint8_t *)"orders", 6, (const uint8_t *)"job:", 4, &bytes) == BRANDED_OK && bytes == 17);
@@ -482,6 +483,22 @@ static void process(void) {
     uint16_t node = 0;
     uint32_t pid = 0;
     emq_node_source source = EMQ_NODE_SET;
+    int status = -1;
+
+    /* Without EMQ_NODE a node is drawn, and the source says so: the library
+     * writes nothing to stderr, the host reads EMQ_NODE_DRAWN and warns its
+     * own way. Forked before this process takes a node, so the child has none. */
+    fflush(NULL);
+    pid_t drawn = fork();
+    if (drawn == 0) {
+        unsetenv("EMQ_NODE");
+        int bad = emq_process_node(&node, &source, &pid) != BRANDED_OK;
+        bad += source != EMQ_NODE_DRAWN || node > EMQ_MAX_NODE;
+        bad += emq_mint("JOB", id) != BRANDED_OK || node_of(id) != node;
+        _exit(bad);
+    }
+    CHECK(drawn > 0 && waitpid(drawn, &status, 0) == drawn && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+
     CHECK(emq_mint("JOB", id) == BRANDED_OK && node_of(id) == 5);
     CHECK(emq_mint("job", id) == BRANDED_ERR_RANGE);
     CHECK(emq_mint(NULL, id) == EMQ_ERR_NULL && emq_mint("JOB", NULL) == EMQ_ERR_NULL);
@@ -504,7 +521,6 @@ static void process(void) {
         bad += emq_mint("JOB", id) != BRANDED_OK || node_of(id) != 6;
         _exit(bad);
     }
-    int status = -1;
     CHECK(child > 0 && waitpid(child, &status, 0) == child);
     CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
     CHECK(emq_mint("JOB", id) == BRANDED_OK && node_of(id) == 5); /* the parent mints on */

@@ -105,6 +105,7 @@ static void keyspace(void) {
         CHECK(emq_key((const uint8_t *)"orders", 6, e, 0, NULL, 0, out, sizeof out, &len) == EMQ_ERR_KIND);
         CHECK(emq_parse_key(e, 0, &parts) == EMQ_ERR_QUEUE);
         CHECK(emq_reserve(e, 0, out, sizeof out, &len) == EMQ_ERR_KIND);
+        CHECK(emq_queue_prefix(e, 0, out, sizeof out, &len) == EMQ_ERR_QUEUE);
         CHECK(emq_job_prefix(e, 0, out, sizeof out, &len) == EMQ_ERR_QUEUE);
         size_t n = 77;
         CHECK(emq_prefix_bytes(e, 0, e, 0, &n) == EMQ_ERR_QUEUE && n == 77);

@@ -51,6 +51,7 @@ defmodule EmqId.EmptyTest do
       assert Keyspace.key("orders", e) == {:error, :kind}
       assert Keyspace.parse_key(e) == {:error, :queue}
       assert Keyspace.reserve(e) == {:error, :kind}
+      assert Keyspace.queue_prefix(e) == {:error, :queue}
       assert Keyspace.job_prefix(e) == {:error, :queue}
       assert Keyspace.prefix_bytes(e, e) == {:error, :queue}
       assert Keyspace.from_xadd_id(e) == {:error, :charset}

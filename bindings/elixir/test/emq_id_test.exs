@@ -21,6 +21,7 @@ defmodule EmqIdTest do
     assert Keyspace.version_key() == "{emq}:version"
     assert Keyspace.from_xadd_id!("1704117200000-1620567") == "EVT000xY9Wvvcd"
     assert Keyspace.prefix_bytes!("orders", "job:") == 17
+    assert Keyspace.queue_prefix!("orders") == "emq:{orders}:"
     assert EmqId.compare!("USR0NgWEfAEJfs", "USR0KHTOWnGLuC") == :gt
     assert EmqId.compare("USR0KHTOWnGLuC", "USR0KHTOWnGL!C") == {:error, :charset}
     assert %EmqId.Error{gate: :length} = catch_error(EmqId.compare!("USR", "USR0KHTOWnGLuC"))

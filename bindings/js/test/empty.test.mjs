@@ -70,6 +70,7 @@ const CASES = [
   ['jobKey("orders", e)', (a, e) => a.jobKey('orders', e), { EmqIdError: 'length' }],
   ['parseKey(e)', (a, e) => a.parseKey(e), { EmqIdError: 'queue' }],
   ['reserve(e)', (a, e) => a.reserve(e), { EmqIdError: 'kind' }],
+  ['queuePrefix(e)', (a, e) => a.queuePrefix(e), { EmqIdError: 'queue' }],
   ['jobPrefix(e)', (a, e) => a.jobPrefix(e), { EmqIdError: 'queue' }],
   ['prefixBytes(e, e)', (a, e) => a.prefixBytes(e, e), { EmqIdError: 'queue' }],
   ['xaddId(e)', (a, e) => a.xaddId(e), { EmqIdError: 'length' }],

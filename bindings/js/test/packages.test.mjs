@@ -47,6 +47,7 @@ const CASES = [
   ['key', ['orders', 'job', null]],
   ['parseKey', ['emq:{orders}:job:JOB0KHTOWnGLuC:lock']], ['parseKey', [ascii('emq:{orders}:pending')]], ['parseKey', ['{emq}:version']],
   ['reserve', ['version']], ['reserve', [ascii('version')]], ['reserve', ['a b']], ['reserve', [5]],
+  ['queuePrefix', ['orders']], ['queuePrefix', ['']],
   ['jobPrefix', ['orders']], ['jobPrefix', ['']], ['prefixBytes', ['orders', 'job:']], ['prefixBytes', ['orders', 'job']],
   ['xaddId', ['EVT000xY9Wvvcd']], ['xaddId', [ascii('EVT000xY9Wvvcd')]], ['xaddId', ['ORD000xY9Wvvcd']], ['xaddId', [5]],
   ['fromXaddId', ['1704117200000-1620567']], ['fromXaddId', ['1704117200000-1620567', ascii('ORD')]],

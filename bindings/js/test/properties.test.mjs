@@ -243,6 +243,7 @@ const SIGNATURES = {
   key: [queueArg, typeArg, fc.oneof(fc.constant(undefined), jobIdArg)],
   parseKey: [fc.oneof(fc.tuple(queueArg, typeArg).map(([q, t]) => `emq:{${q}}:${t}`), keyString)],
   reserve: [queueArg],
+  queuePrefix: [queueArg],
   jobPrefix: [queueArg],
   prefixBytes: [queueArg, typeArg],
   xaddId: [evtIdArg],

@@ -61,6 +61,12 @@ pub fn key(queue: Arg, kind: Arg, id: Option<Arg>) -> Result<Ascii<{ emq_id::MAX
     Ok(Ascii::new(key.as_bytes()))
 }
 
+/// `version`: the package's version, the workspace's (its package.json says the same).
+#[napi]
+pub fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
 /// Where the process-wide minter's node came from.
 #[napi(object)]
 pub struct ProcessNode {
@@ -135,6 +141,13 @@ pub fn parse_key(key: Arg) -> Result<ParsedKey, JsError> {
 pub fn reserve(name: Arg) -> Result<Ascii<{ emq_id::MAX_KEY_LEN }>, JsError> {
     let name = name.bytes("a name is a string")?;
     Ok(Ascii::new(emq_id::reserve(name.as_slice()).map_err(gate)?.as_bytes()))
+}
+
+/// `queuePrefix(queue): string` — `emq:{queue}:`.
+#[napi]
+pub fn queue_prefix(queue: Arg) -> Result<Ascii<{ emq_id::MAX_KEY_LEN }>, JsError> {
+    let queue = queue.bytes("a queue is a string")?;
+    Ok(Ascii::new(emq_id::queue_prefix(queue.as_slice()).map_err(gate)?.as_bytes()))
 }
 
 /// `jobPrefix(queue): string` — `emq:{queue}:job:`.

@@ -102,6 +102,7 @@ test('the keyspace: every family as the bus writes it, keys read back, the reser
   assert.deepEqual({ ...emq.parseKey('emq:{orders}:job:JOB0KHTOWnGLuC:lock') }, { queue: 'orders', family: 'job:<id>:lock', param: 'JOB0KHTOWnGLuC' });
   assert.deepEqual(JSON.parse(JSON.stringify(emq.parseKey('emq:{orders}:pending'))), { queue: 'orders', family: 'pending' });
   assert.equal(emq.reserve('version'), '{emq}:version');
+  assert.equal(emq.queuePrefix('orders'), 'emq:{orders}:');
   assert.equal(emq.jobPrefix('orders'), 'emq:{orders}:job:');
   assert.equal(emq.prefixBytes('orders', 'job:'), 17);
   assert.equal(emq.xaddId('EVT000xY9Wvvcd'), '1704117200000-1620567');
@@ -213,4 +214,9 @@ test('the addon\'s internal slotPacked refuses a layout it cannot read, and neve
   for (const [i, [args, code, message = 'slotPacked takes a Uint8Array, a Uint32Array and a Uint16Array']] of refusals.entries()) {
     assert.throws(() => addon.slotPacked(...args), { code, message }, `case ${i}`);
   }
+});
+
+test('version is the package.json version, compiled into the addon', () => {
+  assert.equal(emq.version, require('../package.json').version);
+  assert.match(emq.version, /^\d+\.\d+\.\d+/);
 });

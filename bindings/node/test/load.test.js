@@ -34,6 +34,23 @@ test('unset EMQ_NODE is visible as a fallback (a drawn node: unique on this host
   assert.equal(r.stdout.trim(), 'fallback');
 });
 
+test('a drawn node is said once, with a code (EMQ_ID_DRAWN_NODE); a given one never', () => {
+  const code =
+    "const e = require('.'); const seen = []; process.on('warning', (w) => seen.push([w.code, w.message])); " +
+    "e.mint('JOB'); e.mintMany('JOB', 3); e.mint('JOB'); setImmediate(() => console.log(JSON.stringify(seen)));";
+  const drawn = run(code, { EMQ_NODE: undefined });
+  assert.equal(drawn.status, 0, drawn.stderr);
+  const [[warned, message], ...more] = JSON.parse(drawn.stdout);
+  assert.equal(warned, 'EMQ_ID_DRAWN_NODE');
+  assert.match(message, /^EMQ_NODE is not set: this process mints with node \d+, drawn .* ids collide/);
+  assert.deepEqual(more, [], 'one warning per process');
+  for (const env of [{ EMQ_NODE: '7' }, { EMQ_NODE: undefined, SET: '1' }]) {
+    const given = run(code.replace("e.mint('JOB'); e.mintMany", "if (process.env.SET) e.setNode(9); e.mint('JOB'); e.mintMany"), env);
+    assert.equal(given.status, 0, given.stderr);
+    assert.deepEqual(JSON.parse(given.stdout), [], JSON.stringify(env));
+  }
+});
+
 test('setNode in place of EMQ_NODE', () => {
   const r = run("const e = require('.'); console.log(JSON.stringify([e.setNode(9), e.decode(e.mint('JOB')).node]))", { EMQ_NODE: undefined });
   assert.equal(r.status, 0, r.stderr);

@@ -36,6 +36,18 @@ extension_sql!(
     requires = [emq_reserve],
 );
 
+/// `emq:{queue}:`, the prefix every key of a queue starts with (the bus's
+/// scripts append a type to it).
+#[pg_extern(immutable, parallel_safe, strict)]
+fn emq_queue_prefix(queue: &str) -> String {
+    text(emq::queue_prefix(queue.as_bytes()).unwrap_or_else(|e| refuse(e)).as_bytes())
+}
+extension_sql!(
+    "COMMENT ON FUNCTION emq_queue_prefix(text) IS 'emq:{queue}:, the prefix every key of a queue starts with (the bus''s scripts append a type to it). Errors: queue.';",
+    name = "emq_queue_prefix_comment",
+    requires = [emq_queue_prefix],
+);
+
 /// `emq:{queue}:job:`, the prefix the bus's scripts append job ids to.
 #[pg_extern(immutable, parallel_safe, strict)]
 fn emq_job_prefix(queue: &str) -> String {

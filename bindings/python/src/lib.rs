@@ -33,6 +33,8 @@ fn _noop(_value: &Bound<'_, PyAny>) {}
 #[pyo3(name = "_emq_id")]
 fn extension(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    // The package's version is the workspace's: maturin gives the wheel this crate's.
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     for (name, value) in emq_id::NUMBERS {
         m.add(*name, *value)?;
     }
@@ -67,6 +69,7 @@ fn extension(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(place::job_key, m)?)?;
     m.add_function(wrap_pyfunction!(place::parse_key, m)?)?;
     m.add_function(wrap_pyfunction!(place::reserve, m)?)?;
+    m.add_function(wrap_pyfunction!(place::queue_prefix, m)?)?;
     m.add_function(wrap_pyfunction!(place::job_prefix, m)?)?;
     m.add_function(wrap_pyfunction!(place::prefix_bytes, m)?)?;
     m.add_function(wrap_pyfunction!(place::xadd_id, m)?)?;

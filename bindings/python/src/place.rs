@@ -116,6 +116,13 @@ pub fn reserve(name: &Bound<'_, PyAny>) -> PyResult<String> {
     Ok(answer(name.py(), emq_id::reserve(n.as_bytes()))?.as_str().to_owned())
 }
 
+/// `emq:{queue}:`, the prefix every key of a queue starts with (the bus's scripts append a type to it).
+#[pyfunction]
+pub fn queue_prefix(queue: &Bound<'_, PyAny>) -> PyResult<String> {
+    let q = bytes_in(queue, "queue")?;
+    Ok(answer(queue.py(), emq_id::queue_prefix(q.as_bytes()))?.as_str().to_owned())
+}
+
 /// `emq:{queue}:job:`, the prefix the bus's scripts append job ids to.
 #[pyfunction]
 pub fn job_prefix(queue: &Bound<'_, PyAny>) -> PyResult<String> {

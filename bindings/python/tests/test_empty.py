@@ -38,6 +38,7 @@ def test_empty_inputs_are_refused_by_their_gate(empty: Union[str, bytes]) -> Non
         ("length", lambda: emq_id.job_key("orders", empty)),
         ("queue", lambda: emq_id.parse_key(empty)),
         ("kind", lambda: emq_id.reserve(empty)),
+        ("queue", lambda: emq_id.queue_prefix(empty)),
         ("queue", lambda: emq_id.job_prefix(empty)),
         ("kind", lambda: emq_id.prefix_bytes("orders", empty)),
         ("length", lambda: emq_id.xadd_id(empty)),

@@ -124,6 +124,7 @@ def test_bytes_in_are_str_or_bytes_else_type_error(value: Any) -> None:
         lambda: emq_id.job_key(value, ID),
         lambda: emq_id.parse_key(value),
         lambda: emq_id.reserve(value),
+        lambda: emq_id.queue_prefix(value),
         lambda: emq_id.job_prefix(value),
         lambda: emq_id.prefix_bytes("orders", value),
         lambda: emq_id.xadd_id(value),

@@ -69,6 +69,7 @@ def test_the_keyspace_builds_and_reads_back() -> None:
     assert emq_id.queue_key("orders", "active") == "emq:{orders}:active"
     assert emq_id.job_key("orders", JOB) == f"emq:{{orders}}:job:{JOB}"
     assert emq_id.reserve("version") == emq_id.VERSION_KEY
+    assert emq_id.queue_prefix("orders") == "emq:{orders}:"
     assert emq_id.job_prefix("orders") == "emq:{orders}:job:"
     assert emq_id.prefix_bytes("orders", "job:") == 17
     parsed = emq_id.parse_key(f"emq:{{orders}}:job:{JOB}:lock")

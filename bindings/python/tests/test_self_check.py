@@ -99,6 +99,7 @@ _spec = importlib.util.spec_from_loader("emq_id._emq_id", _loader)
 _real = importlib.util.module_from_spec(_spec)
 _loader.exec_module(_real)
 globals().update({{k: v for k, v in vars(_real).items() if not k.startswith("__")}})
+__version__ = _real.__version__
 {wrong}
 """
 

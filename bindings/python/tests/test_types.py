@@ -160,3 +160,9 @@ def test_mint_step_is_the_pure_step() -> None:
     assert (emq_id.unix_ms(snowflake), emq_id.node(snowflake), emq_id.seq(snowflake)) == (UNIX_MS, 5, 0)
     _, back = emq_id.mint_step(state, 5, UNIX_MS - 1000)
     assert back == snowflake + 1, "a clock going back continues from state + 1"
+
+
+def test_version_is_the_installed_distributions() -> None:
+    import importlib.metadata
+
+    assert emq_id.__version__ == importlib.metadata.version("emq_id")

@@ -377,6 +377,11 @@ pub fn reserve(name: &[u8]) -> Js<String> {
     Ok(emq_id::reserve(name).map_err(gate)?.as_str().to_owned())
 }
 
+#[wasm_bindgen(js_name = queuePrefix)]
+pub fn queue_prefix(queue: &[u8]) -> Js<String> {
+    Ok(emq_id::queue_prefix(queue).map_err(gate)?.as_str().to_owned())
+}
+
 #[wasm_bindgen(js_name = jobPrefix)]
 pub fn job_prefix(queue: &[u8]) -> Js<String> {
     Ok(emq_id::job_prefix(queue).map_err(gate)?.as_str().to_owned())
@@ -611,6 +616,12 @@ pub fn lease_scripts() -> String {
         out.push_str(s.text);
     }
     out
+}
+
+/// The package's version, the workspace's (its package.json says the same).
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").to_owned()
 }
 
 #[wasm_bindgen(js_name = leasePrefix)]

@@ -151,6 +151,7 @@ test('the keyspace: every family as the bus writes it, keys read back, the reser
   assert.deepEqual({ ...emq.parseKey('emq:{orders}:job:JOB0KHTOWnGLuC:lock') }, { queue: 'orders', family: 'job:<id>:lock', param: 'JOB0KHTOWnGLuC' });
   assert.deepEqual(JSON.parse(JSON.stringify(emq.parseKey('emq:{orders}:pending'))), { queue: 'orders', family: 'pending' });
   assert.equal(emq.reserve('version'), '{emq}:version');
+  assert.equal(emq.queuePrefix('orders'), 'emq:{orders}:');
   assert.equal(emq.jobPrefix('orders'), 'emq:{orders}:job:');
   assert.equal(emq.prefixBytes('orders', 'job:'), 17);
   assert.equal(emq.xaddId('EVT000xY9Wvvcd'), '1704117200000-1620567');
@@ -158,4 +159,9 @@ test('the keyspace: every family as the bus writes it, keys read back, the reser
   assert.equal(emq.fromXaddId('1704117200000-1620567', 'ORD'), 'ORD000xY9Wvvcd');
   assert.equal(emq.KEYSPACE, 'emq-keyspace/2');
   assert.throws(() => emq.reserve(5), TypeError);
+});
+
+test('version is the package.json version, compiled into the module', () => {
+  assert.equal(emq.version, require('../package.json').version);
+  assert.match(emq.version, /^\d+\.\d+\.\d+/);
 });

@@ -101,7 +101,10 @@ fn dispatch(command: &str, argv: &[OsString], out: Out) -> Result<Vec<Failure>, 
                 line(out, &Value::Object(answer).to_string())
             })
         }
-        "key" => key(&Args::parse(argv, &["--hex", "--parse", "--job-prefix", "--prefix-bytes"], &[])?, out),
+        "key" => key(
+            &Args::parse(argv, &["--hex", "--parse", "--queue-prefix", "--job-prefix", "--prefix-bytes"], &[])?,
+            out,
+        ),
         "reserve" => {
             let args = Args::parse(argv, &[], &[])?;
             each(&args, out, |name, out| {
@@ -160,7 +163,7 @@ fn dispatch(command: &str, argv: &[OsString], out: Out) -> Result<Vec<Failure>, 
     }
 }
 
-/// `key`: build a key, or (by flag) parse keys, a job prefix, a family's prefix length.
+/// `key`: build a key, or (by flag) parse keys, a queue's or a job prefix, a family's prefix length.
 fn key(args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
     if args.has("--parse") {
         return each(args, out, |key, out| {
@@ -177,6 +180,11 @@ fn key(args: &Args, out: Out) -> Result<Vec<Failure>, Failure> {
         });
     }
     let values = inputs(args)?;
+    if args.has("--queue-prefix") {
+        let [queue] = values.as_slice() else { return Err(Failure::Usage("key --queue-prefix takes QUEUE".into())) };
+        line(out, emq_id::queue_prefix(queue).map_err(|e| Failure::gate(e, queue))?.as_str())?;
+        return Ok(vec![]);
+    }
     if args.has("--job-prefix") {
         let [queue] = values.as_slice() else { return Err(Failure::Usage("key --job-prefix takes QUEUE".into())) };
         line(out, emq_id::job_prefix(queue).map_err(|e| Failure::gate(e, queue))?.as_str())?;

@@ -130,6 +130,7 @@ then carries key_hex and hashtag_hex."
 Usage: emq-id key [--hex] QUEUE TYPE
        emq-id key [--hex] QUEUE job ID           (the emq-keyspace/1 form)
        emq-id key --parse KEY...
+       emq-id key --queue-prefix QUEUE
        emq-id key --job-prefix QUEUE
        emq-id key --prefix-bytes QUEUE TYPE
 
@@ -142,9 +143,10 @@ stream:NAME:archived, job:ID, job:ID:lock, job:ID:logs. QUEUE is 1-128 bytes of
 Errors, in this order: queue, then kind (no such family, a bad NAME, an id of
 another namespace), or the id's own gate.
 --parse prints {\"key\", \"queue\", \"family\", \"param\"} per key (family as a
-pattern, e.g. g:<name>:pending); --job-prefix prints emq:{QUEUE}:job:;
---prefix-bytes prints the bytes a family spends before its parameter
-(TYPE a family's head such as job: or g:, or a fixed type)."
+pattern, e.g. g:<name>:pending); --queue-prefix prints emq:{QUEUE}:;
+--job-prefix prints emq:{QUEUE}:job:; --prefix-bytes prints the bytes a family
+spends before its parameter (TYPE a family's head such as job: or g:, or a
+fixed type)."
         }
         "reserve" => {
             "\

@@ -137,5 +137,6 @@ fn the_keyspace_at_the_terminal() {
     assert_eq!(stdout(&emq_id(&["xadd-id", "EVT000xY9Wvvcd"])), "1704117200000-1620567\n");
     assert_eq!(stdout(&emq_id(&["xadd-id", "--reverse", "1704117200000-1620567"])), "EVT000xY9Wvvcd\n");
     assert_eq!(stdout(&emq_id(&["key", "--prefix-bytes", "orders", "job:"])), "17\n");
+    assert_eq!(stdout(&emq_id(&["key", "--queue-prefix", "orders"])), "emq:{orders}:\n");
     assert_eq!(stdout(&emq_id(&["key", "--job-prefix", "orders"])), "emq:{orders}:job:\n");
 }

@@ -225,6 +225,19 @@ pub fn job_key(queue: &[u8], id: &[u8]) -> Result<Key> {
     Key::new(&[PREFIX, queue, b"}:job:", id])
 }
 
+/// `emq:{Q}:`, the prefix every key of a queue starts with: the bus passes it
+/// to its Lua scripts, which append a type (`pending`, `job:<id>`, …) to it.
+///
+/// ```
+/// use emq_id::{queue_prefix, Gate};
+/// assert_eq!(queue_prefix(b"orders").unwrap().as_str(), "emq:{orders}:");
+/// assert_eq!(queue_prefix(b"").unwrap_err().gate(), Gate::Queue);
+/// ```
+pub fn queue_prefix(queue: &[u8]) -> Result<Key> {
+    check_queue(queue)?;
+    Key::new(&[PREFIX, queue, b"}:"])
+}
+
 /// `emq:{Q}:job:`, the prefix the bus's scripts append job ids to.
 ///
 /// ```

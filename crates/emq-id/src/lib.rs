@@ -71,8 +71,8 @@ pub use hash::hash32;
 pub use high_water::{raise_mark, state_after, state_ms, step_shared_under, step_under};
 pub use id::{Id, BINARY_LEN};
 pub use keyspace::{
-    check_queue, job_key, job_prefix, key, parse_key, prefix_bytes, queue_key, reserve, Key, ParsedKey, BUS_VERSION,
-    KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN, VERSION_KEY,
+    check_queue, job_key, job_prefix, key, parse_key, prefix_bytes, queue_key, queue_prefix, reserve, Key, ParsedKey,
+    BUS_VERSION, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN, VERSION_KEY,
 };
 pub use lease::{
     lease_key, lease_prefix, mark_key, parse_acquire, parse_acquire_error, parse_renewal, parse_wait, Acquired,

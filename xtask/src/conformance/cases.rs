@@ -192,6 +192,11 @@ pub fn checks(file: &Value) -> Result<Vec<Check>> {
                             outcome(case, "error", &[], &at)?,
                         );
                     }
+                    let expect = match case.get("queue_prefix") {
+                        Some(prefix) => Expect::Ok(json!({"key": prefix})),
+                        None => outcome(case, "error", &[], &at)?,
+                    };
+                    add("queue_prefix", json!({"op": "queue_prefix", "queue": queue}), expect);
                 }
                 "xadd" => {
                     let id = field(case, "id", &at)?;

@@ -5,6 +5,11 @@
 //! 20 cannot `require` ESM), written by the packages' builds and ignored by
 //! git. `--check` fails when a copy in a package differs from what its source
 //! gives: a hand edit in a package is drift, and the suite refuses it.
+//!
+//! The ES module entries (`ENTRIES`) re-export the API by name, since ESM
+//! names its exports statically: that list is written from the `.d.ts`, the
+//! one declaration of the API's names, and checked (with a negative control:
+//! an entry missing one name must be refused).
 
 use std::path::Path;
 
@@ -34,6 +39,91 @@ const COPIES: &[(&str, &str, Form)] = &[
     ("api.d.ts", "bindings/wasm/index.d.ts", Form::Same),
     ("api.d.ts", "bindings/node/index.d.ts", Form::Same),
 ];
+
+/// The ES module entries whose `export const { … } = api;` block is written from `api.d.ts`.
+const ENTRIES: &[&str] = &["bindings/node/index.mjs", "bindings/wasm/browser.mjs", "bindings/wasm/node.mjs"];
+
+/// The API's value names, in the order `api.d.ts` declares them (an overloaded
+/// function once; types and interfaces are not values).
+fn api_names(types: &str) -> Vec<String> {
+    let mut names: Vec<String> = vec![];
+    for line in types.lines() {
+        let Some(rest) =
+            ["export const ", "export function ", "export class "].iter().find_map(|p| line.strip_prefix(p))
+        else {
+            continue;
+        };
+        let name: String = rest.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_' || *c == '$').collect();
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
+}
+
+/// The export block of an entry: the names wrapped at 110 columns.
+fn export_block(names: &[String]) -> String {
+    let mut out = String::from("export const {\n");
+    let mut line = String::from(" ");
+    for name in names {
+        if line.len() + name.len() + 2 > 110 {
+            out.push_str(&line);
+            out.push('\n');
+            line = String::from(" ");
+        }
+        line.push(' ');
+        line.push_str(name);
+        line.push(',');
+    }
+    out.push_str(&line);
+    out.push_str("\n} = api;\n");
+    out
+}
+
+/// `entry` with its export block replaced by the one `names` give.
+fn entry_with(entry: &str, text: &str, names: &[String]) -> Result<String> {
+    let start = text.find("export const {\n").with_context(|| format!("{entry} has no `export const {{` block"))?;
+    let end = text[start..].find("} = api;\n").with_context(|| format!("{entry}: its export block has no end"))?
+        + start
+        + "} = api;\n".len();
+    Ok(format!("{}{}{}", &text[..start], export_block(names), &text[end..]))
+}
+
+/// An entry whose export block is exactly the one `names` give.
+fn verify(entry: &str, text: &str, names: &[String]) -> Result<()> {
+    if text != entry_with(entry, text, names)? {
+        bail!("{entry}'s export list is not api.d.ts's names: run `cargo xtask js`");
+    }
+    Ok(())
+}
+
+/// Writes (or, with `check`, compares) every entry's export block.
+fn entries(check: bool) -> Result<()> {
+    let names = api_names(&crate::read(root().join(SHARED).join("api.d.ts"))?);
+    for entry in ENTRIES {
+        let path = root().join(entry);
+        let text = crate::read(&path)?;
+        let fresh = entry_with(entry, &text, &names)?;
+        if !check {
+            write_if_changed(&path, &fresh)?;
+            continue;
+        }
+        verify(entry, &text, &names)?;
+        // The negative control: the same entry without one name is refused.
+        let dropped = &names[names.len() / 2];
+        let fewer: Vec<String> = names.iter().filter(|n| *n != dropped).cloned().collect();
+        let mutated = entry_with(entry, &text, &fewer)?;
+        anyhow::ensure!(verify(entry, &mutated, &names).is_err(), "{entry}: an export list missing {dropped} passes");
+    }
+    if check {
+        println!(
+            "every ES module entry exports exactly api.d.ts's {} names ({} entries; one missing a name is refused)",
+            names.len(),
+            ENTRIES.len()
+        );
+    }
+    Ok(())
+}
 
 fn copy_of(source: &str, text: &str, form: Form) -> String {
     let note = format!("// Copied from {SHARED}/{source} by `cargo xtask js`; edit that file, not this one.\n");
@@ -73,6 +163,7 @@ fn gate_type_is_the_cores() -> Result<()> {
 
 pub fn sync(check: bool) -> Result<()> {
     gate_type_is_the_cores()?;
+    entries(check)?;
     for &(source, copy, form) in COPIES {
         let from = root().join(SHARED).join(source);
         let text = crate::read(&from)?;

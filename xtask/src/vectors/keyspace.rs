@@ -121,7 +121,10 @@ pub fn reserve() -> Vec<Value> {
         .collect()
 }
 
-/// `prefix_bytes(queue, type)`, and `job_prefix(queue)` for the type `job:`.
+/// `prefix_bytes(queue, type)`, `job_prefix(queue)` for the type `job:`, and
+/// `queue_prefix(queue)` in every case whose queue it takes; a case without
+/// one is refused, as `queue_prefix` refuses its queue (the queue's gate
+/// comes first).
 pub fn prefixes() -> Vec<Value> {
     let q128 = "q".repeat(128);
     let mut cases = vec![];
@@ -143,6 +146,12 @@ pub fn prefixes() -> Vec<Value> {
                 Err(e) => {
                     case.insert("error".into(), json!(e.code()));
                 }
+            }
+            match emq_id::queue_prefix(queue.as_bytes()) {
+                Ok(prefix) => {
+                    case.insert("queue_prefix".into(), json!(prefix.as_str()));
+                }
+                Err(e) => assert_eq!(case.get("error"), Some(&json!(e.code())), "queue_prefix({queue:?})'s refusal"),
             }
             cases.push(Value::Object(case));
         }

@@ -63,6 +63,15 @@ defmodule EmqId.Keyspace do
   @doc "The reserve's version fence, `{emq}:version`."
   def version_key, do: Error.unwrap!(reserve("version"))
 
+  @doc """
+  `emq:{queue}:`, the prefix every key of a queue starts with (the bus's
+  scripts append a type to it).
+
+      iex> EmqId.Keyspace.queue_prefix("orders")
+      {:ok, "emq:{orders}:"}
+  """
+  def queue_prefix(queue), do: Native.queue_prefix(binary!(queue, "a queue"))
+
   @doc "`emq:{queue}:job:`, the prefix the bus's scripts append job ids to."
   def job_prefix(queue), do: Native.job_prefix(binary!(queue, "a queue"))
 
@@ -81,7 +90,7 @@ defmodule EmqId.Keyspace do
   def from_xadd_id(entry, ns \\ "EVT"),
     do: Native.from_xadd_id(binary!(entry, "an entry id"), binary!(ns, "a namespace"))
 
-  for name <- [:key, :job_key, :parse_key, :reserve, :job_prefix, :prefix_bytes, :xadd_id] do
+  for name <- [:key, :job_key, :parse_key, :reserve, :queue_prefix, :job_prefix, :prefix_bytes, :xadd_id] do
     arity = if name in [:key, :job_key, :prefix_bytes], do: 2, else: 1
     args = Macro.generate_arguments(arity, __MODULE__)
     @doc "`#{name}/#{arity}`, raising `EmqId.Error`."

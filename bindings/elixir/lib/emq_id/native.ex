@@ -30,6 +30,7 @@ defmodule EmqId.Native do
   def key_with_id(_queue, _type, _id), do: nif()
   def parse_key(_key), do: nif()
   def reserve(_name), do: nif()
+  def queue_prefix(_queue), do: nif()
   def job_prefix(_queue), do: nif()
   def prefix_bytes(_queue, _type), do: nif()
   def xadd_id(_id), do: nif()

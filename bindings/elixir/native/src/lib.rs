@@ -157,6 +157,14 @@ fn reserve<'a>(env: Env<'a>, name: Binary<'a>) -> Term<'a> {
 }
 
 #[rustler::nif]
+fn queue_prefix<'a>(env: Env<'a>, queue: Binary<'a>) -> Term<'a> {
+    match emq_id::queue_prefix(queue.as_slice()) {
+        Ok(k) => ok(env, text(env, k.as_bytes())),
+        Err(e) => refused(env, e),
+    }
+}
+
+#[rustler::nif]
 fn job_prefix<'a>(env: Env<'a>, queue: Binary<'a>) -> Term<'a> {
     match emq_id::job_prefix(queue.as_slice()) {
         Ok(k) => ok(env, text(env, k.as_bytes())),

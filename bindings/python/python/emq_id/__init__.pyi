@@ -48,6 +48,9 @@ class SelfCheckError(RuntimeError):
     answer: object
     def __init__(self, line: str, answer: object) -> None: ...
 
+#: The package's version (its distribution's, ``importlib.metadata.version("emq_id")``).
+__version__: Final[str]
+
 # ---- The contract's facts, from the core (emq_id::NUMBERS, TEXTS, Gate::ALL).
 
 CONTRACT: Final[str]
@@ -175,6 +178,9 @@ def parse_key(key: str | bytes) -> ParsedKey:
 
 def reserve(name: str | bytes) -> str:
     """The reserve's cross-queue key ``{emq}:<name>``; ``kind`` for a bad name."""
+
+def queue_prefix(queue: str | bytes) -> str:
+    """``emq:{queue}:``, the prefix every key of a queue starts with (the bus's scripts append a type to it)."""
 
 def job_prefix(queue: str | bytes) -> str:
     """``emq:{queue}:job:``, the prefix the bus's scripts append job ids to."""
@@ -419,6 +425,7 @@ __all__ = [
     "prefix_bytes",
     "process_node",
     "queue_key",
+    "queue_prefix",
     "reserve",
     "self_check",
     "seq",

@@ -184,6 +184,11 @@ impl CliAdapter {
                     Ok(json!({ "bytes": line.parse::<u64>().with_context(|| format!("--prefix-bytes printed {line:?}"))? }))
                 })
             }
+            "queue_prefix" => {
+                let mut args = Self::positional("key", &[bytes(r, "queue")?]);
+                args.insert(1, "--queue-prefix".into());
+                self.single(&args, |line| Ok(json!({ "key": line })))
+            }
             "job_prefix" => {
                 let mut args = Self::positional("key", &[bytes(r, "queue")?]);
                 args.insert(1, "--job-prefix".into());

@@ -107,6 +107,7 @@ fn translate(r: &Value) -> Answer {
         }
         "reserve" => emq_id::reserve(&bytes(r, "name")?).map(|k| json!({ "key": k.as_str() })),
         "prefix_bytes" => emq_id::prefix_bytes(&bytes(r, "queue")?, &bytes(r, "type")?).map(|n| json!({ "bytes": n })),
+        "queue_prefix" => emq_id::queue_prefix(&bytes(r, "queue")?).map(|k| json!({ "key": k.as_str() })),
         "job_prefix" => emq_id::job_prefix(&bytes(r, "queue")?).map(|k| json!({ "key": k.as_str() })),
         "xadd_id" => emq_id::xadd_id(&bytes(r, "id")?).map(|e| json!({ "entry": e.as_str() })),
         "from_xadd_id" => {
