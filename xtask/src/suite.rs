@@ -13,10 +13,20 @@ use crate::tree::readme;
 
 type Step = (&'static str, fn() -> Result<()>);
 
+/// The features that only `cargo xtask bench` builds: the floors it measures
+/// calls against, kept out of every package.
+const BENCH_FEATURES: &str = "emq-id-node/bench,emq-id-python/bench,emq-id-elixir/bench";
+
 const STEPS: &[Step] = &[
     ("format", || sh(Command::new("cargo").args(["fmt", "--all", "--check"]))),
-    ("clippy", || {
-        sh(Command::new("cargo").args(["clippy", "--workspace", "--all-targets", "--quiet", "--", "-D", "warnings"]))
+    ("clippy (and again with the benchmark-only features, which no package enables)", || {
+        sh(Command::new("cargo").args(["clippy", "--workspace", "--all-targets", "--quiet", "--", "-D", "warnings"]))?;
+        sh(Command::new("cargo").args(["clippy", "--workspace", "--all-targets", "--quiet", "--features"]).args([
+            BENCH_FEATURES,
+            "--",
+            "-D",
+            "warnings",
+        ]))
     }),
     ("clippy of the WASM crate for wasm32 (its scratch buffer, allocator and panic handler exist only there)", || {
         crate::runtimes::wasm::setup::tools()?;

@@ -60,6 +60,10 @@ defmodule EmqIdTest do
     assert_raise ArgumentError, fn -> Minter.next_state(0, 5, 1.0) end
   end
 
+  test "the NIF carries no benchmark floor outside MIX_ENV=bench" do
+    refute function_exported?(Native, :noop, 0)
+  end
+
   test "a panic in the NIF raises in the caller; the VM and the library live on" do
     assert catch_error(Native.panic_for_test()) == :nif_panicked
     assert EmqId.encode("USR", 1) == {:ok, "USR00000000001"}

@@ -3,7 +3,8 @@
 //! none of the work. A call's cost divided by its own floor is what the
 //! binding adds over N-API's fixed price for that signature (the performance page);
 //! the empty `noop` cannot say that, since no real call takes nothing and
-//! returns nothing. Exported beside the hot functions, never part of the API.
+//! returns nothing. Registered beside the hot functions only in a build with
+//! the `bench` feature, which no package ships.
 
 use super::raw::{call, decode_scratch, Callback};
 use napi::sys;
@@ -57,7 +58,13 @@ unsafe extern "C" fn number_of_string(env: sys::napi_env, info: sys::napi_callba
     }
 }
 
+/// The empty call: N-API's fixed price, under every signature.
+unsafe extern "C" fn noop(_env: sys::napi_env, _info: sys::napi_callback_info) -> sys::napi_value {
+    std::ptr::null_mut()
+}
+
 pub const FLOORS: &[(&CStr, Callback)] = &[
+    (c"noop", noop),
     (c"floorNumberOfBigint", number_of_bigint),
     (c"floorStringOfStringBigint", string_of_string_bigint),
     (c"floorBigintOfString", bigint_of_string),

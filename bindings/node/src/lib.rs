@@ -12,6 +12,7 @@ mod api;
 mod contract;
 mod convert;
 mod error;
+#[cfg(feature = "bench")]
 mod floors;
 mod lease;
 mod minter;

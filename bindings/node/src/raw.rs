@@ -374,10 +374,6 @@ fn mint_batch(cx: Cx, ns: Arg, count: Arg) -> JsResult<sys::napi_value> {
     Ok(array)
 }
 
-unsafe extern "C" fn noop(_env: sys::napi_env, _info: sys::napi_callback_info) -> sys::napi_value {
-    ptr::null_mut()
-}
-
 const FUNCTIONS: &[(&CStr, Callback)] = &[
     (c"hash32", hash32),
     (c"unixMs", unix_ms),
@@ -392,14 +388,17 @@ const FUNCTIONS: &[(&CStr, Callback)] = &[
     (c"slotPacked", slot_packed),
     (c"mint", mint),
     (c"mintMany", mint_many),
-    (c"noop", noop),
 ];
 
 /// Adds the hand-registered functions to the module's exports.
 #[napi(module_exports)]
 pub fn register(exports: Object, env: Env) -> napi::Result<()> {
     let (env, exports) = (env.raw(), exports.raw());
-    for (name, f) in FUNCTIONS.iter().chain(crate::floors::FLOORS) {
+    #[cfg(feature = "bench")]
+    let functions = FUNCTIONS.iter().chain(crate::floors::FLOORS);
+    #[cfg(not(feature = "bench"))]
+    let functions = FUNCTIONS.iter();
+    for (name, f) in functions {
         let mut function = ptr::null_mut();
         // SAFETY: env and exports come from module registration, on its thread; the
         // name is a static NUL-terminated string of count_bytes() bytes.

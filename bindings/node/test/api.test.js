@@ -186,8 +186,11 @@ test('slotMany reads each key once, as the addon did, on every path', () => {
   assert.equal(reads, 1);
 });
 
+// The package's own addon, as the package loads it.
+const packagedAddon = () => require(path.join(__dirname, '..', fs.readdirSync(path.join(__dirname, '..')).find((f) => f.endsWith('.node'))));
+
 test('the addon\'s internal slotPacked refuses a layout it cannot read, and never crashes', () => {
-  const addon = require(path.join(__dirname, '..', fs.readdirSync(path.join(__dirname, '..')).find((f) => f.endsWith('.node'))));
+  const addon = packagedAddon();
   const memory = new ArrayBuffer(16);
   const bytes = new Uint8Array(memory, 0, 7);
   bytes.set(Buffer.from('{a}b{c}'));
@@ -214,6 +217,11 @@ test('the addon\'s internal slotPacked refuses a layout it cannot read, and neve
   for (const [i, [args, code, message = 'slotPacked takes a Uint8Array, a Uint32Array and a Uint16Array']] of refusals.entries()) {
     assert.throws(() => addon.slotPacked(...args), { code, message }, `case ${i}`);
   }
+});
+
+test('the packaged addon carries no benchmark floors (they need the bench feature)', () => {
+  const benchOnly = Object.keys(packagedAddon()).filter((name) => name === 'noop' || name.startsWith('floor'));
+  assert.deepEqual(benchOnly, []);
 });
 
 test('version is the package.json version, compiled into the addon', () => {

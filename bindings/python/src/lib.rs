@@ -25,7 +25,9 @@ mod mint;
 mod place;
 mod time;
 
-/// A call that does nothing: the floor under every call, for the benchmark.
+/// A call that does nothing: the floor under every call, for the benchmark;
+/// only in a build with the `bench` feature, which no wheel ships.
+#[cfg(feature = "bench")]
 #[pyfunction]
 fn _noop(_value: &Bound<'_, PyAny>) {}
 
@@ -97,6 +99,7 @@ fn extension(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lease::monotonic_ms, m)?)?;
 
     m.add_function(wrap_pyfunction!(error::_gate_refusal, m)?)?;
+    #[cfg(feature = "bench")]
     m.add_function(wrap_pyfunction!(_noop, m)?)?;
     Ok(())
 }

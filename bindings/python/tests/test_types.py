@@ -166,3 +166,10 @@ def test_version_is_the_installed_distributions() -> None:
     import importlib.metadata
 
     assert emq_id.__version__ == importlib.metadata.version("emq_id")
+
+
+def test_the_wheel_carries_no_benchmark_floor() -> None:
+    """`_noop` exists only in a build with the `bench` feature, which no wheel has."""
+    import importlib
+
+    assert not hasattr(importlib.import_module("emq_id._emq_id"), "_noop")

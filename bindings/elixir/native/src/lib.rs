@@ -275,7 +275,9 @@ fn set_process_node(env: Env<'_>, node: u64) -> Term<'_> {
     process_node_term(env, emq_id::set_process_node(node))
 }
 
-/// A NIF that does nothing: the floor under every call, for the benchmark.
+/// A NIF that does nothing: the floor under every call, for the benchmark;
+/// only in a build with the `bench` feature.
+#[cfg(feature = "bench")]
 #[rustler::nif]
 fn noop() {}
 

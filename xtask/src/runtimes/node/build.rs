@@ -13,8 +13,15 @@ use crate::{root, setup, sh};
 /// with the WebAssembly build the package falls back to where no addon fits
 /// (`wasm/`) and its copy of the shared JavaScript layer.
 pub fn package() -> Result<()> {
+    package_with(&[])
+}
+
+/// [`package`] with the addon built with `features` (the benchmark's `bench`).
+pub fn package_with(features: &[&str]) -> Result<()> {
     setup::require("node", "install Node.js 18 or later")?;
-    sh(Command::new("cargo").args(["build", "--quiet", "--release", "-p", "emq-id-node"]))?;
+    sh(Command::new("cargo")
+        .args(["build", "--quiet", "--release", "-p", "emq-id-node", "--features"])
+        .arg(features.join(",")))?;
     let from = root().join("target/release/libemq_id_node.so");
     let to = root().join(PACKAGE).join("emq-id.linux-x64-gnu.node");
     std::fs::copy(&from, &to).with_context(|| format!("copying {} to {}", from.display(), to.display()))?;

@@ -8,12 +8,11 @@ use serde_json::{json, Map, Value};
 
 use anyhow::{ensure, Context, Result};
 
-use super::dist::{check_contents, check_metadata_of, NAME};
-use super::npm;
+use super::dist::{check_metadata_of, npm_pack, NAME};
 use crate::dist::cross::{self, Linkage};
 use crate::dist::platform::{self, Platform};
 use crate::dist::{self, Artifact};
-use crate::{root, sh, sh_out};
+use crate::{root, sh};
 
 /// `@echomq/emq-id-linux-x64-gnu`.
 pub fn package_name(platform: &Platform) -> String {
@@ -74,16 +73,6 @@ pub fn pack(platform: &'static Platform) -> Result<Artifact> {
     let tarball = npm_pack(&stage)?;
     let packed = super::dist::tarball_manifest(&tarball)?;
     check_metadata_of(&packed, super::PACKAGE)?;
-    check_contents(&tarball)?;
     ensure!(packed["version"] == dist::version(), "{} says version {}", tarball.display(), packed["version"]);
     Ok(Artifact { runtime: "Node", platform: Some(platform), path: tarball, version: dist::version().into() })
-}
-
-/// `npm pack` of a laid-out package directory into `target/dist/`; answers the tarball.
-pub fn npm_pack(dir: &std::path::Path) -> Result<std::path::PathBuf> {
-    let out = dist::dir()?;
-    let json = sh_out(npm(dir).arg("pack").arg("--json").arg("--pack-destination").arg(&out))?;
-    let packed: Value = serde_json::from_str(&json).with_context(|| format!("npm pack --json printed {json:?}"))?;
-    let file = packed[0]["filename"].as_str().context("npm pack named no tarball")?;
-    Ok(out.join(file))
 }

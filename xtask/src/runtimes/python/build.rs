@@ -17,8 +17,14 @@ pub fn wheel() -> Result<PathBuf> {
     if let Some(path) = BUILT.get() {
         return Ok(path.clone());
     }
-    let path = maturin("build", &["--release", "--quiet"], "whl")?;
+    let path = maturin("build", &["--release", "--quiet"], "whl", "dist")?;
     Ok(BUILT.get_or_init(|| path).clone())
+}
+
+/// The wheel the benchmark installs: [`wheel`] with the `bench` feature's
+/// floor, into `target/python/dist-bench/`, apart from the wheel users get.
+pub fn bench_wheel() -> Result<PathBuf> {
+    maturin("build", &["--release", "--quiet", "--features", "bench"], "whl", "dist-bench")
 }
 
 /// The wheel users of `platform` install: `maturin build --zig` for its
@@ -48,16 +54,16 @@ pub fn platform_wheel(platform: &Platform) -> Result<PathBuf> {
 /// Builds the sdist (the crate, the core it depends on, the Python sources)
 /// and answers its path.
 pub fn sdist() -> Result<PathBuf> {
-    maturin("sdist", &[], "tar.gz")
+    maturin("sdist", &[], "tar.gz", "dist")
 }
 
-/// `maturin <task>` into `target/python/dist/`, after removing the file of
+/// `maturin <task>` into `target/python/<out>/`, after removing the file of
 /// that kind a previous run left, so the one found afterwards is this run's.
-fn maturin(task: &str, args: &[&str], ext: &str) -> Result<PathBuf> {
+fn maturin(task: &str, args: &[&str], ext: &str, out: &str) -> Result<PathBuf> {
     let tools = super::setup::tools()?;
     // The licence texts, which maturin ships in the wheel's and the sdist's metadata (PEP 639's default globs).
     crate::dist::licenses_into(&root().join(PACKAGE))?;
-    let out = dir("dist");
+    let out = dir(out);
     crate::mkdir(&out)?;
     for old in files(&out, ext)? {
         std::fs::remove_file(&old).with_context(|| format!("removing {}", old.display()))?;
