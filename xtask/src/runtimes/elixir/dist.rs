@@ -1,24 +1,27 @@
 //! The Elixir binding as the package a `mix.exs` depends on by path:
 //! `emq_id-elixir-<version>.tar.gz` (unpacking to `emq_id-<version>/`), a source package. It holds the Mix project
-//! (mix.exs, lib/, README.md), its NIF crate (native/, a cargo workspace of its own, with
-//! the Cargo.lock the tree builds with) and a copy of the core crate beside it
-//! (core/), each manifest made standalone: the workspace's values written in,
-//! the core by path. `mix compile` then builds the NIF with cargo wherever the
-//! tarball is unpacked. And the proof: a fresh `mix new` project outside the
-//! tree depends on it by path and runs `mix test` against it.
+//! (mix.exs, lib/, README.md), its NIF crate (native/) and the core crate
+//! beside it (core/), each as `cargo package` makes it for a registry (the
+//! workspace's values written in); the NIF's manifest then names the core by
+//! path and is a workspace of its own, with the tree's release profile and the
+//! Cargo.lock the tree builds with. `mix compile` then builds the NIF with
+//! cargo wherever the tarball is unpacked. And the proof: a fresh `mix new`
+//! project outside the tree depends on it by path and runs `mix test` against it.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{bail, ensure, Context, Result};
+use toml_edit::{value, DocumentMut, Item, Table};
 
 use super::PROJECT;
 use crate::dist::{self, Artifact};
 use crate::{root, sh, sh_out};
 
-/// The core crate, copied into the package as `core/`.
-const CORE: &str = "crates/emq-id";
+/// The core crate and the NIF's, by their cargo names.
+const CORE: &str = "emq-id";
+const NIF: &str = "emq-id-elixir";
 
 /// Stages the package under `target/dist-stage/elixir/` and packs it
 /// (reproducibly: sorted, one owner, one time); its version is read back from
@@ -34,13 +37,11 @@ pub fn build() -> Result<Vec<Artifact>> {
     copy_tree(&project.join("lib"), &top.join("lib"))?;
     copy_tree(&project.join("README.md"), &top.join("README.md"))?;
     dist::licenses_into(&top)?;
-    copy_tree(&project.join("native/src"), &top.join("native/src"))?;
-    copy_tree(&root().join(CORE).join("src"), &top.join("core/src"))?;
-    let workspace = Workspace::read()?;
-    let nif = workspace.standalone(&crate::read(project.join("native/Cargo.toml"))?, Some("../core"))?;
-    let core = workspace.standalone(&crate::read(root().join(CORE).join("Cargo.toml"))?, None)?;
-    crate::write(top.join("native/Cargo.toml"), nif)?;
-    crate::write(top.join("core/Cargo.toml"), core)?;
+    let [core, nif] = cargo_package([CORE, NIF])?;
+    unpack_crate(&core, &top.join("core"))?;
+    unpack_crate(&nif, &top.join("native"))?;
+    let manifest = top.join("native/Cargo.toml");
+    crate::write(&manifest, standalone(&crate::read(&manifest)?)?)?;
     lock(&top.join("native"))?;
 
     // Not `{name}.tar.gz`: that is the Python sdist's name (PEP 625) in the same directory.
@@ -53,6 +54,53 @@ pub fn build() -> Result<Vec<Artifact>> {
         .arg(&name))?;
     let version = read_back(&tarball, &name)?;
     Ok(vec![Artifact { runtime: "Elixir", platform: None, path: tarball, version }])
+}
+
+/// `cargo package` of the crates, together (the NIF's dependency on the
+/// unpublished core resolves among them), unbuilt: their `.crate` files.
+fn cargo_package<const N: usize>(crates: [&str; N]) -> Result<[PathBuf; N]> {
+    let mut cargo = Command::new("cargo");
+    cargo.current_dir(root()).args(["package", "--quiet", "--no-verify", "--allow-dirty"]);
+    for name in crates {
+        cargo.args(["-p", name]);
+    }
+    sh(&mut cargo)?;
+    Ok(crates.map(|name| root().join("target/package").join(format!("{name}-{}.crate", dist::version()))))
+}
+
+/// A `.crate` unpacked into `to`, without what only a registry reads (the
+/// original manifest, the VCS note) or the crate's own lock file.
+fn unpack_crate(packed: &Path, to: &Path) -> Result<()> {
+    crate::mkdir(to)?;
+    sh(Command::new("tar")
+        .arg("-xzf")
+        .arg(packed)
+        .arg("-C")
+        .arg(to)
+        .args(["--strip-components=1", "--exclude=*/Cargo.toml.orig", "--exclude=*/.cargo_vcs_info.json"])
+        .arg("--exclude=*/Cargo.lock"))
+}
+
+/// The NIF's packaged manifest made to build where the package is unpacked:
+/// the core by path (`../core`), a workspace of its own, and the tree's
+/// `[profile.release]` (unwinding, so a panic raises in the caller).
+fn standalone(packaged: &str) -> Result<String> {
+    let mut manifest: DocumentMut = packaged.parse().context("the NIF's packaged Cargo.toml")?;
+    let tree: DocumentMut = crate::read(root().join("Cargo.toml"))?.parse().context("the workspace's Cargo.toml")?;
+    let core =
+        manifest["dependencies"][CORE].as_table_mut().context("the NIF's manifest has no [dependencies.emq-id]")?;
+    core.insert("path", value("../core"));
+    manifest.insert("workspace", Item::Table(Table::new()));
+    let release = tree["profile"]["release"].clone();
+    ensure!(release.is_table(), "the workspace has no [profile.release]");
+    let mut profile = Table::new();
+    profile.set_implicit(true);
+    profile.insert("release", release);
+    manifest.insert("profile", Item::Table(profile));
+    Ok(format!(
+        "# cargo package's manifest, made by `cargo xtask dist` to build here: the core by path,\n\
+         # a workspace of its own, the tree's release profile.\n{manifest}"
+    ))
 }
 
 /// Unpacked into an empty directory, then the path dependency of a project
@@ -153,121 +201,6 @@ fn read_back(tarball: &Path, name: &str) -> Result<String> {
     Ok(version)
 }
 
-/// The workspace manifest's values a member inherits.
-struct Workspace {
-    /// `[workspace.package]`: `version`, `edition`, `license`, … as written (quoted).
-    package: Vec<(String, String)>,
-    /// `[workspace.dependencies]`: each dependency's value as written.
-    dependencies: Vec<(String, String)>,
-    /// `[profile.release]`'s lines: the NIF is built as the tree builds it (unwinding, so a panic raises in the caller).
-    release: Vec<String>,
-}
-
-impl Workspace {
-    fn read() -> Result<Self> {
-        let text = crate::read(root().join("Cargo.toml"))?;
-        let pairs = |section: &str| -> Vec<(String, String)> {
-            sections(&text)
-                .into_iter()
-                .filter(|(h, _)| h == section)
-                .flat_map(|(_, lines)| lines)
-                .filter_map(|l| l.split_once(" = ").map(|(k, v)| (k.trim().to_string(), v.trim().to_string())))
-                .filter(|(k, _)| !k.starts_with('#'))
-                .collect()
-        };
-        let release = sections(&text)
-            .into_iter()
-            .filter(|(h, _)| h == "[profile.release]")
-            .flat_map(|(_, lines)| lines)
-            .filter(|l| !l.trim().is_empty())
-            .map(str::to_string)
-            .collect();
-        Ok(Workspace {
-            package: pairs("[workspace.package]"),
-            dependencies: pairs("[workspace.dependencies]"),
-            release,
-        })
-    }
-
-    /// A member's manifest with nothing from the workspace: inherited values
-    /// written in, the core by path (`core`), what only the tree uses (lints,
-    /// dev-dependencies, benchmarks, the readme) dropped; with `core`, the
-    /// manifest is a workspace of its own, with the tree's release profile.
-    fn standalone(&self, manifest: &str, core: Option<&str>) -> Result<String> {
-        let mut out = String::from(
-            "# Written by `cargo xtask dist` from the repository's manifest, with the\n\
-             # workspace's values written in: this crate builds outside the repository.\n",
-        );
-        for (header, lines) in sections(manifest) {
-            if ["[lints]", "[dev-dependencies]", "[[bench]]", "[[test]]", "[[example]]"].contains(&header.as_str()) {
-                continue;
-            }
-            if !header.is_empty() {
-                out.push_str(&header);
-                out.push('\n');
-            }
-            for line in lines {
-                let t = line.trim();
-                if header == "[package]" && t.starts_with("readme") {
-                    continue;
-                }
-                if let Some(key) = t.strip_suffix(".workspace = true") {
-                    let (_, value) = self
-                        .package
-                        .iter()
-                        .find(|(k, _)| k == key)
-                        .with_context(|| format!("no {key} in [workspace.package]"))?;
-                    out.push_str(&format!("{key} = {value}\n"));
-                } else if t.contains("workspace = true") {
-                    out.push_str(&self.dependency(t, core)?);
-                } else {
-                    out.push_str(line);
-                    out.push('\n');
-                }
-            }
-        }
-        if core.is_some() {
-            out.push_str("\n[workspace]\n\n[profile.release]\n");
-            for line in &self.release {
-                out.push_str(line);
-                out.push('\n');
-            }
-        }
-        ensure!(!out.contains("workspace = true"), "a manifest still inherits from the workspace:\n{out}");
-        Ok(out)
-    }
-
-    /// `emq-id = { workspace = true, … }` as the workspace declares it, by path to `core`.
-    fn dependency(&self, line: &str, core: Option<&str>) -> Result<String> {
-        let (name, _) = line.split_once(" = ").with_context(|| format!("cannot read {line:?}"))?;
-        let (_, value) = self
-            .dependencies
-            .iter()
-            .find(|(k, _)| k == name)
-            .with_context(|| format!("no {name} in [workspace.dependencies]"))?;
-        let (Some(core), Some(inner)) = (core, value.strip_prefix("{ ").and_then(|v| v.strip_suffix(" }"))) else {
-            bail!("{line:?}: only the core is inherited from the workspace, and only by a crate that has a copy of it");
-        };
-        ensure!(name == "emq-id", "{line:?}: only the core is inherited from the workspace");
-        let inner = inner.replacen(&format!("path = \"{CORE}\""), &format!("path = \"{core}\""), 1);
-        ensure!(inner.contains(core), "{name} in [workspace.dependencies] is not at {CORE}: {value}");
-        Ok(format!("{}\n", line.replacen("workspace = true", &inner, 1)))
-    }
-}
-
-/// A TOML file's lines by section: the header (`""` before the first) and its lines.
-fn sections(text: &str) -> Vec<(String, Vec<&str>)> {
-    let mut out = vec![(String::new(), vec![])];
-    for line in text.lines() {
-        if line.starts_with('[') {
-            out.push((line.trim().to_string(), vec![]));
-        } else if let Some((_, lines)) = out.last_mut() {
-            lines.push(line);
-        }
-    }
-    out
-}
-
 /// The tree's Cargo.lock, cut down to what the NIF's own workspace uses:
 /// every crate at the version the tree builds and tests (checked), nothing
 /// resolved anew.
@@ -275,7 +208,7 @@ fn lock(native: &Path) -> Result<()> {
     let tree = crate::read(root().join("Cargo.lock"))?;
     crate::write(native.join("Cargo.lock"), &tree)?;
     sh(Command::new("cargo").current_dir(native).args(["update", "--workspace", "--quiet"]))?;
-    let (ours, theirs) = (locked(&crate::read(native.join("Cargo.lock"))?), locked(&tree));
+    let (ours, theirs) = (locked(&crate::read(native.join("Cargo.lock"))?)?, locked(&tree)?);
     let new: Vec<String> = ours.difference(&theirs).map(|(n, v)| format!("{n} {v}")).collect();
     ensure!(new.is_empty(), "the package's Cargo.lock has versions the tree's has not: {}", new.join(", "));
     ensure!(ours.iter().any(|(n, _)| n == "rustler"), "the package's Cargo.lock has no rustler");
@@ -283,18 +216,11 @@ fn lock(native: &Path) -> Result<()> {
 }
 
 /// A Cargo.lock's packages, as (name, version).
-fn locked(lock: &str) -> BTreeSet<(String, String)> {
-    let field = |line: &str, key: &str| line.strip_prefix(key).and_then(|v| v.strip_suffix('"')).map(str::to_string);
-    let mut out = BTreeSet::new();
-    let mut name = None;
-    for line in lock.lines() {
-        if let Some(n) = field(line, "name = \"") {
-            name = Some(n);
-        } else if let (Some(v), Some(n)) = (field(line, "version = \""), name.take()) {
-            out.insert((n, v));
-        }
-    }
-    out
+fn locked(lock: &str) -> Result<BTreeSet<(String, String)>> {
+    let lock: DocumentMut = lock.parse().context("reading a Cargo.lock")?;
+    let packages = lock["package"].as_array_of_tables().context("a Cargo.lock without [[package]]")?;
+    let field = |p: &Table, key: &str| p.get(key).and_then(|v| v.as_str()).map(str::to_string);
+    Ok(packages.iter().filter_map(|p| Some((field(p, "name")?, field(p, "version")?))).collect())
 }
 
 /// Copies a file, or a folder and everything in it.
