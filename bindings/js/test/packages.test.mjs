@@ -100,6 +100,69 @@ test('the same answers and the same errors for the same inputs, in every package
   }
 });
 
+test('every gate is reachable through a public call, with its code and the EmqIdError class, in every package', () => {
+  const cases = [
+    [(emq) => emq.decode('USR0KHTOWnGLu'), 'length'],
+    [(emq) => emq.decode('usr0KHTOWnGLuC'), 'namespace'],
+    [(emq) => emq.decode('USR0KHTOWnGL!C'), 'charset'],
+    [(emq) => emq.decode('USRzzzzzzzzzzz'), 'range'],
+    [(emq) => emq.decode(new Uint8Array([0x55, 0x53, 0x52, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])), 'charset'],
+    [(emq) => emq.decode('USR0KHTOWnGLé'), 'charset'], // 13 characters, 14 UTF-8 bytes
+    [(emq) => emq.encode('USR', 1n << 63n), 'range'],
+    [(emq) => emq.encode('usr', 0n), 'range'],
+    [(emq) => emq.queueKey('a{b}', 'pending'), 'queue'],
+    [(emq) => emq.queueKey('orders', 'done'), 'kind'],
+    [(emq) => emq.jobKey('orders', 'USR0KHTOWnGLuC'), 'kind'],
+    [(emq) => emq.key('orders', 'g:a:b:pending'), 'kind'],
+    [(emq) => emq.parseKey('{emq}:version'), 'queue'],
+    [(emq) => emq.reserve('a b'), 'kind'],
+    [(emq) => emq.prefixBytes('orders', 'job'), 'kind'],
+    [(emq) => emq.xaddId('ORD000xY9Wvvcd'), 'kind'],
+    [(emq) => emq.fromXaddId('1704117200000-x'), 'charset'],
+    [(emq) => emq.fromXaddId('5-0'), 'range'],
+    [(emq) => new emq.Minter(1024), 'range'],
+    [(emq) => emq.minFor(1704067200000 + 2 ** 41), 'range'],
+  ];
+  for (const [name, emq] of Object.entries(apis)) {
+    for (const [i, [f, code]] of cases.entries()) {
+      const is = (e) => e instanceof emq.EmqIdError && e instanceof Error && e.code === code && e.message.startsWith(code);
+      assert.throws(() => f(emq), is, `${name}: case ${i}`);
+    }
+  }
+});
+
+test('64-bit values are bigint only: numbers, negatives and 2^64 are range, never wrapped, in every package', () => {
+  for (const [name, emq] of Object.entries(apis)) {
+    for (const bad of [5, 2 ** 60, -1n, 2n ** 64n, 2n ** 64n + 5n, '5', undefined]) {
+      assert.throws(() => emq.hash32(bad), { code: 'range' }, `${name}: ${String(bad)}`);
+      assert.throws(() => emq.encode('USR', bad), { code: 'range' }, `${name}: ${String(bad)}`);
+      assert.throws(() => emq.unixMs(bad), { code: 'range' }, `${name}: ${String(bad)}`);
+    }
+    assert.equal(emq.hash32(2n ** 64n - 1n), emq.hash32(18446744073709551615n), name);
+    for (const f of [() => emq.minFor(NaN), () => emq.minFor(Infinity), () => emq.mintStep(-1n, 0, 0), () => new emq.Minter(1.5)]) {
+      assert.throws(f, { code: 'range' }, name);
+    }
+  }
+});
+
+test('the keyspace: every family as the bus writes it, keys read back, the reserve, stream entry ids, in every package', () => {
+  for (const [name, emq] of Object.entries(apis)) {
+    assert.equal(emq.key('orders', 'g:vip:pending'), 'emq:{orders}:g:vip:pending', name);
+    assert.deepEqual({ ...emq.parseKey('emq:{orders}:job:JOB0KHTOWnGLuC:lock') }, { queue: 'orders', family: 'job:<id>:lock', param: 'JOB0KHTOWnGLuC' }, name);
+    assert.deepEqual(JSON.parse(JSON.stringify(emq.parseKey('emq:{orders}:pending'))), { queue: 'orders', family: 'pending' }, name);
+    assert.equal(emq.reserve('version'), '{emq}:version', name);
+    assert.equal(emq.queuePrefix('orders'), 'emq:{orders}:', name);
+    assert.equal(emq.jobPrefix('orders'), 'emq:{orders}:job:', name);
+    assert.equal(emq.prefixBytes('orders', 'job:'), 17, name);
+    assert.equal(emq.xaddId('EVT000xY9Wvvcd'), '1704117200000-1620567', name);
+    assert.equal(emq.fromXaddId('1704117200000-1620567'), 'EVT000xY9Wvvcd', name);
+    assert.equal(emq.fromXaddId('1704117200000-1620567', 'ORD'), 'ORD000xY9Wvvcd', name);
+    assert.equal(emq.KEYSPACE, 'emq-keyspace/2', name);
+    assert.throws(() => emq.reserve(5), TypeError, name);
+    assert.throws(() => emq.slot(5), TypeError, name);
+  }
+});
+
 // Keys for slotMany's packing, which copies ASCII strings code by code and
 // hands any other string to TextEncoder from where the key starts: every side
 // of that line, next to each other in one batch.

@@ -1,6 +1,8 @@
 'use strict';
-// What the vector file cannot say: JS types, error classes and codes, bigint-only
-// 64-bit values, strings as UTF-8. (Every value is checked by the conformance run.)
+// What the vector file cannot say about the Node package: JS types, TypeErrors,
+// strings as UTF-8, slotMany's paths. (Every value is checked by the conformance
+// run; gates, 64-bit ranges and the keyspace on every backend at once, by
+// bindings/js/test/packages.test.mjs.)
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -21,43 +23,6 @@ test('values have their documented JS types', () => {
   assert.ok(emq.slotMany(['a', 'b']) instanceof Uint16Array);
   assert.ok(emq.hashtag(Buffer.from('{a}')) instanceof Uint8Array);
   assert.equal(emq.hashtag('{a}'), 'a');
-});
-
-test('every gate is reachable with its code and the EmqIdError class', () => {
-  const cases = [
-    [() => emq.decode('USR0KHTOWnGLu'), 'length'],
-    [() => emq.decode('usr0KHTOWnGLuC'), 'namespace'],
-    [() => emq.decode('USR0KHTOWnGL!C'), 'charset'],
-    [() => emq.decode('USRzzzzzzzzzzz'), 'range'],
-    [() => emq.decode(Buffer.from([0x55, 0x53, 0x52, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])), 'charset'],
-    [() => emq.encode('USR', 1n << 63n), 'range'],
-    [() => emq.encode('usr', 0n), 'range'],
-    [() => emq.queueKey('a{b}', 'pending'), 'queue'],
-    [() => emq.queueKey('orders', 'done'), 'kind'],
-    [() => emq.jobKey('orders', 'USR0KHTOWnGLuC'), 'kind'],
-    [() => emq.key('orders', 'g:a:b:pending'), 'kind'],
-    [() => emq.parseKey('{emq}:version'), 'queue'],
-    [() => emq.reserve('a b'), 'kind'],
-    [() => emq.prefixBytes('orders', 'job'), 'kind'],
-    [() => emq.xaddId('ORD000xY9Wvvcd'), 'kind'],
-    [() => emq.fromXaddId('1704117200000-x'), 'charset'],
-    [() => emq.fromXaddId('5-0'), 'range'],
-    [() => new emq.Minter(1024), 'range'],
-    [() => emq.minFor(1704067200000 + 2 ** 41), 'range'],
-  ];
-  for (const [f, code] of cases) {
-    assert.throws(f, (e) => e instanceof emq.EmqIdError && e instanceof Error && e.code === code && e.message.startsWith(code));
-  }
-});
-
-test('64-bit values are bigint only: numbers, negatives and 2^64 are range, never wrapped', () => {
-  for (const bad of [5, 2 ** 60, -1n, 2n ** 64n, 2n ** 64n + 5n, '5']) {
-    assert.throws(() => emq.hash32(bad), { code: 'range' }, String(bad));
-    assert.throws(() => emq.encode('USR', bad), { code: 'range' }, String(bad));
-  }
-  assert.equal(emq.hash32(2n ** 64n - 1n), emq.hash32(18446744073709551615n));
-  assert.throws(() => emq.minFor(NaN), { code: 'range' });
-  assert.throws(() => emq.minFor(Infinity), { code: 'range' });
 });
 
 test('wrong JS types are TypeErrors, and no input crashes the process', () => {
@@ -95,21 +60,6 @@ test('Minter: increasing, nextAt is the pure step, mintMany', () => {
   assert.equal(ids.length, 5000);
   assert.deepEqual([...ids].sort(), ids);
   assert.equal(new Set(ids).size, 5000);
-});
-
-test('the keyspace: every family as the bus writes it, keys read back, the reserve, stream entry ids', () => {
-  assert.equal(emq.key('orders', 'g:vip:pending'), 'emq:{orders}:g:vip:pending');
-  assert.deepEqual({ ...emq.parseKey('emq:{orders}:job:JOB0KHTOWnGLuC:lock') }, { queue: 'orders', family: 'job:<id>:lock', param: 'JOB0KHTOWnGLuC' });
-  assert.deepEqual(JSON.parse(JSON.stringify(emq.parseKey('emq:{orders}:pending'))), { queue: 'orders', family: 'pending' });
-  assert.equal(emq.reserve('version'), '{emq}:version');
-  assert.equal(emq.queuePrefix('orders'), 'emq:{orders}:');
-  assert.equal(emq.jobPrefix('orders'), 'emq:{orders}:job:');
-  assert.equal(emq.prefixBytes('orders', 'job:'), 17);
-  assert.equal(emq.xaddId('EVT000xY9Wvvcd'), '1704117200000-1620567');
-  assert.equal(emq.fromXaddId('1704117200000-1620567'), 'EVT000xY9Wvvcd');
-  assert.equal(emq.fromXaddId('1704117200000-1620567', 'ORD'), 'ORD000xY9Wvvcd');
-  assert.equal(emq.KEYSPACE, 'emq-keyspace/2');
-  assert.throws(() => emq.reserve(5), TypeError);
 });
 
 // slotMany packs a batch of ASCII strings in JS and crosses once (native.js,
