@@ -100,6 +100,64 @@ test('the same answers and the same errors for the same inputs, in every package
   }
 });
 
+const S1 = 274557032793636864n;
+
+test('values have their documented JS types, in every package', () => {
+  for (const [name, emq] of Object.entries(apis)) {
+    assert.deepEqual(emq.decode('USR0KHTOWnGLuC'), { ns: 'USR', snowflake: S1, unixMs: 1769526697641, node: 0, seq: 0 }, name);
+    assert.equal(emq.encode('USR', S1), 'USR0KHTOWnGLuC', name);
+    assert.equal(typeof emq.hash32(S1), 'number', name);
+    assert.equal(typeof emq.minFor(1769526697641), 'bigint', name);
+    assert.equal(typeof emq.decodeSnowflake('USR0KHTOWnGLuC'), 'bigint', name);
+    const m = new emq.Minter(4);
+    assert.equal(m.nextAt(1769526697000n), m.nextAt(1769526697000) - 1n, name);
+    assert.equal(typeof m.next(), 'bigint', name);
+    assert.ok(emq.slotMany(['a', 'b']) instanceof Uint16Array, name);
+    assert.ok(emq.hashtag(Buffer.from('{a}')) instanceof Uint8Array, name);
+    assert.equal(emq.hashtag('{a}'), 'a', name);
+    assert.equal(emq.hashtag('foo{{bar}}zap'), '{bar', name);
+    // The tag is cut from the key in JS when the key fits the WebAssembly
+    // scratch buffer as bytes; past it, or not ASCII, the export copies it out.
+    for (const pad of [0, 300]) {
+      const x = 'x'.repeat(pad);
+      assert.equal(emq.hashtag(`${x}emq:{orders}:pending`), 'orders', name);
+      assert.equal(emq.hashtag(`${x}a{é🚀}b`), 'é🚀', name);
+      assert.equal(emq.hashtag(`${x}{}{q}`), `${x}{}{q}`, name);
+      const key = Buffer.from(`${x}k{tag}`);
+      const tag = emq.hashtag(key);
+      assert.ok(tag.constructor === Uint8Array, `${name}: a plain Uint8Array`);
+      assert.deepEqual([...tag], [...Buffer.from('tag')], name);
+      tag[0] = 0x41; // a copy: the key is untouched
+      assert.equal(key.toString(), `${x}k{tag}`, name);
+    }
+  }
+});
+
+test('wrong JS types are TypeErrors, and no input crashes the process, in every package', () => {
+  for (const [name, emq] of Object.entries(apis)) {
+    for (const bad of [undefined, null, 5, {}, [], () => 1, Symbol('x'), new Uint16Array(2)]) {
+      assert.throws(() => emq.slot(bad), TypeError, name);
+      assert.throws(() => emq.decode(bad), TypeError, name);
+    }
+    assert.throws(() => emq.slotMany('not an array'), TypeError, name);
+  }
+});
+
+test('strings are keys as UTF-8 bytes, lone surrogates as U+FFFD (what Buffer.from sends), in every package', () => {
+  for (const [name, emq] of Object.entries(apis)) {
+    for (const key of ['emq:{q}:pending', 'naïve{café}', '🚀', 'x{🚀}y', '\uD800', 'a\uDC00b{\uD83D}']) {
+      assert.equal(emq.slot(key), emq.slot(Buffer.from(key)), `${name}: ${key}`);
+    }
+    assert.equal(emq.slot('\uD800'), emq.slot(Buffer.from([0xef, 0xbf, 0xbd])), name);
+    assert.equal(emq.slot('k'.repeat(5000) + '{tag}'), emq.slot('tag'), name);
+    assert.equal(emq.slot(''), 0, name);
+    const keys = [emq.queueKey('orders', 'pending'), emq.jobKey('orders', 'JOB0KHTOWnGLuC'), new Uint8Array([0xff]), '', 'x{🚀}y'];
+    const slots = [emq.slot('orders'), emq.slot('orders'), emq.slot(new Uint8Array([0xff])), 0, emq.slot('🚀')];
+    assert.deepEqual([...emq.slotMany(keys)], slots, `${name}: slotMany agrees with slot`);
+    assert.equal(emq.key('orders', 'job', 'JOB0KHTOWnGLuC'), keys[1], name);
+  }
+});
+
 test('every gate is reachable through a public call, with its code and the EmqIdError class, in every package', () => {
   const cases = [
     [(emq) => emq.decode('USR0KHTOWnGLu'), 'length'],

@@ -1,53 +1,14 @@
 'use strict';
-// What the vector file cannot say about the Node package: JS types, TypeErrors,
-// strings as UTF-8, slotMany's paths. (Every value is checked by the conformance
-// run; gates, 64-bit ranges and the keyspace on every backend at once, by
-// bindings/js/test/packages.test.mjs.)
+// What the vector file cannot say about the Node package alone: its Minter and
+// mintMany, slotMany's packing paths, the addon's internals, its version. Types,
+// gates, 64-bit ranges, UTF-8 keys and the keyspace are tested on every backend
+// at once (bindings/js/test/packages.test.mjs).
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
 const emq = require('..');
 const fs = require('node:fs');
 const path = require('node:path');
-
-const S1 = 274557032793636864n;
-
-test('values have their documented JS types', () => {
-  const d = emq.decode('USR0KHTOWnGLuC');
-  assert.deepEqual(d, { ns: 'USR', snowflake: S1, unixMs: 1769526697641, node: 0, seq: 0 });
-  assert.equal(typeof emq.encode('USR', S1), 'string');
-  assert.equal(typeof emq.hash32(S1), 'number');
-  assert.equal(typeof emq.minFor(1769526697641), 'bigint');
-  assert.equal(typeof emq.decodeSnowflake('USR0KHTOWnGLuC'), 'bigint');
-  assert.equal(typeof new emq.Minter(1).next(), 'bigint');
-  assert.ok(emq.slotMany(['a', 'b']) instanceof Uint16Array);
-  assert.ok(emq.hashtag(Buffer.from('{a}')) instanceof Uint8Array);
-  assert.equal(emq.hashtag('{a}'), 'a');
-});
-
-test('wrong JS types are TypeErrors, and no input crashes the process', () => {
-  for (const bad of [undefined, null, 5, {}, [], () => 1, Symbol('x'), new Uint16Array(2)]) {
-    assert.throws(() => emq.slot(bad), TypeError);
-    assert.throws(() => emq.decode(bad), TypeError);
-  }
-  assert.throws(() => emq.slotMany('not an array'));
-});
-
-test('strings are keys as UTF-8 bytes, lone surrogates as U+FFFD (what Buffer.from sends)', () => {
-  for (const key of ['emq:{q}:pending', 'naïve{café}', '🚀', 'x{🚀}y', '\uD800', 'a\uDC00b{\uD83D}']) {
-    assert.equal(emq.slot(key), emq.slot(Buffer.from(key)), key);
-  }
-  assert.equal(emq.slot('\uD800'), emq.slot(Buffer.from([0xef, 0xbf, 0xbd])));
-  const long = 'k'.repeat(5000) + '{tag}';
-  assert.equal(emq.slot(long), emq.slot('tag'));
-  assert.equal(emq.slot(''), 0);
-});
-
-test('a queue\'s keys share its slot; slotMany agrees with slot', () => {
-  const keys = [emq.queueKey('orders', 'pending'), emq.queueKey('orders', 'active'), emq.jobKey('orders', 'JOB0KHTOWnGLuC')];
-  assert.deepEqual([...emq.slotMany(keys)], keys.map(() => emq.slot('orders')));
-  assert.equal(emq.key('orders', 'job', 'JOB0KHTOWnGLuC'), keys[2]);
-});
 
 test('Minter: increasing, nextAt is the pure step, mintMany', () => {
   const m = new emq.Minter(9);
