@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{bail, Context, Result};
-use xtask::runtimes::{self, c, go, node, postgres, python, valkey, wasm};
+use xtask::runtimes::{self, c, go, node, postgres, valkey, wasm};
 use xtask::{bench, conformance, root, suite, tree, vectors};
 
 const HELP: &str = "\
@@ -36,8 +36,6 @@ Tasks:
   js [--check]                copy the shared JavaScript layer (bindings/js) into both
                               npm packages, and write the ES module entries' export
                               lists from api.d.ts (--check: fail when one differs)
-  py-names [--check]          write the Python package's __all__ and imports from its
-                              stub (--check: fail when one differs)
   pg-tests                    the PostgreSQL extension's tests on a live server
   colocation                  start a live 3-primary Valkey Cluster and prove that
                               every queue's keys route to one node with no redirect
@@ -97,7 +95,6 @@ fn main() -> ExitCode {
         Some("wasm-build") => wasm::build::run(),
         Some("parity") => tree::parity::run(flag("--check"), flag("--surfaces")),
         Some("js") => tree::js::sync(flag("--check")),
-        Some("py-names") => python::names::sync(flag("--check")),
         Some("docs") => tree::docs::run(&args[1..]),
         Some("header") => c::header::run(flag("--check")),
         Some("test") => suite::run(&args[1..]),

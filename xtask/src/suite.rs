@@ -82,7 +82,7 @@ const STEPS: &[Step] = &[
         sh(Command::new("cargo").args(["xtask", "parity", "--check"]))
     }),
     ("Elixir: mix format --check-formatted, mix test (ExUnit and doctests)", elixir::tests::run),
-    ("Python: its name lists (py-names --check), pytest, mypy --strict, stubtest (its packages are proven in the dist step)", python::tests::run),
+    ("Python: pytest, mypy --strict, stubtest (its packages are proven in the dist step)", python::tests::run),
     ("PostgreSQL extension: fmt --check, clippy -D warnings (its own workspace)", || {
         postgres::setup::prerequisites()?;
         let dir = crate::root().join(postgres::EXTENSION);

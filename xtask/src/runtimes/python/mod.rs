@@ -15,7 +15,6 @@ pub mod bench;
 pub mod build;
 pub mod dist;
 pub mod holder;
-pub mod names;
 pub mod package;
 pub mod setup;
 pub mod tests;

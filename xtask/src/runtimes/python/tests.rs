@@ -14,7 +14,6 @@ use crate::{root, sh};
 /// pytest, mypy --strict and stubtest in `target/python/test` (pytest, mypy
 /// and redis-py from PyPI, the wheel reinstalled).
 pub fn run() -> Result<()> {
-    super::names::sync(true)?;
     let wheel = super::build::wheel()?;
     let env = super::setup::venv("test", &[PYTEST, MYPY, super::holder::REDIS], "the Python binding's tests")?;
     super::build::install(&env, &wheel)?;
