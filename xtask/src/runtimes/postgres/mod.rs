@@ -12,6 +12,7 @@ pub mod clock;
 pub mod comments;
 pub mod dist;
 pub mod faults;
+pub mod regress;
 pub mod server;
 pub mod setup;
 pub mod standby;

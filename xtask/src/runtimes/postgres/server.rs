@@ -167,6 +167,11 @@ impl Cluster {
         &self.dir
     }
 
+    /// The port, on the socket directory [`Cluster::dir`].
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
     /// Runs `sql` (a script) and returns what it printed.
     pub fn psql(&self, sql: &str) -> Result<String> {
         let mut child = self

@@ -1,10 +1,11 @@
 //! Tests of the extension on a live server, beyond the vector file: a
-//! `COMMENT ON` on every object and the SQL reference (`comments.rs`); minting
-//! from many connections, ordering, index use, binary COPY, error codes and
-//! every gate's SQLSTATE, the self-check that refuses `CREATE EXTENSION`, the
-//! refusal to mint without shared memory, and the book's SQL as written;
-//! then the faults (`faults.rs`), a clock that jumps (`clock.rs`), and
-//! standbys, crashes and failovers (`standby.rs`).
+//! `COMMENT ON` on every object and the SQL reference (`comments.rs`); the SQL
+//! tests beside the extension (`regress.rs`: ordering, refusals and their
+//! SQLSTATEs, NULLs, the hash opclass); minting from many connections, index
+//! use, binary COPY, every gate's SQLSTATE against SPEC.md §9, the self-check
+//! that refuses `CREATE EXTENSION`, the refusal to mint without shared memory,
+//! and the book's SQL as written; then the faults (`faults.rs`), a clock that
+//! jumps (`clock.rs`), and standbys, crashes and failovers (`standby.rs`).
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -28,11 +29,10 @@ pub fn run() -> Result<()> {
     super::build::install()?;
     let cluster = Cluster::start()?;
     super::comments::run(&cluster)?;
+    super::regress::run(&cluster)?;
     concurrent_minting(&cluster)?;
-    ordering(&cluster)?;
     index_scans(&cluster)?;
     binary_copy(&cluster)?;
-    errors(&cluster)?;
     gate_sqlstates(&cluster)?;
     self_check_at_load(&cluster)?;
     readme_sql(&cluster)?;
@@ -84,35 +84,6 @@ fn concurrent_minting(c: &Cluster) -> Result<()> {
         "postgres: {CONNECTIONS} connections x {EACH} mints: {rows} unique ids, 0 duplicates, 0 out of order ({:.1}s)",
         started.elapsed().as_secs_f64()
     );
-    Ok(())
-}
-
-/// ORDER BY on the type is the byte order of the text under COLLATE "C".
-fn ordering(c: &Cluster) -> Result<()> {
-    let same = one(
-        c,
-        "CREATE TABLE ordered AS
-           SELECT branded_id(chr(65 + (g % 26)) || chr(65 + (g * 7 % 26)) || 'Q', (random() * 9.2e18)::bigint) AS id
-           FROM generate_series(1, 20000) g
-           UNION ALL SELECT emq_mint_id('JOB') FROM generate_series(1, 5000)
-           UNION ALL SELECT branded_id('AAA', 0) UNION ALL SELECT branded_id('ZZZ', 9223372036854775807);
-         SELECT (SELECT array_agg(id::text ORDER BY id) FROM ordered)
-              = (SELECT array_agg(id::text ORDER BY id::text COLLATE \"C\") FROM ordered);",
-    )?;
-    expect(same == "t", "ORDER BY branded_id differs from the text's byte order")?;
-    let compared = one(
-        c,
-        "SELECT count(*) FILTER (WHERE emq_compare(a.id::text, b.id::text) IS DISTINCT FROM branded_id_cmp(a.id, b.id)
-                                   OR emq_compare(a.id::text, b.id::text) IS DISTINCT FROM
-                                      CASE WHEN a.id::text COLLATE \"C\" < b.id::text THEN -1
-                                           WHEN a.id::text = b.id::text THEN 0 ELSE 1 END)
-              || ':' || count(*)
-         FROM (SELECT id FROM ordered ORDER BY random() LIMIT 300) a, (SELECT id FROM ordered ORDER BY random() LIMIT 300) b",
-    )?;
-    expect(compared == "0:90000", &format!("emq_compare disagrees with branded_id_cmp or the text order: {compared}"))?;
-    let size = one(c, "SELECT pg_column_size('USR0KHTOWnGLuC'::branded_id)")?;
-    expect(size == "12", &format!("branded_id is {size} bytes, not 12"))?;
-    println!("postgres: ORDER BY branded_id = ORDER BY text COLLATE \"C\" over 25,002 ids, and emq_compare agrees over 90,000 pairs; pg_column_size = 12");
     Ok(())
 }
 
@@ -199,91 +170,6 @@ fn binary_copy(c: &Cluster) -> Result<()> {
     Ok(())
 }
 
-/// Refusals through the SQL API: (statement, SQLSTATE, gate).
-const ERROR_CASES: &[(&str, &str, &str)] = &[
-    ("SELECT emq_decode('USR0KHTOWnGLu')", "22P02", "length"),
-    ("SELECT emq_decode('usr0KHTOWnGLuC')", "22P02", "namespace"),
-    ("SELECT emq_decode('USR0KHTOWnGL!C')", "22P02", "charset"),
-    ("SELECT emq_decode('USRzzzzzzzzzzz')", "22P02", "range"),
-    ("SELECT emq_decode('\\xff00'::bytea)", "22P02", "length"),
-    ("SELECT 'USR0KHTOWnGL!C'::branded_id", "22P02", "charset"),
-    ("SELECT emq_decode('USR0KHTOWnGLuC', 'JOB')", "22P02", "namespace"),
-    ("SELECT emq_encode('USR', -1)", "22023", "range"),
-    ("SELECT emq_encode('usr', 0)", "22023", "range"),
-    ("SELECT emq_encode_numeric('USR', 9223372036854775808)", "22023", "range"),
-    ("SELECT emq_encode_numeric('USR', 0.5)", "22023", "range"),
-    ("SELECT emq_encode_numeric('USR', 9223372036854775806.9)", "22023", "range"),
-    ("SELECT emq_hash32(-5)", "22023", "range"),
-    ("SELECT emq_min_for('infinity'::timestamptz)", "22023", "range"),
-    ("SELECT emq_queue_key('a{b}', 'pending')", "22023", "queue"),
-    ("SELECT emq_queue_key('orders', 'done')", "22023", "kind"),
-    ("SELECT emq_job_key('orders', 'USR0KHTOWnGLuC')", "22023", "kind"),
-    ("SELECT emq_key('orders', 'g:a:b:pending')", "22023", "kind"),
-    ("SELECT emq_parse_key('{emq}:version')", "22023", "queue"),
-    ("SELECT emq_xadd_id('ORD000xY9Wvvcd')", "22023", "kind"),
-    ("SELECT emq_xadd_id('EVT000xY9Wvv')", "22P02", "length"),
-    ("SELECT emq_from_xadd_id('1704117200000-x')", "22P02", "charset"),
-    ("SELECT emq_from_xadd_id('5-0')", "22023", "range"),
-    ("SELECT emq_job_key('orders', 'JOBzzzzzzzzzzz')", "22023", "range"),
-    ("SELECT emq_mint_step(0, 1024, 0)", "22023", "range"),
-    ("SELECT branded_id('usr', 1)", "22023", "range"),
-    ("SELECT emq_mint('job')", "22023", "range"),
-    ("SELECT emq_mint_step(0, -1, 0)", "22023", "range"),
-    ("SELECT emq_compare('USR0KHTOWnGLuC', 'usr')", "22P02", "length"),
-    ("SELECT emq_compare('USRzzzzzzzzzzz', 'USR0KHTOWnGLuC')", "22P02", "range"),
-    // Empty inputs: the empty bytes are an id of length 0, and a queue of none.
-    ("SELECT emq_decode(''::bytea)", "22P02", "length"),
-    ("SELECT emq_decode('')", "22P02", "length"),
-    ("SELECT ''::branded_id", "22P02", "length"),
-    ("SELECT emq_key(''::bytea, 'pending')", "22023", "queue"),
-];
-
-/// Every gate raises 22P02 or 22023 with its name first; NULL in, NULL out.
-fn errors(c: &Cluster) -> Result<()> {
-    for &(sql, state, gate) in ERROR_CASES {
-        let out = c.psql_command().args(["-v", "VERBOSITY=verbose", "-c", sql]).output().context("running psql")?;
-        let err = String::from_utf8_lossy(&out.stderr);
-        expect(
-            !out.status.success() && err.contains(&format!("ERROR:  {state}: {gate}:")),
-            &format!("{sql} should fail with {state} and gate {gate}; it said {err:?}"),
-        )?;
-    }
-    let nulls = one(c, "SELECT emq_decode(NULL::text) IS NULL AND emq_slot(NULL::text) IS NULL AND emq_encode(NULL, 1) IS NULL AND emq_key(NULL, 'pending') IS NULL
-                          AND emq_is_valid(NULL::text) IS NULL AND emq_compare(NULL, 'USR0KHTOWnGLuC') IS NULL")?;
-    let parity = one(
-        c,
-        "SELECT emq_is_valid('USR0KHTOWnGLuC') AND NOT emq_is_valid('usr0KHTOWnGLuC') AND NOT emq_is_valid('USRzzzzzzzzzzz')
-            AND emq_is_valid('\\x555352304b48544f576e474c7543'::bytea) AND NOT emq_is_valid('\\x00ff'::bytea)
-            AND emq_compare('USR0KHTOWnGLuC', 'USR0NgWEfAEJfs') = -1 AND emq_compare('USR0NgWEfAEJfs', 'USR0KHTOWnGLuC') = 1
-            AND emq_compare('USR0KHTOWnGLuC', 'USR0KHTOWnGLuC') = 0 AND emq_compare('JOB0KHTOWnGLuC', 'USR0KHTOWnGLuC') = -1",
-    )?;
-    expect(nulls == "t", "NULL in must give NULL out")?;
-    expect(parity == "t", "emq_is_valid and emq_compare answer as the core")?;
-    let hashes = one(
-        c,
-        "SELECT branded_id_hash('USR0KHTOWnGLuC'::branded_id) = 234878118
-            AND branded_id_hash_extended('USR0KHTOWnGLuC'::branded_id, 0) = 234878118
-            AND branded_id_hash_extended('USR0KHTOWnGLuC'::branded_id, 42) = 234878118
-            AND emq_hash32('USR0KHTOWnGLuC'::branded_id) = 234878118
-            AND emq_node(emq_decode(emq_mint('JOB'))) = 1
-            AND emq_ns(emq_mint('EVT')) = 'EVT'",
-    )?;
-    expect(hashes == "t", "the hash opclass must answer hash32 (seed ignored); minted ids carry node 1")?;
-    let alive = one(c, "SELECT emq_self_check() AND emq_slot('\\x00ff'::bytea) >= 0")?;
-    expect(alive == "t", "the backend must survive every refusal")?;
-    let empty = one(
-        c,
-        "SELECT emq_slot(''::bytea) = 0 AND emq_slot('') = 0 AND emq_hashtag(''::bytea) = ''::bytea
-            AND emq_hashtag('') = '' AND NOT emq_is_valid(''::bytea) AND NOT emq_is_valid('')",
-    )?;
-    expect(empty == "t", "the empty bytes: slot 0, an empty tag, not an id")?;
-    println!(
-        "postgres: {} gate errors with the right SQLSTATE and gate name; NULL in, NULL out; empty text and bytea; emq_is_valid and emq_compare",
-        ERROR_CASES.len()
-    );
-    Ok(())
-}
-
 /// SPEC.md §9's SQL column, by gate name: the SQLSTATE a refusal raises for a
 /// value, for text read as an id, and for a binary `branded_id` (`-`: no SQL
 /// function raises it). A gate the core adds has no row here, so the walk of
@@ -304,8 +190,9 @@ const RAISED_ELSEWHERE: &[(&str, &str)] = &[("node", "standby.rs: a hot standby 
 
 /// Every gate of the core, walked through `emq_gates()` — the map every
 /// refusal of the extension goes through — against [`GATE_SQLSTATES`]; then
-/// every gate the map says SQL raises is raised for real by [`ERROR_CASES`]
-/// (which `errors` ran) with one of the gate's SQLSTATEs, and no other is.
+/// every gate the map says SQL raises is raised for real by a refusal of the
+/// SQL tests (`refusals.sql`, which pg_regress ran) with one of the gate's
+/// SQLSTATEs, and no other is.
 fn gate_sqlstates(c: &Cluster) -> Result<()> {
     let rows = one(
         c,
@@ -314,6 +201,7 @@ fn gate_sqlstates(c: &Cluster) -> Result<()> {
     )?;
     let rows: Vec<Vec<&str>> = rows.lines().map(|l| l.split('|').collect()).collect();
     let names: Vec<&str> = rows.iter().map(|r| r[0]).collect();
+    let refusals = super::regress::refusals()?;
     let core: Vec<&str> = emq_id::Gate::ALL.iter().map(|g| g.name()).collect();
     expect(names == core, &format!("emq_gates() lists {names:?}, the core's gates are {core:?}"))?;
     for row in &rows {
@@ -327,7 +215,7 @@ fn gate_sqlstates(c: &Cluster) -> Result<()> {
         if RAISED_ELSEWHERE.iter().any(|e| e.0 == gate) {
             continue;
         }
-        let raised: Vec<&str> = ERROR_CASES.iter().filter(|e| e.2 == gate).map(|e| e.1).collect();
+        let raised: Vec<&str> = refusals.iter().filter(|e| e.1 == gate).map(|e| e.0.as_str()).collect();
         let mapped = want.iter().any(|s| *s != "-");
         expect(
             mapped != raised.is_empty() && raised.iter().all(|s| want.contains(s)),
