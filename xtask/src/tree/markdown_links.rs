@@ -9,7 +9,7 @@
 
 use std::path::Path;
 
-use anyhow::{ensure, Result};
+use anyhow::{ensure, Context, Result};
 
 use super::docs::REPOSITORY_FILES;
 use crate::root;
@@ -29,7 +29,7 @@ pub fn check() -> Result<usize> {
     for (file, package) in own.into_iter().chain(packages) {
         let text = crate::read(&file)?;
         let name = file.strip_prefix(root()).unwrap_or(&file).display().to_string();
-        for target in links(&text) {
+        for target in links(&text).with_context(|| name.clone())? {
             checked += 1;
             if let Some(why) = problem(&file, target, package) {
                 broken.push(format!("{name}: {target}: {why}"));
@@ -41,20 +41,15 @@ pub fn check() -> Result<usize> {
 }
 
 /// The targets of the `[text](target)` links of `text`, outside fenced code.
-fn links(text: &str) -> Vec<&str> {
-    let mut in_code = false;
-    let mut found = vec![];
-    for line in text.lines() {
-        if line.trim_start().starts_with("```") {
-            in_code = !in_code;
-            continue;
-        }
-        if in_code {
-            continue;
-        }
-        found.extend(line.split("](").skip(1).filter_map(|rest| rest.split([')', ' ']).next()));
-    }
-    found
+fn links(text: &str) -> Result<Vec<&str>> {
+    let blocks = super::fences::blocks(text)?;
+    let in_code = |n: usize| blocks.iter().any(|b| (b.line..=b.end).contains(&n));
+    Ok(text
+        .lines()
+        .enumerate()
+        .filter(|(i, _)| !in_code(i + 1))
+        .flat_map(|(_, line)| line.split("](").skip(1).filter_map(|rest| rest.split([')', ' ']).next()))
+        .collect())
 }
 
 /// What is wrong with a link of `file` to `target`, if anything.
@@ -81,7 +76,7 @@ mod tests {
     #[test]
     fn finds_links_outside_code_only() {
         let text = "[a](SPEC.md) [b](https://x.y/z) [c](#here)\n```rust\nlet x = f[0](1);\n```\n[d](docs/x.md#part \"t\") ![e](img.svg)";
-        assert_eq!(links(text), ["SPEC.md", "https://x.y/z", "#here", "docs/x.md#part", "img.svg"]);
+        assert_eq!(links(text).unwrap(), ["SPEC.md", "https://x.y/z", "#here", "docs/x.md#part", "img.svg"]);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 pub mod cli_reference;
 pub mod docs;
+pub mod fences;
 pub mod js;
 pub mod markdown_links;
 pub mod parity;

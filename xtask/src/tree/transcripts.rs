@@ -33,13 +33,14 @@ pub fn check(markdown: &Path) -> Result<usize> {
     let bin = cli.parent().context("the CLI has a directory")?;
     let claims = crate::dist::scratch("transcripts")?;
     let mut ran = 0;
-    for (line, info, body) in fenced(&text) {
-        let Some(rest) = info.strip_prefix("sh") else { continue };
+    for block in super::fences::blocks(&text).with_context(|| markdown.display().to_string())? {
+        let Some(rest) = block.info.strip_prefix("sh") else { continue };
         if !rest.trim().is_empty() {
+            let (line, info) = (block.line, &block.info);
             println!("transcripts: {}:{line}: ```{info}: shown, not run ({})", markdown.display(), rest.trim());
             continue;
         }
-        for step in steps(&body)? {
+        for step in steps(&block.body)? {
             let path = std::env::join_paths(
                 std::iter::once(bin.to_path_buf())
                     .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())),
@@ -53,7 +54,7 @@ pub fn check(markdown: &Path) -> Result<usize> {
                 .with_context(|| format!("running {:?}", step.command))?;
             let mut printed: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(str::to_owned).collect();
             printed.extend(String::from_utf8_lossy(&out.stderr).lines().map(str::to_owned));
-            let where_ = format!("{}:{line}: $ {}", markdown.display(), step.command);
+            let where_ = format!("{}:{}: $ {}", markdown.display(), block.line, step.command);
             ensure!(
                 out.status.code() == Some(step.status),
                 "{where_}: exit status {:?}, the transcript says {}",
@@ -67,24 +68,6 @@ pub fn check(markdown: &Path) -> Result<usize> {
         }
     }
     Ok(ran)
-}
-
-/// Every fenced block: (its opening line number, its info string, its body).
-fn fenced(text: &str) -> Vec<(usize, String, String)> {
-    let mut out = vec![];
-    let mut open: Option<(usize, String, String)> = None;
-    for (i, line) in text.lines().enumerate() {
-        match (&mut open, line.strip_prefix("```")) {
-            (None, Some(info)) => open = Some((i + 1, info.trim().to_string(), String::new())),
-            (Some(_), Some(_)) => out.extend(open.take()),
-            (Some((_, _, body)), None) => {
-                body.push_str(line);
-                body.push('\n');
-            }
-            (None, None) => {}
-        }
-    }
-    out
 }
 
 /// The `$ ` lines of a block and what is written under each (lines before the first are prose).
@@ -172,11 +155,8 @@ mod tests {
     }
 
     #[test]
-    fn reads_exit_notes_and_fences() {
+    fn reads_exit_notes() {
         assert_eq!(exit_note("error: x     (exit status 2)").unwrap(), ("error: x".to_string(), Some(2)));
         assert_eq!(exit_note("plain").unwrap(), ("plain".to_string(), None));
-        let blocks = fenced("a\n```sh\n$ x\n```\n```sh cluster\n$ y\n```\n");
-        assert_eq!(blocks[0], (2, "sh".to_string(), "$ x\n".to_string()));
-        assert_eq!(blocks[1].1, "sh cluster");
     }
 }
