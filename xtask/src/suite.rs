@@ -19,7 +19,7 @@ const BENCH_FEATURES: &str = "emq-id-node/bench,emq-id-python/bench,emq-id-elixi
 
 const STEPS: &[Step] = &[
     ("format", || sh(Command::new("cargo").args(["fmt", "--all", "--check"]))),
-    ("clippy (and again with the benchmark-only features, which no package enables)", || {
+    ("clippy (and again with the benchmark-only features, which no release build enables)", || {
         sh(Command::new("cargo").args(["clippy", "--workspace", "--all-targets", "--quiet", "--", "-D", "warnings"]))?;
         sh(Command::new("cargo").args(["clippy", "--workspace", "--all-targets", "--quiet", "--features"]).args([
             BENCH_FEATURES,

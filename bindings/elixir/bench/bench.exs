@@ -2,7 +2,8 @@
 # pure-Elixir anchors, written here: a bit-by-bit CRC16 over the hashtag (as
 # the bus computes slots today), an Integer-based base62 codec, and minting
 # on :atomics. One run, best of 5 rounds, ns per call.
-# Run: cargo xtask bench elixir (or, in bindings/elixir: mix run --no-start bench/bench.exs)
+# Run: cargo xtask bench elixir (or, in bindings/elixir: MIX_ENV=bench mix run --no-start bench/bench.exs;
+# the empty NIF exists only in the MIX_ENV=bench build)
 
 defmodule Bench.Anchors do
   import Bitwise

@@ -151,10 +151,10 @@ test('strings are keys as UTF-8 bytes, lone surrogates as U+FFFD (what Buffer.fr
     assert.equal(emq.slot('\uD800'), emq.slot(Buffer.from([0xef, 0xbf, 0xbd])), name);
     assert.equal(emq.slot('k'.repeat(5000) + '{tag}'), emq.slot('tag'), name);
     assert.equal(emq.slot(''), 0, name);
-    const keys = [emq.queueKey('orders', 'pending'), emq.jobKey('orders', 'JOB0KHTOWnGLuC'), new Uint8Array([0xff]), '', 'x{🚀}y'];
-    const slots = [emq.slot('orders'), emq.slot('orders'), emq.slot(new Uint8Array([0xff])), 0, emq.slot('🚀')];
+    const keys = [emq.queueKey('orders', 'pending'), emq.queueKey('orders', 'active'), emq.jobKey('orders', 'JOB0KHTOWnGLuC'), new Uint8Array([0xff]), '', 'x{🚀}y'];
+    const slots = [emq.slot('orders'), emq.slot('orders'), emq.slot('orders'), emq.slot(new Uint8Array([0xff])), 0, emq.slot('🚀')];
     assert.deepEqual([...emq.slotMany(keys)], slots, `${name}: slotMany agrees with slot`);
-    assert.equal(emq.key('orders', 'job', 'JOB0KHTOWnGLuC'), keys[1], name);
+    assert.equal(emq.key('orders', 'job', 'JOB0KHTOWnGLuC'), keys[2], name);
   }
 });
 
@@ -165,6 +165,7 @@ test('every gate is reachable through a public call, with its code and the EmqId
     [(emq) => emq.decode('USR0KHTOWnGL!C'), 'charset'],
     [(emq) => emq.decode('USRzzzzzzzzzzz'), 'range'],
     [(emq) => emq.decode(new Uint8Array([0x55, 0x53, 0x52, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])), 'charset'],
+    [(emq) => emq.decode(Buffer.from([0x55, 0x53, 0x52, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0])), 'charset'],
     [(emq) => emq.decode('USR0KHTOWnGLé'), 'charset'], // 13 characters, 14 UTF-8 bytes
     [(emq) => emq.encode('USR', 1n << 63n), 'range'],
     [(emq) => emq.encode('usr', 0n), 'range'],

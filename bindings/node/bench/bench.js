@@ -1,6 +1,8 @@
 'use strict';
 // Per-call cost of the Node package beside the empty-call floor and pure-JS
-// anchors, in one run: `node bench/bench.js` (or `cargo xtask bench node`).
+// anchors, in one run: `cargo xtask bench node` (or `node bench/bench.js` over an
+// addon built with `cargo build --release -p emq-id-node --features bench`,
+// the only build with the floors).
 // A benchmark, not a test: it prints a table and asserts nothing. The WASM
 // package has its own, run in Node and in a browser (bindings/wasm/bench).
 

@@ -173,3 +173,23 @@ def test_the_wheel_carries_no_benchmark_floor() -> None:
     import importlib
 
     assert not hasattr(importlib.import_module("emq_id._emq_id"), "_noop")
+
+
+def test_the_stubs_declared_names_are_all() -> None:
+    """The stub declares each public name once and does not spell `__all__`:
+    its top-level public declarations are the package's `__all__`."""
+    import ast
+    import pathlib
+
+    stub = ast.parse((pathlib.Path(emq_id.__file__).parent / "__init__.pyi").read_text())
+    declared = set()
+    for node in stub.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            declared.add(node.name)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            declared.add(node.target.id)
+        elif isinstance(node, ast.Assign):
+            declared.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    public = {name for name in declared if not name.startswith("_")}
+    assert len(public) > 40
+    assert public == set(emq_id.__all__)

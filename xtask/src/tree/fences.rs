@@ -1,7 +1,8 @@
 //! The fenced code blocks of a Markdown text, read one way for every check
 //! that needs them (the examples run, the transcripts compared, the links
-//! looked at only outside code): as CommonMark reads them, where only a bare
-//! fence closes a block, so a fence with a language inside one is its text.
+//! looked at only outside code): ``` fences at any indent (a list item's
+//! too), and, as in CommonMark, only a bare fence closes a block, so a fence
+//! with a language inside one is its text. The tree writes no `~~~` fences.
 
 use anyhow::{bail, Result};
 
@@ -24,7 +25,7 @@ pub fn blocks(text: &str) -> Result<Vec<Block>> {
     let mut found = vec![];
     let mut open: Option<Block> = None;
     for (i, line) in text.lines().enumerate() {
-        let fence = line.trim_end().strip_prefix("```");
+        let fence = line.trim().strip_prefix("```");
         match (&mut open, fence) {
             (None, Some(info)) => {
                 open = Some(Block { line: i + 1, end: 0, info: info.trim().to_string(), body: String::new() })

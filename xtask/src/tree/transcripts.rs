@@ -36,8 +36,13 @@ pub fn check(markdown: &Path) -> Result<usize> {
     for block in super::fences::blocks(&text).with_context(|| markdown.display().to_string())? {
         let Some(rest) = block.info.strip_prefix("sh") else { continue };
         if !rest.trim().is_empty() {
-            let (line, info) = (block.line, &block.info);
-            println!("transcripts: {}:{line}: ```{info}: shown, not run ({})", markdown.display(), rest.trim());
+            println!(
+                "transcripts: {}:{}: ```{}: shown, not run ({})",
+                markdown.display(),
+                block.line,
+                block.info,
+                rest.trim()
+            );
             continue;
         }
         for step in steps(&block.body)? {

@@ -40,8 +40,9 @@ pub fn build() -> Result<Vec<Artifact>> {
     let [core, nif] = cargo_package([CORE, NIF])?;
     unpack_crate(&core, &top.join("core"))?;
     unpack_crate(&nif, &top.join("native"))?;
-    let manifest = top.join("native/Cargo.toml");
-    crate::write(&manifest, standalone(&crate::read(&manifest)?)?)?;
+    for (manifest, nif) in [(top.join("core/Cargo.toml"), false), (top.join("native/Cargo.toml"), true)] {
+        crate::write(&manifest, standalone(&crate::read(&manifest)?, nif)?)?;
+    }
     lock(&top.join("native"))?;
 
     // Not `{name}.tar.gz`: that is the Python sdist's name (PEP 625) in the same directory.
@@ -81,25 +82,31 @@ fn unpack_crate(packed: &Path, to: &Path) -> Result<()> {
         .arg("--exclude=*/Cargo.lock"))
 }
 
-/// The NIF's packaged manifest made to build where the package is unpacked:
-/// the core by path (`../core`), a workspace of its own, and the tree's
-/// `[profile.release]` (unwinding, so a panic raises in the caller).
-fn standalone(packaged: &str) -> Result<String> {
-    let mut manifest: DocumentMut = packaged.parse().context("the NIF's packaged Cargo.toml")?;
-    let tree: DocumentMut = crate::read(root().join("Cargo.toml"))?.parse().context("the workspace's Cargo.toml")?;
-    let core =
-        manifest["dependencies"][CORE].as_table_mut().context("the NIF's manifest has no [dependencies.emq-id]")?;
-    core.insert("path", value("../core"));
-    manifest.insert("workspace", Item::Table(Table::new()));
-    let release = tree["profile"]["release"].clone();
-    ensure!(release.is_table(), "the workspace has no [profile.release]");
-    let mut profile = Table::new();
-    profile.set_implicit(true);
-    profile.insert("release", release);
-    manifest.insert("profile", Item::Table(profile));
+/// A packaged manifest made to build where the package is unpacked, inside a
+/// user's project: without the workspace's lints, which cargo would apply to
+/// a path dependency (a lint a newer Rust adds to `deny` would break a user's
+/// build); and for the NIF, the core by path (`../core`), a workspace of its
+/// own and the tree's `[profile.release]` (unwinding, so a panic raises in the caller).
+fn standalone(packaged: &str, nif: bool) -> Result<String> {
+    let mut manifest: DocumentMut = packaged.parse().context("a packaged Cargo.toml")?;
+    manifest.remove("lints");
+    if nif {
+        let tree: DocumentMut =
+            crate::read(root().join("Cargo.toml"))?.parse().context("the workspace's Cargo.toml")?;
+        let core =
+            manifest["dependencies"][CORE].as_table_mut().context("the NIF's manifest has no [dependencies.emq-id]")?;
+        core.insert("path", value("../core"));
+        manifest.insert("workspace", Item::Table(Table::new()));
+        let release = tree["profile"]["release"].clone();
+        ensure!(release.is_table(), "the workspace has no [profile.release]");
+        let mut profile = Table::new();
+        profile.set_implicit(true);
+        profile.insert("release", release);
+        manifest.insert("profile", Item::Table(profile));
+    }
     Ok(format!(
-        "# cargo package's manifest, made by `cargo xtask dist` to build here: the core by path,\n\
-         # a workspace of its own, the tree's release profile.\n{manifest}"
+        "# cargo package's manifest, made by `cargo xtask dist` to build here: no workspace lints{}.\n{manifest}",
+        if nif { ", the core by path,\n# a workspace of its own, the tree's release profile" } else { "" }
     ))
 }
 

@@ -19,9 +19,12 @@ pub fn package() -> Result<()> {
 /// [`package`] with the addon built with `features` (the benchmark's `bench`).
 pub fn package_with(features: &[&str]) -> Result<()> {
     setup::require("node", "install Node.js 18 or later")?;
-    sh(Command::new("cargo")
-        .args(["build", "--quiet", "--release", "-p", "emq-id-node", "--features"])
-        .arg(features.join(",")))?;
+    let mut cargo = Command::new("cargo");
+    cargo.args(["build", "--quiet", "--release", "-p", "emq-id-node"]);
+    if !features.is_empty() {
+        cargo.arg("--features").arg(features.join(","));
+    }
+    sh(&mut cargo)?;
     let from = root().join("target/release/libemq_id_node.so");
     let to = root().join(PACKAGE).join("emq-id.linux-x64-gnu.node");
     std::fs::copy(&from, &to).with_context(|| format!("copying {} to {}", from.display(), to.display()))?;

@@ -136,7 +136,8 @@ pub fn pack(package: &str, runtime: &'static str) -> Result<Artifact> {
 /// `npm pack --json` of a package directory into `target/dist/`; answers the
 /// tarball, once npm's own account of what it packed shows every entry of
 /// the `files` list shipped: an entry that matches nothing (a file the build
-/// did not make) is otherwise left out without a word.
+/// did not make) is otherwise left out without a word. What else ships is
+/// npm's to say (a folder entry ships everything in it).
 pub fn npm_pack(dir: &Path) -> Result<PathBuf> {
     let out = dist::dir()?;
     let json = sh_out(npm(dir).arg("pack").arg("--json").arg("--pack-destination").arg(&out))?;

@@ -5,17 +5,21 @@
 //! committing it). A negative control runs a copy whose expected output has
 //! one answer changed, which must fail.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use anyhow::{ensure, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 
 use super::server::Cluster;
-use super::{EXTENSION, PG_BIN};
+use super::{EXTENSION, PG_BIN, PG_CONFIG};
 use crate::root;
 
-/// PostgreSQL's regression runner (Debian's postgresql-client-15 ships it).
-const PG_REGRESS: &str = "/usr/lib/postgresql/15/lib/pgxs/src/test/regress/pg_regress";
+/// PostgreSQL's regression runner, under the server's `pkglibdir` (Debian's
+/// postgresql-client package ships it).
+fn pg_regress_program() -> Result<PathBuf> {
+    let lib = crate::sh_out(Command::new(PG_CONFIG).arg("--pkglibdir"))?;
+    Ok(Path::new(lib.trim()).join("pgxs/src/test/regress/pg_regress"))
+}
 
 /// Every `sql/*.sql` test, then the control.
 pub fn run(cluster: &Cluster) -> Result<()> {
@@ -27,13 +31,16 @@ pub fn run(cluster: &Cluster) -> Result<()> {
     ensure!(!names.is_empty(), "no SQL tests in {}", tests.display());
     let out = root().join("target/pg_regress");
     let passed = pg_regress(cluster, &tests, &out, &names)?;
-    if std::env::var_os("UPDATE_EXPECT").is_some() {
+    if std::env::var("UPDATE_EXPECT").is_ok_and(|v| v == "1") {
         for name in &names {
             let result = out.join("results").join(format!("{name}.out"));
             std::fs::copy(&result, tests.join("expected").join(format!("{name}.out")))
                 .with_context(|| format!("copying {}", result.display()))?;
         }
-        eprintln!("xtask: UPDATE_EXPECT: {} written from what the server printed", tests.join("expected").display());
+        eprintln!(
+            "xtask: UPDATE_EXPECT=1: {} written from what the server printed (the control not run)",
+            tests.join("expected").display()
+        );
         return Ok(());
     }
     let diffs = out.join("regression.diffs");
@@ -59,18 +66,33 @@ pub fn run(cluster: &Cluster) -> Result<()> {
     Ok(())
 }
 
-/// The (SQLSTATE, gate) of every refusal `refusals.sql` expects, which
-/// pg_regress has seen the server raise: rows that end `| 22P02 length`.
+/// The (SQLSTATE, gate) of every row of the refusal table `refusals.sql`
+/// expects, which pg_regress has seen the server print: every row must be a
+/// refusal by a gate of the core (an `accepted`, or another error, is not),
+/// and the rows must be the count psql printed under them.
 pub fn refusals() -> Result<Vec<(String, String)>> {
-    let expected = crate::read(root().join(EXTENSION).join("tests/pg_regress/expected/refusals.out"))?;
-    let found: Vec<(String, String)> = expected
-        .lines()
-        .filter_map(|line| line.rsplit_once(" | "))
-        .filter_map(|(_, answer)| answer.trim().split_once(' '))
-        .filter(|(state, gate)| state.len() == 5 && !gate.contains(' '))
-        .map(|(state, gate)| (state.to_string(), gate.to_string()))
-        .collect();
-    ensure!(found.len() > 20, "refusals.out holds {} refusals: is it the SQL test's output?", found.len());
+    let path = root().join(EXTENSION).join("tests/pg_regress/expected/refusals.out");
+    let expected = crate::read(&path)?;
+    let mut lines = expected.lines().skip_while(|l| !l.split('|').map(str::trim).eq(["statement", "refusal"]));
+    ensure!(lines.next().is_some() && lines.next().is_some(), "{}: no refusal table", path.display());
+    let mut found = vec![];
+    for line in lines.by_ref().take_while(|l| !l.starts_with('(')) {
+        let answer = line.rsplit_once(" | ").map(|(_, a)| a.trim()).unwrap_or_default();
+        let refusal = answer
+            .split_once(' ')
+            .filter(|(state, gate)| state.len() == 5 && emq_id::Gate::ALL.iter().any(|g| g.name() == *gate));
+        let Some((state, gate)) = refusal else {
+            bail!("{}: {line:?} is not a refusal by a gate of the core", path.display());
+        };
+        found.push((state.to_string(), gate.to_string()));
+    }
+    let counted = expected.lines().find(|l| l.ends_with(" rows)") && l.starts_with('(')).unwrap_or_default();
+    ensure!(
+        counted == format!("({} rows)", found.len()),
+        "{}: {} refusals read, psql said {counted}",
+        path.display(),
+        found.len()
+    );
     Ok(found)
 }
 
@@ -79,7 +101,7 @@ pub fn refusals() -> Result<Vec<(String, String)>> {
 fn pg_regress(cluster: &Cluster, input: &Path, output: &Path, names: &[String]) -> Result<bool> {
     let _ = std::fs::remove_dir_all(output);
     crate::mkdir(output)?;
-    let status = Command::new(PG_REGRESS)
+    let status = Command::new(pg_regress_program()?)
         .arg(format!("--inputdir={}", input.display()))
         .arg(format!("--outputdir={}", output.display()))
         .arg(format!("--bindir={PG_BIN}"))

@@ -58,10 +58,10 @@ pub fn outside(wheel: &Path, sdist: &Path) -> Result<()> {
 /// The one ```python block of bindings/python/README.md.
 fn readme_example() -> Result<String> {
     let readme = crate::read(root().join(PACKAGE).join("README.md"))?;
-    let mut blocks = readme.split("```python\n").skip(1).filter_map(|b| b.split("```").next());
+    let mut blocks = crate::tree::fences::blocks(&readme)?.into_iter().filter(|b| b.info == "python");
     let block = blocks.next().context("bindings/python/README.md has no ```python example")?;
     ensure!(blocks.next().is_none(), "bindings/python/README.md should have one ```python example");
-    Ok(block.to_owned())
+    Ok(block.body)
 }
 
 /// A script of `dir`, run isolated there (outside the checkout), minting on a node of its own.

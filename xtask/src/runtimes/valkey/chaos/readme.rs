@@ -105,10 +105,10 @@ fn go_module(dir: &Path, main: &str) -> Result<()> {
 /// doctests cannot reach a cluster), the one after "emq_lease".
 fn rust_example(port: u16) -> Result<String> {
     let readme = crate::tree::readme::text()?;
-    let block = readme
-        .split("```rust,ignore\n")
-        .skip(1)
-        .filter_map(|b| b.split("```").next())
+    let block = crate::tree::fences::blocks(&readme)?
+        .into_iter()
+        .filter(|b| b.info == "rust,ignore")
+        .map(|b| b.body)
         .find(|b| b.contains("emq_lease::Lease::acquire"))
         .context("the book has no ```rust,ignore example of emq_lease")?;
     ensure!(block.contains(PORT), "the book's Rust lease example names no port {PORT}");
