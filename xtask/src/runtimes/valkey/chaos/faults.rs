@@ -69,8 +69,12 @@ impl Fleet {
     /// replica is paused and its socket buffers filled, so what follows waits
     /// in the primary's memory; a new holder takes the one free node there;
     /// a second new holder starts and finds every node leased; the primary is
-    /// killed, the replica resumed and promoted by TAKEOVER, and the second
-    /// holder's next try takes the node the first one believes it holds.
+    /// killed just after the first holder renewed, the replica resumed and
+    /// promoted by TAKEOVER, and the second holder's next try takes the node
+    /// the first one believes it holds. Each step waits for what it needs to
+    /// have happened, not for a time: the second holder connected, the
+    /// renewal seen, the node taken on the new primary before the harness lets
+    /// its other nodes go. A fixed pause let a slow client miss the window.
     fn lossy_failover(&mut self) -> Result<()> {
         let p = self.cluster.reserve_primary()?;
         let r = self.cluster.replica_of(p)?;
@@ -85,27 +89,52 @@ impl Fleet {
         self.holders.push(first);
         let lost = key(last_free)?;
         // Its acquire reaches the primary (and stays there): the node's lease appears.
-        let taken = (0..100).any(|_| {
-            std::thread::sleep(Duration::from_millis(20));
-            matches!(c.cmd(&["EXISTS", &lost]), Ok(Reply::Int(1)))
-        });
+        let taken = until(Duration::from_secs(2), || matches!(c.cmd(&["EXISTS", &lost]), Ok(Reply::Int(1))));
         ensure!(taken, "the lossy failover's first holder never took node {last_free} on the primary");
         // Already asking (every node is leased) when the replica takes over, so it
-        // takes the lost node within one retry: the overlap does not hang on timing.
+        // takes the lost node within one retry: its connection to the primary is up.
+        let clients = |c: &mut emq_resp::Connection| -> usize {
+            c.cmd(&["CLIENT", "LIST", "TYPE", "normal"]).ok().and_then(|r| r.as_text()).map_or(0, |t| t.lines().count())
+        };
+        let before = clients(&mut c);
         let second = self.spawn_holder()?;
         self.holders.push(second);
+        until(Duration::from_secs(10), || clients(&mut c) > before);
         std::thread::sleep(Duration::from_millis(100));
+        // Killed just after the first holder's renewal (its lease's TTL back near
+        // full), so it mints for most of a TTL more: long enough for the second
+        // holder to take the node, which is the double holding the control counts.
+        let ttl = self.orders.terms.ttl_ms as i64;
+        until(
+            Duration::from_millis(self.orders.terms.ttl_ms),
+            || matches!(c.cmd(&["PTTL", &lost]), Ok(Reply::Int(ms)) if ms > ttl - 250),
+        );
         self.cluster.kill(p);
         self.cluster.nodes[r].pause(false)?;
         self.cluster.takeover(r)?;
-        std::thread::sleep(Duration::from_millis(1_000));
         let mut c = self.cluster.connect(r)?;
+        // The node taken on the new primary before the harness frees the others.
+        until(Duration::from_secs(10), || matches!(c.cmd(&["EXISTS", &lost]), Ok(Reply::Int(1))));
         let unpin: Vec<&str> = std::iter::once("DEL").chain(pins.iter().map(String::as_str)).collect();
         c.cmd(&unpin)?;
         let unfill: Vec<&str> = std::iter::once("DEL").chain(fillers.iter().map(String::as_str)).collect();
         c.cmd(&unfill)?;
         self.cluster.restart(p)?;
         self.cluster.wait_replicated(r)
+    }
+}
+
+/// Polls `done` every 20 ms for at most `limit`; whether it came true.
+fn until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let start = std::time::Instant::now();
+    loop {
+        if done() {
+            return true;
+        }
+        if start.elapsed() >= limit {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
