@@ -1,7 +1,7 @@
 // Runs in headless Chromium: loads the built package exactly as a browser
 // would (its browser entry, which fetches the .wasm), answers every request
-// the runner serves, and posts the answers back through xtask's page helper
-// (which posts any failure too).
+// the runner gives it, and hands the answers back through xtask's page helper
+// (which hands back any failure too).
 import { run } from '/xtask/page.mjs';
 
 run(async (requests) => {

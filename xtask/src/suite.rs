@@ -67,7 +67,7 @@ const STEPS: &[Step] = &[
         crate::tree::docs::suite,
     ),
     ("Node: node --test", node::tests::run),
-    ("WASM: node --test", wasm::tests::run),
+    ("WASM: node --test, the browser driver", wasm::tests::run),
     ("JS: one layer for both packages (copies --check), one API over every backend", || {
         node::build::package()?;
         sh(Command::new("cargo").args(["xtask", "js", "--check"]))?;

@@ -1,7 +1,6 @@
 // The Chromium column of `cargo xtask bench wasm`: bench.mjs on the package's
 // browser entry (which fetches the .wasm), in the page xtask serves
-// (xtask/src/runtimes/wasm/browser.rs); the rows are posted back through
-// xtask's page helper.
+// (xtask/browser/drive.mjs); the rows go back through xtask's page helper.
 import { run } from '/xtask/page.mjs';
 
 run(async (settings) => {

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use serde_json::Value;
 
 use super::browser::{self, Page};
@@ -19,7 +19,6 @@ pub fn prepare_node() -> Result<Box<dyn Adapter>> {
 
 pub fn prepare_browser() -> Result<Box<dyn Adapter>> {
     super::build::package()?;
-    super::setup::chromium()?;
     Ok(Box::new(BrowserAdapter))
 }
 
@@ -31,8 +30,8 @@ impl Adapter for BrowserAdapter {
         let posted = browser::run(Page {
             html: "conformance/wasm/harness.html",
             dirs: &[("/pkg/", PACKAGE), ("/js/", "conformance/js"), ("/", "conformance/wasm")],
-            input: serde_json::to_vec(requests).context("the requests as JSON")?,
-            // Chromium starts, loads the page, answers and posts within it (a few seconds here).
+            input: Value::from(requests),
+            // Chromium starts, loads the page and answers within it (a few seconds here).
             deadline: Duration::from_secs(120),
         })?;
         eprintln!("xtask: answered by {}", posted.user_agent);

@@ -25,15 +25,14 @@ const NODE: u32 = 100;
 pub fn run() -> Result<()> {
     let (raw, gz) = super::build::package()?;
     node::bench::dev_dependencies()?; // the anchors: the Node package's dev dependencies
-    super::setup::chromium()?;
-    let settings = json!({ "roundMs": ROUND_MS, "rounds": ROUNDS, "node": NODE }).to_string();
-    let out = sh_out(Command::new("node").arg(root().join(PACKAGE).join("bench/node.mjs")).arg(&settings))?;
+    let settings = json!({ "roundMs": ROUND_MS, "rounds": ROUNDS, "node": NODE });
+    let out = sh_out(Command::new("node").arg(root().join(PACKAGE).join("bench/node.mjs")).arg(settings.to_string()))?;
     let in_node: Value =
         serde_json::from_str(&out).with_context(|| format!("bench/node.mjs printed non-JSON: {out}"))?;
     let in_chromium = browser::run(Page {
         html: "bindings/wasm/bench/index.html",
         dirs: &[("/pkg/", PACKAGE), ("/node_modules/", "bindings/node/node_modules"), ("/", "bindings/wasm/bench")],
-        input: settings.into_bytes(),
+        input: settings,
         // About 5 s on this machine: 12 rows of 13 batches of 20 ms, and the doubling.
         deadline: Duration::from_secs(300),
     })?;
