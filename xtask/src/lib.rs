@@ -19,6 +19,7 @@ pub mod vectors;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
 
@@ -44,6 +45,22 @@ pub fn sh_out(cmd: &mut Command) -> Result<String> {
         bail!("{} failed ({}): {}", shown(cmd), out.status, String::from_utf8_lossy(&out.stderr));
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// How often [`poll`] asks, unless asking costs more (a `psql` each time).
+pub const POLL: Duration = Duration::from_millis(20);
+
+/// Asks `ready` every `every` until it says yes, for `within` at most; whether it did.
+/// Each wait of the live tests is one of these, so none can outlast its bound.
+pub fn poll(within: Duration, every: Duration, mut ready: impl FnMut() -> bool) -> bool {
+    let start = Instant::now();
+    while !ready() {
+        if start.elapsed() >= within {
+            return false;
+        }
+        std::thread::sleep(every);
+    }
+    true
 }
 
 /// Whether a program is on PATH.

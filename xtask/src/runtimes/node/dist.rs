@@ -51,7 +51,7 @@ fn with_optional_dependencies(tarball: &Path) -> Result<PathBuf> {
     manifest["optionalDependencies"] = platforms::optional_dependencies();
     crate::write(package.join("package.json"), format!("{}\n", serde_json::to_string_pretty(&manifest)?))?;
     std::fs::remove_file(tarball).with_context(|| format!("removing {}", tarball.display()))?;
-    npm_pack(&package)
+    Ok(npm_pack(&package)?.0)
 }
 
 /// The main tarball installed as a user installs it, each platform package
@@ -127,18 +127,17 @@ pub fn pack(package: &str, runtime: &'static str) -> Result<Artifact> {
         sh(npm(&dir).args(["version", dist::version(), "--no-git-tag-version", "--allow-same-version"]))?;
     }
     dist::licenses_into(&dir)?;
-    let tarball = npm_pack(&dir)?;
-    let manifest = tarball_manifest(&tarball)?;
+    let (tarball, manifest) = npm_pack(&dir)?;
     check_metadata_of(&manifest, package)?;
     Ok(Artifact { runtime, platform: None, path: tarball, version: manifest_version(&manifest)? })
 }
 
 /// `npm pack --json` of a package directory into `target/dist/`; answers the
-/// tarball, once npm's own account of what it packed shows every entry of
+/// tarball and the package.json inside it, once npm's own account of what it packed shows every entry of
 /// the `files` list shipped: an entry that matches nothing (a file the build
 /// did not make) is otherwise left out without a word. What else ships is
 /// npm's to say (a folder entry ships everything in it).
-pub fn npm_pack(dir: &Path) -> Result<PathBuf> {
+pub fn npm_pack(dir: &Path) -> Result<(PathBuf, Value)> {
     let out = dist::dir()?;
     let json = sh_out(npm(dir).arg("pack").arg("--json").arg("--pack-destination").arg(&out))?;
     let packed: Value = serde_json::from_str(&json).with_context(|| format!("npm pack --json printed {json:?}"))?;
@@ -165,11 +164,11 @@ pub fn npm_pack(dir: &Path) -> Result<PathBuf> {
         );
     }
     eprintln!("xtask: {}: {} files, every files entry shipped", tarball.display(), shipped.len());
-    Ok(tarball)
+    Ok((tarball, manifest))
 }
 
 /// The package.json inside an npm tarball.
-pub fn tarball_manifest(tarball: &Path) -> Result<Value> {
+fn tarball_manifest(tarball: &Path) -> Result<Value> {
     let text = sh_out(Command::new("tar").arg("-xOzf").arg(tarball).arg("package/package.json"))?;
     serde_json::from_str(&text).with_context(|| format!("package/package.json in {} is not JSON", tarball.display()))
 }

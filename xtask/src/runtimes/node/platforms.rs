@@ -70,8 +70,7 @@ pub fn pack(platform: &'static Platform) -> Result<Artifact> {
         ),
     )?;
     dist::licenses_into(&stage)?;
-    let tarball = npm_pack(&stage)?;
-    let packed = super::dist::tarball_manifest(&tarball)?;
+    let (tarball, packed) = npm_pack(&stage)?;
     check_metadata_of(&packed, super::PACKAGE)?;
     ensure!(packed["version"] == dist::version(), "{} says version {}", tarball.display(), packed["version"]);
     Ok(Artifact { runtime: "Node", platform: Some(platform), path: tarball, version: dist::version().into() })

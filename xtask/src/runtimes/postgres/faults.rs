@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use anyhow::{ensure, Context, Result};
 
 use super::server::Cluster;
+use crate::poll;
 use crate::vectors::rng::Rng;
 
 /// The SQLSTATEs a refusal of input may carry (SPEC.md §9): invalid text
@@ -44,6 +45,8 @@ fn psql_lenient(c: &Cluster) -> std::process::Command {
 }
 
 const MINTERS: usize = 4;
+/// How often a wait asks the server: each ask is a `psql`, which the minters would feel more often.
+const ASK: Duration = Duration::from_millis(100);
 const ROWS_PER_INSERT: usize = 1000;
 
 /// One connection minting `loops` × 1,000 ids into `fault_mint`, one commit per INSERT.
@@ -70,14 +73,11 @@ fn backend_killed_mid_mint(c: &Cluster) -> Result<()> {
     c.psql("CREATE TABLE fault_mint (id text COLLATE \"C\" NOT NULL, phase int NOT NULL);")?;
     let restarts_before = crash_restarts(c)?;
     let children: Vec<Child> = (0..MINTERS).map(|_| minter(c, 0, 100_000)).collect::<Result<_>>()?;
-    let started = Instant::now();
-    while one(c, "SELECT count(*) FROM fault_mint")?.parse::<u64>().unwrap_or(0) < 40_000 {
-        ensure!(
-            started.elapsed() < Duration::from_secs(120),
-            "postgres: the minters committed under 40,000 ids in 120 s"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let committed = || one(c, "SELECT count(*) FROM fault_mint").map_or(0, |n| n.parse::<u64>().unwrap_or(0)) >= 40_000;
+    ensure!(
+        poll(Duration::from_secs(120), ASK, committed),
+        "postgres: the minters committed under 40,000 ids in 120 s"
+    );
     let pids = one(
         c,
         "SELECT string_agg(pid::text, ' ') FROM pg_stat_activity
@@ -93,14 +93,9 @@ fn backend_killed_mid_mint(c: &Cluster) -> Result<()> {
         cut_off += usize::from(!out.status.success());
     }
     // Reconnect with retries while the postmaster recovers.
-    loop {
-        let alive = c.psql_command().args(["-c", "SELECT 1"]).stderr(Stdio::null()).output();
-        if alive.map(|o| o.status.success()).unwrap_or(false) {
-            break;
-        }
-        ensure!(killed_at.elapsed() < Duration::from_secs(120), "postgres: no connection 120 s after the SIGKILL");
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let alive =
+        || c.psql_command().args(["-c", "SELECT 1"]).stderr(Stdio::null()).output().is_ok_and(|o| o.status.success());
+    ensure!(poll(Duration::from_secs(120), ASK, alive), "postgres: no connection 120 s after the SIGKILL");
     let recovered = killed_at.elapsed();
     let restarts = crash_restarts(c)? - restarts_before;
     ensure!(restarts == 1, "postgres: the server log shows {restarts} crash restarts after one SIGKILL, not 1");

@@ -203,18 +203,10 @@ fn killed_holder(addr: &str) -> Result<()> {
     holder.wait()?;
     let mut c = reserve(addr)?;
     let key = emq_id::lease_key(node)?;
-    let freed = loop {
-        let exists = c.cmd(&["EXISTS", key.as_str()])?.as_int() == Some(1);
-        if !exists {
-            break killed.elapsed();
-        }
-        ensure!(
-            killed.elapsed() < Duration::from_millis(ttl + 1_000),
-            "node {node} still leased {:?} after its holder died",
-            killed.elapsed()
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let free = || c.cmd(&["EXISTS", key.as_str()]).is_ok_and(|r| r.as_int() == Some(0));
+    let freed = crate::poll(Duration::from_millis(ttl + 1_000), crate::POLL, free);
+    ensure!(freed, "node {node} still leased {:?} after its holder died", killed.elapsed());
+    let freed = killed.elapsed();
     // Renewals run every TTL/3, so the last one was at most 1 s before the kill.
     ensure!(
         freed >= Duration::from_millis(ttl - ttl / 3 - 100),

@@ -5,9 +5,9 @@
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, ensure, Context, Result};
 use emq_resp::{Connection, Reply};
 
 use super::setup::server_binary;
@@ -79,16 +79,13 @@ impl Node {
 
     /// Polls until `ready` holds (10 s at most).
     pub fn wait_for(&self, ready: impl Fn(&mut Connection) -> std::io::Result<bool>, what: &str) -> Result<()> {
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(10) {
-            if let Ok(mut c) = Connection::open(&self.addr) {
-                if ready(&mut c).unwrap_or(false) {
-                    return Ok(());
-                }
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        bail!("valkey {}: gave up waiting for {what}", self.addr)
+        let ready = || Connection::open(&self.addr).and_then(|mut c| ready(&mut c)).unwrap_or(false);
+        ensure!(
+            crate::poll(Duration::from_secs(10), crate::POLL, ready),
+            "valkey {}: gave up waiting for {what}",
+            self.addr
+        );
+        Ok(())
     }
 }
 

@@ -2,13 +2,14 @@
 //! whose nodes the faults kill, restart, pause and promote; and the reserve
 //! (the slot of `{emq}:node:…`), read from whichever node still answers.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{bail, ensure, Context, Result};
 use emq_resp::{Connection, Reply, Timeouts};
 
 use super::super::server::Node;
 use super::super::setup::server_binary;
+use crate::{poll, POLL};
 
 /// Failures are noticed within a second (`cluster-node-timeout`); a replica
 /// may be promoted whatever its lag (`cluster-replica-validity-factor 0`: a
@@ -120,17 +121,16 @@ impl Replicated {
     /// Polls (15 s at most) until primary `i` has a replica online (its
     /// `INFO replication` says so), so that `WAIT 1` can be answered.
     pub fn wait_replicated(&self, i: usize) -> Result<()> {
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(15) {
+        let online = || {
             let info = self.cmd(&self.nodes[i], &["INFO", "replication"]).map(|r| text(&r)).unwrap_or_default();
-            if info.contains("role:master")
-                && info.lines().any(|l| l.starts_with("slave0:") && l.contains("state=online"))
-            {
-                return Ok(());
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        bail!("primary {} has no replica online after 15 s", self.nodes[i].addr)
+            info.contains("role:master") && info.lines().any(|l| l.starts_with("slave0:") && l.contains("state=online"))
+        };
+        ensure!(
+            poll(Duration::from_secs(15), POLL, online),
+            "primary {} has no replica online after 15 s",
+            self.nodes[i].addr
+        );
+        Ok(())
     }
 
     /// SIGKILL.
@@ -148,27 +148,21 @@ impl Replicated {
 
     /// Polls (15 s at most) until a live node other than `old` serves the reserve.
     pub fn wait_new_primary(&self, old: usize) -> Result<usize> {
-        let start = Instant::now();
-        while start.elapsed() < Duration::from_secs(15) {
-            if let Ok(p) = self.reserve_primary() {
-                if p != old {
-                    return Ok(p);
-                }
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        bail!("no failover of the reserve's primary within 15 s")
+        let mut new = None;
+        let moved = || {
+            new = self.reserve_primary().ok().filter(|p| *p != old);
+            new.is_some()
+        };
+        poll(Duration::from_secs(15), POLL, moved);
+        new.context("no failover of the reserve's primary within 15 s")
     }
 
     /// `CLUSTER FAILOVER TAKEOVER` on replica `i`: it promotes itself without
     /// its primary's agreement or the other primaries' votes.
     pub fn takeover(&self, i: usize) -> Result<()> {
         ok(self.cmd(&self.nodes[i], &["CLUSTER", "FAILOVER", "TAKEOVER"]), "CLUSTER FAILOVER TAKEOVER")?;
-        let start = Instant::now();
-        while self.reserve_primary().ok() != Some(i) {
-            ensure!(start.elapsed() < Duration::from_secs(15), "replica {} did not take over", self.nodes[i].addr);
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let took = || self.reserve_primary().ok() == Some(i);
+        ensure!(poll(Duration::from_secs(15), POLL, took), "replica {} did not take over", self.nodes[i].addr);
         Ok(())
     }
 }

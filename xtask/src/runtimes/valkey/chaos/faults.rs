@@ -8,6 +8,7 @@ use anyhow::{ensure, Context, Result};
 use emq_resp::Reply;
 
 use super::Fleet;
+use crate::{poll, POLL};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
@@ -89,7 +90,7 @@ impl Fleet {
         self.holders.push(first);
         let lost = key(last_free)?;
         // Its acquire reaches the primary (and stays there): the node's lease appears.
-        let taken = until(Duration::from_secs(2), || matches!(c.cmd(&["EXISTS", &lost]), Ok(Reply::Int(1))));
+        let taken = poll(Duration::from_secs(2), POLL, || matches!(c.cmd(&["EXISTS", &lost]), Ok(Reply::Int(1))));
         ensure!(taken, "the lossy failover's first holder never took node {last_free} on the primary");
         // Already asking (every node is leased) when the replica takes over, so it
         // takes the lost node within one retry: its connection to the primary is up.
@@ -99,14 +100,15 @@ impl Fleet {
         let before = clients(&mut c);
         let second = self.spawn_holder()?;
         self.holders.push(second);
-        until(Duration::from_secs(10), || clients(&mut c) > before);
+        poll(Duration::from_secs(10), POLL, || clients(&mut c) > before);
         std::thread::sleep(Duration::from_millis(100));
         // Killed just after the first holder's renewal (its lease's TTL back near
         // full), so it mints for most of a TTL more: long enough for the second
         // holder to take the node, which is the double holding the control counts.
         let ttl = self.orders.terms.ttl_ms as i64;
-        until(
+        poll(
             Duration::from_millis(self.orders.terms.ttl_ms),
+            POLL,
             || matches!(c.cmd(&["PTTL", &lost]), Ok(Reply::Int(ms)) if ms > ttl - 250),
         );
         self.cluster.kill(p);
@@ -114,27 +116,13 @@ impl Fleet {
         self.cluster.takeover(r)?;
         let mut c = self.cluster.connect(r)?;
         // The node taken on the new primary before the harness frees the others.
-        until(Duration::from_secs(10), || matches!(c.cmd(&["EXISTS", &lost]), Ok(Reply::Int(1))));
+        poll(Duration::from_secs(10), POLL, || matches!(c.cmd(&["EXISTS", &lost]), Ok(Reply::Int(1))));
         let unpin: Vec<&str> = std::iter::once("DEL").chain(pins.iter().map(String::as_str)).collect();
         c.cmd(&unpin)?;
         let unfill: Vec<&str> = std::iter::once("DEL").chain(fillers.iter().map(String::as_str)).collect();
         c.cmd(&unfill)?;
         self.cluster.restart(p)?;
         self.cluster.wait_replicated(r)
-    }
-}
-
-/// Polls `done` every 20 ms for at most `limit`; whether it came true.
-fn until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
-    let start = std::time::Instant::now();
-    loop {
-        if done() {
-            return true;
-        }
-        if start.elapsed() >= limit {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(20));
     }
 }
 

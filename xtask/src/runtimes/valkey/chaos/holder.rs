@@ -113,19 +113,14 @@ impl Holder {
         }
         self.ended_ms = Some(now());
         drop(self.child.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                let mut out = String::new();
-                if let Some(mut stdout) = self.child.stdout.take() {
-                    let _ = stdout.read_to_string(&mut out);
-                }
-                self.stats = serde_json::from_str(out.trim()).ok();
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
+        if !crate::poll(Duration::from_secs(10), crate::POLL, || matches!(self.child.try_wait(), Ok(Some(_)))) {
+            return self.kill();
         }
-        self.kill();
+        let mut out = String::new();
+        if let Some(mut stdout) = self.child.stdout.take() {
+            let _ = stdout.read_to_string(&mut out);
+        }
+        self.stats = serde_json::from_str(out.trim()).ok();
     }
 }
 

@@ -185,18 +185,15 @@ impl Fleet {
 
     /// Polls (20 s at most) until every holder has written an id.
     fn wait_all_minting(&self) -> Result<()> {
-        let start = Instant::now();
-        loop {
-            let waiting = self
-                .holders
-                .iter()
-                .filter(|h| std::fs::metadata(&h.file).map_or(true, |m| m.len() < holder::RECORD as u64))
-                .count();
-            if waiting == 0 {
-                return Ok(());
-            }
-            ensure!(start.elapsed() < Duration::from_secs(20), "{waiting} holders minted nothing in 20 s");
-            std::thread::sleep(Duration::from_millis(50));
-        }
+        let waiting = || {
+            let unminted = |h: &&Holder| std::fs::metadata(&h.file).map_or(true, |m| m.len() < holder::RECORD as u64);
+            self.holders.iter().filter(unminted).count()
+        };
+        ensure!(
+            crate::poll(Duration::from_secs(20), crate::POLL, || waiting() == 0),
+            "{} holders minted nothing in 20 s",
+            waiting()
+        );
+        Ok(())
     }
 }

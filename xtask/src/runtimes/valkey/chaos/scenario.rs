@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{ensure, Context, Result};
 use emq_resp::Reply;
@@ -193,11 +193,8 @@ fn lossy_failover(cli: &Path) -> Result<()> {
             .stdout(std::fs::File::create(&out)?)
             .spawn()?,
     );
-    let started = Instant::now();
-    while std::fs::metadata(&out).map_or(0, |m| m.len()) == 0 {
-        ensure!(started.elapsed() < Duration::from_secs(10), "holder A printed nothing");
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    let printed = || std::fs::metadata(&out).is_ok_and(|m| m.len() > 0);
+    ensure!(crate::poll(Duration::from_secs(10), crate::POLL, printed), "holder A printed nothing");
     cluster.kill(p);
     cluster.nodes[r].pause(false)?;
     cluster.takeover(r)?;

@@ -65,16 +65,16 @@ fn spawn_all(programs: &[Program], dir: &Path, tag: &str, orders: &Orders) -> Re
 
 /// Polls (`within` at most) until `ready` holds for every holder's records.
 fn wait_until(holders: &[Holder], within: Duration, what: &str, ready: impl Fn(&[Record]) -> bool) -> Result<()> {
-    let start = Instant::now();
-    loop {
-        let waiting: Vec<&str> =
-            holders.iter().filter(|h| !read(h).map(|r| ready(&r)).unwrap_or(false)).map(|h| h.label.as_str()).collect();
-        if waiting.is_empty() {
-            return Ok(());
-        }
-        ensure!(start.elapsed() < within, "{waiting:?}: {what} within {} s", within.as_secs());
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    let waiting = || -> Vec<&str> {
+        holders.iter().filter(|h| !read(h).map(|r| ready(&r)).unwrap_or(false)).map(|h| h.label.as_str()).collect()
+    };
+    ensure!(
+        crate::poll(within, crate::POLL, || waiting().is_empty()),
+        "{:?}: {what} within {} s",
+        waiting(),
+        within.as_secs()
+    );
+    Ok(())
 }
 
 fn in_order(h: &Holder, records: &[Record]) -> Result<()> {
