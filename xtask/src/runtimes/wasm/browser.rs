@@ -43,13 +43,15 @@ pub struct Posted {
 pub fn run(page: Page) -> Result<Posted> {
     super::setup::chromium()?;
     node::npm_dependencies(&root().join(DRIVER), "the browser driver")?;
-    let spec = root().join("target/browser-run.json");
+    let spec = root().join(format!("target/browser-run-{}.json", std::process::id()));
     let run = json!({
         "root": root(), "html": page.html, "dirs": page.dirs, "input": page.input,
         "deadlineMs": page.deadline.as_millis() as u64,
     });
     crate::write(&spec, serde_json::to_vec(&run)?)?;
-    let out = sh_out(Command::new("node").arg(root().join(DRIVER).join("drive.mjs")).arg(&spec))?;
+    let out = sh_out(Command::new("node").arg(root().join(DRIVER).join("drive.mjs")).arg(&spec));
+    let _ = std::fs::remove_file(&spec);
+    let out = out?;
     let mut posted: Value =
         serde_json::from_str(&out).with_context(|| format!("drive.mjs printed non-JSON: {out:?}"))?;
     let user_agent = posted["userAgent"].as_str().unwrap_or("?").to_string();
