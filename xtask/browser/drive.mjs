@@ -19,15 +19,19 @@ const fail = (why) => {
   console.error(`drive.mjs: ${why}`);
   process.exit(1);
 };
-setTimeout(() => fail(`the page left no result in ${run.deadlineMs / 1000} s`), run.deadlineMs).unref();
+// What the run is doing, for the deadline's message.
+let phase = 'launching Chromium';
+// unref: a run that ends in time exits as soon as the browser is closed,
+// without waiting out the timer.
+setTimeout(() => fail(`the page left no result in ${run.deadlineMs / 1000} s (${phase})`), run.deadlineMs).unref();
 // A name that cannot resolve: only the routes below can answer it.
 const origin = 'http://emq-id.invalid';
-const dirs = [['/xtask/', 'xtask/browser'], ...run.dirs];
 
 function fileFor(path) {
   if (path === '/') return run.html;
+  if (path === '/xtask/page.mjs') return 'xtask/browser/page.mjs';
   if (path.includes('..')) return null;
-  const [prefix, dir] = dirs.find(([p]) => path.startsWith(p)) ?? [];
+  const [prefix, dir] = run.dirs.find(([p]) => path.startsWith(p)) ?? [];
   return prefix === undefined ? null : join(dir, path.slice(prefix.length));
 }
 
@@ -37,6 +41,7 @@ try {
     args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
     timeout: run.deadlineMs,
   });
+  phase = 'loading the page';
   const page = await browser.newPage();
   page.on('pageerror', (e) => fail(`the page threw: ${e.stack ?? e}`));
   await page.addInitScript((input) => {
@@ -47,14 +52,16 @@ try {
     const file = fileFor(path);
     const body = file && (await readFile(join(run.root, file)).catch(() => null));
     if (!body) console.error(`drive.mjs: the page asked for ${path}: not found`);
-    const type = path.endsWith('.wasm') ? 'application/wasm' : path.endsWith('js') ? 'text/javascript' : undefined;
+    const type = path.endsWith('.wasm') ? 'application/wasm' : /\.m?js$/.test(path) ? 'text/javascript' : undefined;
     await route.fulfill(body ? { body, contentType: path === '/' ? 'text/html' : type } : { status: 404 });
   });
   await page.goto(`${origin}/`, { timeout: run.deadlineMs });
+  phase = 'awaiting the result';
   await page.waitForFunction(() => globalThis.xtaskResult, null, { timeout: run.deadlineMs });
   const posted = await page.evaluate(() => globalThis.xtaskResult);
   if (posted.fatal) fail(`the page failed: ${posted.fatal}`);
   process.stdout.write(JSON.stringify(posted));
+  phase = 'closing Chromium';
   await browser.close();
 } catch (e) {
   fail(e.stack ?? e);

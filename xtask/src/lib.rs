@@ -51,16 +51,21 @@ pub fn sh_out(cmd: &mut Command) -> Result<String> {
 pub const POLL: Duration = Duration::from_millis(20);
 
 /// Asks `ready` every `every` until it says yes, for `within` at most; whether it did.
-/// Each wait of the live tests is one of these, so none can outlast its bound.
+/// A wait through this (or [`try_poll`]) cannot outlast its bound.
 pub fn poll(within: Duration, every: Duration, mut ready: impl FnMut() -> bool) -> bool {
+    try_poll(within, every, || Ok(ready())).unwrap_or(false)
+}
+
+/// [`poll`] for a probe that can fail: its first error ends the wait and is returned.
+pub fn try_poll(within: Duration, every: Duration, mut ready: impl FnMut() -> Result<bool>) -> Result<bool> {
     let start = Instant::now();
-    while !ready() {
+    while !ready()? {
         if start.elapsed() >= within {
-            return false;
+            return Ok(false);
         }
         std::thread::sleep(every);
     }
-    true
+    Ok(true)
 }
 
 /// Whether a program is on PATH.

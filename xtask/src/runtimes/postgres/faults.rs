@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use anyhow::{ensure, Context, Result};
 
 use super::server::Cluster;
-use crate::poll;
 use crate::vectors::rng::Rng;
+use crate::{poll, try_poll};
 
 /// The SQLSTATEs a refusal of input may carry (SPEC.md §9): invalid text
 /// representation, invalid binary representation, invalid parameter value.
@@ -73,11 +73,12 @@ fn backend_killed_mid_mint(c: &Cluster) -> Result<()> {
     c.psql("CREATE TABLE fault_mint (id text COLLATE \"C\" NOT NULL, phase int NOT NULL);")?;
     let restarts_before = crash_restarts(c)?;
     let children: Vec<Child> = (0..MINTERS).map(|_| minter(c, 0, 100_000)).collect::<Result<_>>()?;
-    let committed = || one(c, "SELECT count(*) FROM fault_mint").map_or(0, |n| n.parse::<u64>().unwrap_or(0)) >= 40_000;
-    ensure!(
-        poll(Duration::from_secs(120), ASK, committed),
-        "postgres: the minters committed under 40,000 ids in 120 s"
-    );
+    let mut committed = 0u64;
+    let enough = try_poll(Duration::from_secs(120), ASK, || {
+        committed = one(c, "SELECT count(*) FROM fault_mint")?.parse()?;
+        Ok(committed >= 40_000)
+    })?;
+    ensure!(enough, "postgres: the minters committed {committed} ids in 120 s, not 40,000");
     let pids = one(
         c,
         "SELECT string_agg(pid::text, ' ') FROM pg_stat_activity
@@ -95,7 +96,8 @@ fn backend_killed_mid_mint(c: &Cluster) -> Result<()> {
     // Reconnect with retries while the postmaster recovers.
     let alive =
         || c.psql_command().args(["-c", "SELECT 1"]).stderr(Stdio::null()).output().is_ok_and(|o| o.status.success());
-    ensure!(poll(Duration::from_secs(120), ASK, alive), "postgres: no connection 120 s after the SIGKILL");
+    let left = Duration::from_secs(120).saturating_sub(killed_at.elapsed());
+    ensure!(poll(left, ASK, alive), "postgres: no connection 120 s after the SIGKILL");
     let recovered = killed_at.elapsed();
     let restarts = crash_restarts(c)? - restarts_before;
     ensure!(restarts == 1, "postgres: the server log shows {restarts} crash restarts after one SIGKILL, not 1");

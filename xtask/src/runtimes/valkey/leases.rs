@@ -203,9 +203,13 @@ fn killed_holder(addr: &str) -> Result<()> {
     holder.wait()?;
     let mut c = reserve(addr)?;
     let key = emq_id::lease_key(node)?;
-    let free = || c.cmd(&["EXISTS", key.as_str()]).is_ok_and(|r| r.as_int() == Some(0));
-    let freed = crate::poll(Duration::from_millis(ttl + 1_000), crate::POLL, free);
-    ensure!(freed, "node {node} still leased {:?} after its holder died", killed.elapsed());
+    let bound = Duration::from_millis(ttl + 1_000);
+    let free = || Ok(c.cmd(&["EXISTS", key.as_str()])?.as_int() == Some(0));
+    ensure!(
+        crate::try_poll(bound.saturating_sub(killed.elapsed()), crate::POLL, free)?,
+        "node {node} still leased {:?} after its holder died",
+        killed.elapsed()
+    );
     let freed = killed.elapsed();
     // Renewals run every TTL/3, so the last one was at most 1 s before the kill.
     ensure!(

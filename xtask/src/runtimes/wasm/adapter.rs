@@ -19,6 +19,7 @@ pub fn prepare_node() -> Result<Box<dyn Adapter>> {
 
 pub fn prepare_browser() -> Result<Box<dyn Adapter>> {
     super::build::package()?;
+    browser::prepare()?;
     Ok(Box::new(BrowserAdapter))
 }
 

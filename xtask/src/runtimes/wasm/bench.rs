@@ -25,6 +25,7 @@ const NODE: u32 = 100;
 pub fn run() -> Result<()> {
     let (raw, gz) = super::build::package()?;
     node::bench::dev_dependencies()?; // the anchors: the Node package's dev dependencies
+    browser::prepare()?;
     let settings = json!({ "roundMs": ROUND_MS, "rounds": ROUNDS, "node": NODE });
     let out = sh_out(Command::new("node").arg(root().join(PACKAGE).join("bench/node.mjs")).arg(settings.to_string()))?;
     let in_node: Value =

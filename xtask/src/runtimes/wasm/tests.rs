@@ -21,13 +21,14 @@ pub fn run() -> Result<()> {
 /// The browser runs cannot stall or pass on a failed page: a silent page is
 /// refused at its deadline, and a page whose work throws is refused with its error.
 fn driver() -> Result<()> {
+    browser::prepare()?;
     let page = |html, deadline| Page { html, dirs: &[], input: json!("input"), deadline };
     let start = Instant::now();
     let silent = browser::run(page("xtask/browser/test/silent.html", Duration::from_secs(3))).err();
     let waited = start.elapsed();
     let said = format!("{silent:?}");
     ensure!(
-        said.contains("no result in 3 s") && waited < Duration::from_secs(20),
+        said.contains("no result in 3 s (awaiting the result)") && waited < Duration::from_secs(20),
         "a silent page: {said} in {waited:?}"
     );
     let throws = browser::run(page("xtask/browser/test/throws.html", Duration::from_secs(60))).err();
