@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/bits"
+	"slices"
 	"strings"
 	"testing"
 
@@ -280,7 +281,7 @@ func TestEmptyInputs(t *testing.T) {
 		{"SlotManyStrings(nil)", emqid.SlotManyStrings(nil), []uint16{}},
 		{`SlotManyStrings([]string{"", ""})`, emqid.SlotManyStrings([]string{"", ""}), []uint16{0, 0}},
 	} {
-		if len(c.got) != len(c.want) || (len(c.want) > 0 && !equalSlots(c.got, c.want)) {
+		if !slices.Equal(c.got, c.want) {
 			t.Errorf("%s = %v, want %v", c.name, c.got, c.want)
 		}
 	}
@@ -361,12 +362,3 @@ func TestEmptyInputs(t *testing.T) {
 }
 
 func first[T any](v T, _ error) T { return v }
-
-func equalSlots(a, b []uint16) bool {
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}

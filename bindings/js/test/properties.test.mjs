@@ -303,7 +303,6 @@ function bounded(name, args) {
 // Functions whose answer depends on this process's state or clock: they must
 // only keep to the three outcomes, not answer alike in every API.
 const IMPURE = new Set(['mint', 'mintMany', 'setNode', 'processNode', 'monotonicMs', 'backend', 'backendInfo', 'selfCheck']);
-const CLASSES = new Set(['EmqIdError', 'Minter', 'LeasedMinter']);
 
 function callers(api, name) {
   const f = api[name];

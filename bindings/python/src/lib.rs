@@ -15,7 +15,6 @@
 //! the caller; the interpreter lives on.
 
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
 
 mod codec;
 mod error;
@@ -31,75 +30,50 @@ mod time;
 #[pyfunction]
 fn _noop(_value: &Bound<'_, PyAny>) {}
 
-#[pymodule]
-#[pyo3(name = "_emq_id")]
-fn extension(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = m.py();
-    // The package's version is the workspace's: maturin gives the wheel this crate's.
-    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
-    for (name, value) in emq_id::NUMBERS {
-        m.add(*name, *value)?;
-    }
-    for (name, value) in emq_id::TEXTS {
-        m.add(*name, *value)?;
-    }
-    let names: Vec<&str> = emq_id::NUMBERS.iter().map(|f| f.0).chain(emq_id::TEXTS.iter().map(|f| f.0)).collect();
-    m.add("_FACTS", PyTuple::new(py, names)?)?;
-    m.add("GATES", PyTuple::new(py, emq_id::Gate::ALL.iter().map(|g| g.name()))?)?;
-    m.add("SELF_CHECK_VECTORS", emq_id::SELF_CHECK_VECTORS)?;
-    let mappingproxy = py.import("types")?.getattr("MappingProxyType")?;
-    m.add("LEASE_SCRIPTS", mappingproxy.call1((lease::scripts(py)?,))?)?;
+/// The extension module. Each `use` below exports what it names; `init`
+/// adds the contract's facts from the core's tables.
+#[pymodule(name = "_emq_id")]
+mod extension {
+    use pyo3::prelude::*;
+    use pyo3::types::PyTuple;
 
-    m.add_class::<codec::Decoded>()?;
-    m.add_function(wrap_pyfunction!(codec::encode, m)?)?;
-    m.add_function(wrap_pyfunction!(codec::decode, m)?)?;
-    m.add_function(wrap_pyfunction!(codec::parse, m)?)?;
-    m.add_function(wrap_pyfunction!(codec::is_valid, m)?)?;
-    m.add_function(wrap_pyfunction!(codec::compare, m)?)?;
-    m.add_function(wrap_pyfunction!(codec::hash32, m)?)?;
-    m.add_function(wrap_pyfunction!(codec::unix_ms, m)?)?;
-    m.add_function(wrap_pyfunction!(codec::node, m)?)?;
-    m.add_function(wrap_pyfunction!(codec::seq, m)?)?;
-    m.add_function(wrap_pyfunction!(codec::min_for, m)?)?;
-
-    m.add_class::<place::ParsedKey>()?;
-    m.add_function(wrap_pyfunction!(place::slot, m)?)?;
-    m.add_function(wrap_pyfunction!(place::slot_many, m)?)?;
-    m.add_function(wrap_pyfunction!(place::hashtag, m)?)?;
-    m.add_function(wrap_pyfunction!(place::key, m)?)?;
-    m.add_function(wrap_pyfunction!(place::queue_key, m)?)?;
-    m.add_function(wrap_pyfunction!(place::job_key, m)?)?;
-    m.add_function(wrap_pyfunction!(place::parse_key, m)?)?;
-    m.add_function(wrap_pyfunction!(place::reserve, m)?)?;
-    m.add_function(wrap_pyfunction!(place::queue_prefix, m)?)?;
-    m.add_function(wrap_pyfunction!(place::job_prefix, m)?)?;
-    m.add_function(wrap_pyfunction!(place::prefix_bytes, m)?)?;
-    m.add_function(wrap_pyfunction!(place::xadd_id, m)?)?;
-    m.add_function(wrap_pyfunction!(place::from_xadd_id, m)?)?;
-
-    m.add_class::<mint::Minter>()?;
-    m.add_function(wrap_pyfunction!(mint::mint_step, m)?)?;
-    m.add_function(wrap_pyfunction!(mint::mint, m)?)?;
-    m.add_function(wrap_pyfunction!(mint::process_node, m)?)?;
-    m.add_function(wrap_pyfunction!(mint::set_node, m)?)?;
-    m.add_function(wrap_pyfunction!(mint::_forked, m)?)?;
-    m.add_function(wrap_pyfunction!(mint::_claim_fd, m)?)?;
-
-    m.add_class::<lease::LeaseScript>()?;
-    m.add_class::<lease::Acquired>()?;
-    m.add_class::<lease::LeaseTerms>()?;
-    m.add_class::<lease::LeasedMinter>()?;
-    m.add_function(wrap_pyfunction!(lease::lease_prefix, m)?)?;
-    m.add_function(wrap_pyfunction!(lease::lease_key, m)?)?;
-    m.add_function(wrap_pyfunction!(lease::mark_key, m)?)?;
-    m.add_function(wrap_pyfunction!(lease::parse_acquire, m)?)?;
-    m.add_function(wrap_pyfunction!(lease::parse_acquire_error, m)?)?;
-    m.add_function(wrap_pyfunction!(lease::parse_renewal, m)?)?;
-    m.add_function(wrap_pyfunction!(lease::parse_wait, m)?)?;
-    m.add_function(wrap_pyfunction!(lease::monotonic_ms, m)?)?;
-
-    m.add_function(wrap_pyfunction!(error::_gate_refusal, m)?)?;
     #[cfg(feature = "bench")]
-    m.add_function(wrap_pyfunction!(_noop, m)?)?;
-    Ok(())
+    #[pymodule_export]
+    use super::_noop;
+    #[pymodule_export]
+    use super::codec::{compare, decode, encode, hash32, is_valid, min_for, node, parse, seq, unix_ms, Decoded};
+    #[pymodule_export]
+    use super::error::_gate_refusal;
+    #[pymodule_export]
+    use super::lease::{
+        lease_key, lease_prefix, mark_key, monotonic_ms, parse_acquire, parse_acquire_error, parse_renewal, parse_wait,
+        Acquired, LeaseScript, LeaseTerms, LeasedMinter,
+    };
+    #[pymodule_export]
+    use super::mint::{_claim_fd, _forked, mint, mint_step, process_node, set_node, Minter};
+    #[pymodule_export]
+    use super::place::{
+        from_xadd_id, hashtag, job_key, job_prefix, key, parse_key, prefix_bytes, queue_key, queue_prefix, reserve,
+        slot, slot_many, xadd_id, ParsedKey,
+    };
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        let py = m.py();
+        // The package's version is the workspace's: maturin gives the wheel this crate's.
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        for (name, value) in emq_id::NUMBERS {
+            m.add(*name, *value)?;
+        }
+        for (name, value) in emq_id::TEXTS {
+            m.add(*name, *value)?;
+        }
+        let names: Vec<&str> = emq_id::NUMBERS.iter().map(|f| f.0).chain(emq_id::TEXTS.iter().map(|f| f.0)).collect();
+        m.add("_FACTS", PyTuple::new(py, names)?)?;
+        m.add("GATES", PyTuple::new(py, emq_id::Gate::ALL.iter().map(|g| g.name()))?)?;
+        m.add("SELF_CHECK_VECTORS", emq_id::SELF_CHECK_VECTORS)?;
+        let mappingproxy = py.import("types")?.getattr("MappingProxyType")?;
+        m.add("LEASE_SCRIPTS", mappingproxy.call1((super::lease::scripts(py)?,))?)?;
+        Ok(())
+    }
 }

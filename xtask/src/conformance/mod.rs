@@ -36,6 +36,21 @@ pub struct Target {
 }
 
 impl Target {
+    /// A target that answers every section and every field.
+    pub const fn new(name: &'static str, about: &'static str, prepare: fn() -> Result<Box<dyn Adapter>>) -> Target {
+        Target { name, about, prepare, scope: None, fields: None }
+    }
+
+    /// The same target, answering only `sections`.
+    pub const fn only(self, sections: &'static [&'static str]) -> Target {
+        Target { scope: Some(sections), ..self }
+    }
+
+    /// The same target, knowing only `fields` of each answer.
+    pub const fn fields(self, fields: &'static [&'static str]) -> Target {
+        Target { fields: Some(fields), ..self }
+    }
+
     pub fn covers(&self, section: &str) -> bool {
         self.scope.is_none_or(|s| s.contains(&section))
     }
@@ -80,6 +95,7 @@ pub fn run(targets: &[&Target], path: &Path, negative: bool) -> Result<()> {
 }
 
 /// One target's results.
+#[derive(Default)]
 pub struct Outcome {
     pub target: String,
     /// section → (passed, total)
@@ -100,15 +116,7 @@ pub struct Outcome {
 impl Outcome {
     /// A target whose adapter could not even start.
     pub fn broken(target: &str, why: String) -> Outcome {
-        Outcome {
-            target: target.into(),
-            tally: BTreeMap::new(),
-            mismatches: vec![],
-            failed_checks: 0,
-            broken: Some(why),
-            unsupported: BTreeMap::new(),
-            outside: false,
-        }
+        Outcome { target: target.into(), broken: Some(why), ..Outcome::default() }
     }
 
     /// Whether a port from outside left `section` out altogether.
@@ -133,15 +141,7 @@ impl Outcome {
 
 /// Runs every check through `adapter` and judges the answers.
 pub fn run_target(target: &str, adapter: &mut dyn Adapter, checks: &[Check]) -> Outcome {
-    let mut outcome = Outcome {
-        target: target.into(),
-        tally: BTreeMap::new(),
-        mismatches: vec![],
-        failed_checks: 0,
-        broken: None,
-        unsupported: BTreeMap::new(),
-        outside: false,
-    };
+    let mut outcome = Outcome { target: target.into(), ..Outcome::default() };
     let requests: Vec<Value> = checks
         .iter()
         .enumerate()

@@ -22,128 +22,91 @@ pub mod wasm;
 
 use anyhow::{bail, Result};
 
+use crate::conformance::cases::NON_LEASE_SECTIONS;
 use crate::conformance::Target;
 
 pub const TARGETS: &[Target] = &[
-    Target {
-        name: "rust",
-        about: "the core crate's public API, in process",
-        prepare: rust::adapter::prepare,
-        scope: None,
-        fields: None,
-    },
-    Target {
-        name: "cli",
-        about: "the emq-id binary, one run per request (leases: `emq-id lease`, no parsing API; out of scope)",
-        prepare: cli::prepare,
-        scope: Some(&crate::conformance::cases::NON_LEASE_SECTIONS),
-        fields: None,
-    },
-    Target {
-        name: "cli-arm64",
-        about: "the static arm64 (musl) emq-id binary users download, under qemu-aarch64 (leases out of scope, as cli)",
-        prepare: cli::prepare_arm64,
-        scope: Some(&crate::conformance::cases::NON_LEASE_SECTIONS),
-        fields: None,
-    },
-    Target {
-        name: "go",
-        about: "the Go module on its cgo backend (-tags emqid_cgo, the C ABI), conformance/go",
-        prepare: go::adapter::prepare,
-        scope: None,
-        fields: None,
-    },
-    Target {
-        name: "go-wasm",
-        about: "the Go module on its default backend (the core as WebAssembly under wazero, CGO_ENABLED=0), conformance/go",
-        prepare: go::adapter::prepare_wasm,
-        scope: None,
-        fields: None,
-    },
-    Target {
-        name: "go-wasm-arm64",
-        about: "the Go module's default backend cross-built for linux/arm64 (CGO_ENABLED=0), run under qemu-aarch64",
-        prepare: go::adapter::prepare_wasm_arm64,
-        scope: None,
-        fields: None,
-    },
-    Target {
-        name: "go-arm64",
-        about: "the Go module's cgo backend over the arm64 libemqid-dev (the C ABI on aarch64), built with zig, run under qemu-aarch64",
-        prepare: go::adapter::prepare_cgo_arm64,
-        scope: None,
-        fields: None,
-    },
-    Target {
-        name: "node",
-        about: "the Node package (napi-rs), conformance/node",
-        prepare: node::adapter::prepare,
-        scope: None,
-        fields: None,
-    },
-    Target {
-        name: "node-arm64",
-        about: "the npm packages installed for linux-arm64-gnu (the zig-built addon), Debian's arm64 Node under qemu-aarch64",
-        prepare: node::adapter::prepare_arm64,
-        scope: None,
-        fields: None,
-    },
-    Target {
-        name: "node-wasm",
-        about: "the Node package on its WebAssembly fallback (EMQ_ID_BACKEND=wasm), conformance/node",
-        prepare: node::adapter::prepare_wasm_backend,
-        scope: None,
-        fields: None,
-    },
-    Target {
-        name: "wasm-node",
-        about: "the WASM package in Node (its require entry), conformance/node",
-        prepare: wasm::adapter::prepare_node,
-        scope: None,
-        fields: None,
-    },
-    Target {
-        name: "wasm-browser",
-        about: "the WASM package in headless Chromium (its browser entry), conformance/wasm",
-        prepare: wasm::adapter::prepare_browser,
-        scope: None,
-        fields: None,
-    },
-    Target {
-        name: "postgres",
-        about: "the PostgreSQL 15 extension on a live server, conformance/postgres (no leases: a server's node is its setting)",
-        prepare: postgres::adapter::prepare,
-        scope: Some(&crate::conformance::cases::NON_LEASE_SECTIONS),
-        fields: None,
-    },
-    Target {
-        name: "elixir",
-        about: "the Elixir binding (a rustler NIF, Mix project), conformance/elixir",
-        prepare: elixir::adapter::prepare,
-        scope: None,
-        fields: None,
-    },
-    Target {
-        name: "python",
-        about: "the Python package (a PyO3 abi3 wheel) in a fresh virtual environment, conformance/python",
-        prepare: python::adapter::prepare,
-        scope: None,
-        fields: None,
-    },
-    Target {
-        name: "python-arm64",
-        about: "the manylinux2014 aarch64 wheel, Debian's arm64 CPython 3.11 under qemu-aarch64, conformance/python",
-        prepare: python::adapter::prepare_arm64,
-        scope: None,
-        fields: None,
-    },
-    Target {
-        name: "valkey",
-        about: "a live Valkey 9: every slot case through CLUSTER KEYSLOT (slot only)",
-        prepare: valkey::adapter::prepare,
-        scope: Some(&["slots"]),
-        fields: Some(&["slot"]),
-    },
+    Target::new("rust", "the core crate's public API, in process", rust::adapter::prepare),
+    Target::new(
+        "cli",
+        "the emq-id binary, one run per request (leases: `emq-id lease`, no parsing API; out of scope)",
+        cli::prepare,
+    )
+    .only(&NON_LEASE_SECTIONS),
+    Target::new(
+        "cli-arm64",
+        "the static arm64 (musl) emq-id binary users download, under qemu-aarch64 (leases out of scope, as cli)",
+        cli::prepare_arm64,
+    )
+    .only(&NON_LEASE_SECTIONS),
+    Target::new(
+        "go",
+        "the Go module on its cgo backend (-tags emqid_cgo, the C ABI), conformance/go",
+        go::adapter::prepare,
+    ),
+    Target::new(
+        "go-wasm",
+        "the Go module on its default backend (the core as WebAssembly under wazero, CGO_ENABLED=0), conformance/go",
+        go::adapter::prepare_wasm,
+    ),
+    Target::new(
+        "go-wasm-arm64",
+        "the Go module's default backend cross-built for linux/arm64 (CGO_ENABLED=0), run under qemu-aarch64",
+        go::adapter::prepare_wasm_arm64,
+    ),
+    Target::new(
+        "go-arm64",
+        "the Go module's cgo backend over the arm64 libemqid-dev (the C ABI on aarch64), built with zig, run under qemu-aarch64",
+        go::adapter::prepare_cgo_arm64,
+    ),
+    Target::new("node", "the Node package (napi-rs), conformance/node", node::adapter::prepare),
+    Target::new(
+        "node-arm64",
+        "the npm packages installed for linux-arm64-gnu (the zig-built addon), Debian's arm64 Node under qemu-aarch64",
+        node::adapter::prepare_arm64,
+    ),
+    Target::new(
+        "node-wasm",
+        "the Node package on its WebAssembly fallback (EMQ_ID_BACKEND=wasm), conformance/node",
+        node::adapter::prepare_wasm_backend,
+    ),
+    Target::new(
+        "wasm-node",
+        "the WASM package in Node (its require entry), conformance/node",
+        wasm::adapter::prepare_node,
+    ),
+    Target::new(
+        "wasm-browser",
+        "the WASM package in headless Chromium (its browser entry), conformance/wasm",
+        wasm::adapter::prepare_browser,
+    ),
+    Target::new(
+        "postgres",
+        "the PostgreSQL 15 extension on a live server, conformance/postgres (no leases: a server's node is its setting)",
+        postgres::adapter::prepare,
+    )
+    .only(&NON_LEASE_SECTIONS),
+    Target::new(
+        "elixir",
+        "the Elixir binding (a rustler NIF, Mix project), conformance/elixir",
+        elixir::adapter::prepare,
+    ),
+    Target::new(
+        "python",
+        "the Python package (a PyO3 abi3 wheel) in a fresh virtual environment, conformance/python",
+        python::adapter::prepare,
+    ),
+    Target::new(
+        "python-arm64",
+        "the manylinux2014 aarch64 wheel, Debian's arm64 CPython 3.11 under qemu-aarch64, conformance/python",
+        python::adapter::prepare_arm64,
+    ),
+    Target::new(
+        "valkey",
+        "a live Valkey 9: every slot case through CLUSTER KEYSLOT (slot only)",
+        valkey::adapter::prepare,
+    )
+    .only(&["slots"]).fields(&["slot"]),
 ];
 
 pub fn find(name: &str) -> Option<&'static Target> {

@@ -27,20 +27,9 @@ fn read(path: &str) -> Result<String> {
     crate::read(root().join(path))
 }
 
+/// The text of every `.<ext>` file under `dir`.
 fn files(dir: &str, ext: &str) -> Result<Vec<String>> {
-    let mut out = vec![];
-    let mut stack = vec![root().join(dir)];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).with_context(|| format!("listing {}", d.display()))? {
-            let p = entry.with_context(|| format!("listing {}", d.display()))?.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == ext) {
-                out.push(crate::read(&p)?);
-            }
-        }
-    }
-    Ok(out)
+    crate::files_under(&root().join(dir), ext)?.iter().map(crate::read).collect()
 }
 
 fn ident(s: &str) -> &str {
@@ -117,38 +106,36 @@ fn c() -> Result<BTreeSet<String>> {
 fn go() -> Result<BTreeSet<String>> {
     let mut out = BTreeSet::new();
     let exported = |s: &str| s.starts_with(|c: char| c.is_ascii_uppercase());
-    for dir in ["bindings/go"] {
-        let listing = || format!("listing {dir}");
-        for entry in std::fs::read_dir(root().join(dir)).with_context(listing)? {
-            let p = entry.with_context(listing)?.path();
-            let name = p.file_name().unwrap_or_default().to_string_lossy().to_string();
-            if !name.ends_with(".go") || name.ends_with("_test.go") {
-                continue;
-            }
-            let text = crate::read(&p)?;
-            let mut block = false;
-            for line in text.lines() {
-                if line.starts_with("const (") || line.starts_with("var (") {
-                    block = true;
-                } else if line.starts_with(')') {
-                    block = false;
-                } else if block && line.starts_with('\t') && !line.starts_with("\t\t") {
-                    let n = ident(line.trim());
-                    if exported(n) {
-                        out.insert(n.to_string());
-                    }
-                } else if let Some(rest) = line.strip_prefix("func (") {
-                    let (recv, rest) = rest.split_once(") ").unwrap_or(("", ""));
-                    let ty = recv.rsplit([' ', '*']).next().unwrap_or("");
-                    if exported(rest) {
-                        out.insert(format!("{ty}.{}", ident(rest)));
-                    }
-                } else {
-                    for prefix in ["func ", "type ", "const ", "var "] {
-                        if let Some(rest) = line.strip_prefix(prefix) {
-                            if exported(rest) {
-                                out.insert(ident(rest).to_string());
-                            }
+    let listing = || "listing bindings/go";
+    for entry in std::fs::read_dir(root().join("bindings/go")).with_context(listing)? {
+        let p = entry.with_context(listing)?.path();
+        let name = p.file_name().unwrap_or_default().to_string_lossy().to_string();
+        if !name.ends_with(".go") || name.ends_with("_test.go") {
+            continue;
+        }
+        let text = crate::read(&p)?;
+        let mut block = false;
+        for line in text.lines() {
+            if line.starts_with("const (") || line.starts_with("var (") {
+                block = true;
+            } else if line.starts_with(')') {
+                block = false;
+            } else if block && line.starts_with('\t') && !line.starts_with("\t\t") {
+                let n = ident(line.trim());
+                if exported(n) {
+                    out.insert(n.to_string());
+                }
+            } else if let Some(rest) = line.strip_prefix("func (") {
+                let (recv, rest) = rest.split_once(") ").unwrap_or(("", ""));
+                let ty = recv.rsplit([' ', '*']).next().unwrap_or("");
+                if exported(rest) {
+                    out.insert(format!("{ty}.{}", ident(rest)));
+                }
+            } else {
+                for prefix in ["func ", "type ", "const ", "var "] {
+                    if let Some(rest) = line.strip_prefix(prefix) {
+                        if exported(rest) {
+                            out.insert(ident(rest).to_string());
                         }
                     }
                 }

@@ -7,7 +7,7 @@
 use rustler::{Atom, Binary, Encoder, Env, ResourceArc, Term};
 
 use crate::error::refused;
-use crate::{answer, atoms, ok};
+use crate::{answer, atoms};
 
 /// `emq_id::LEASE_PROTOCOL` (`"emq-lease/2"`).
 #[rustler::nif]
@@ -152,10 +152,7 @@ fn leased_start(
         let terms = emq_id::LeaseTerms::new(ttl_ms, margin_ms)?;
         emq_id::LeasedMinter::start(acquired, now_ms, sent_mono_ms, terms)
     });
-    match started {
-        Ok(m) => ok(env, ResourceArc::new(Leased(m))),
-        Err(e) => refused(env, e),
-    }
+    answer(env, started.map(|m| ResourceArc::new(Leased(m))))
 }
 
 #[rustler::nif]

@@ -41,10 +41,7 @@ fn text<'a>(env: Env<'a>, bytes: &[u8]) -> Term<'a> {
 
 #[rustler::nif]
 fn encode<'a>(env: Env<'a>, ns: Binary<'a>, snowflake: u64) -> Term<'a> {
-    match emq_id::encode(ns.as_slice(), snowflake) {
-        Ok(id) => ok(env, text(env, &id)),
-        Err(e) => refused(env, e),
-    }
+    answer(env, emq_id::encode(ns.as_slice(), snowflake).map(|id| text(env, &id)))
 }
 
 /// `{:ok, {ns, snowflake}}`: the namespace a sub-binary of the input (no copy).
@@ -118,19 +115,13 @@ fn tag_of(key: Binary<'_>) -> NifResult<Binary<'_>> {
 
 #[rustler::nif]
 fn key<'a>(env: Env<'a>, queue: Binary<'a>, ty: Binary<'a>) -> Term<'a> {
-    match emq_id::key(queue.as_slice(), ty.as_slice(), None) {
-        Ok(k) => ok(env, text(env, k.as_bytes())),
-        Err(e) => refused(env, e),
-    }
+    answer(env, emq_id::key(queue.as_slice(), ty.as_slice(), None).map(|k| text(env, k.as_bytes())))
 }
 
 /// The emq-keyspace/1 form: `key(queue, "job", id)` (another type with an id is `kind`).
 #[rustler::nif]
 fn key_with_id<'a>(env: Env<'a>, queue: Binary<'a>, ty: Binary<'a>, id: Binary<'a>) -> Term<'a> {
-    match emq_id::key(queue.as_slice(), ty.as_slice(), Some(id.as_slice())) {
-        Ok(k) => ok(env, text(env, k.as_bytes())),
-        Err(e) => refused(env, e),
-    }
+    answer(env, emq_id::key(queue.as_slice(), ty.as_slice(), Some(id.as_slice())).map(|k| text(env, k.as_bytes())))
 }
 
 /// `{:ok, {queue, family, param | nil}}`, queue and param sub-binaries of the key.
@@ -150,26 +141,17 @@ fn parse_key<'a>(env: Env<'a>, key: Binary<'a>) -> NifResult<Term<'a>> {
 
 #[rustler::nif]
 fn reserve<'a>(env: Env<'a>, name: Binary<'a>) -> Term<'a> {
-    match emq_id::reserve(name.as_slice()) {
-        Ok(k) => ok(env, text(env, k.as_bytes())),
-        Err(e) => refused(env, e),
-    }
+    answer(env, emq_id::reserve(name.as_slice()).map(|k| text(env, k.as_bytes())))
 }
 
 #[rustler::nif]
 fn queue_prefix<'a>(env: Env<'a>, queue: Binary<'a>) -> Term<'a> {
-    match emq_id::queue_prefix(queue.as_slice()) {
-        Ok(k) => ok(env, text(env, k.as_bytes())),
-        Err(e) => refused(env, e),
-    }
+    answer(env, emq_id::queue_prefix(queue.as_slice()).map(|k| text(env, k.as_bytes())))
 }
 
 #[rustler::nif]
 fn job_prefix<'a>(env: Env<'a>, queue: Binary<'a>) -> Term<'a> {
-    match emq_id::job_prefix(queue.as_slice()) {
-        Ok(k) => ok(env, text(env, k.as_bytes())),
-        Err(e) => refused(env, e),
-    }
+    answer(env, emq_id::job_prefix(queue.as_slice()).map(|k| text(env, k.as_bytes())))
 }
 
 #[rustler::nif]
@@ -179,18 +161,12 @@ fn prefix_bytes<'a>(env: Env<'a>, queue: Binary<'a>, ty: Binary<'a>) -> Term<'a>
 
 #[rustler::nif]
 fn xadd_id<'a>(env: Env<'a>, id: Binary<'a>) -> Term<'a> {
-    match emq_id::xadd_id(id.as_slice()) {
-        Ok(entry) => ok(env, text(env, entry.as_str().as_bytes())),
-        Err(e) => refused(env, e),
-    }
+    answer(env, emq_id::xadd_id(id.as_slice()).map(|entry| text(env, entry.as_str().as_bytes())))
 }
 
 #[rustler::nif]
 fn from_xadd_id<'a>(env: Env<'a>, entry: Binary<'a>, ns: Binary<'a>) -> Term<'a> {
-    match emq_id::from_xadd_id(entry.as_slice(), ns.as_slice()) {
-        Ok(id) => ok(env, text(env, &id.to_bytes())),
-        Err(e) => refused(env, e),
-    }
+    answer(env, emq_id::from_xadd_id(entry.as_slice(), ns.as_slice()).map(|id| text(env, &id.to_bytes())))
 }
 
 /// The contract's pure step: `{:ok, {state', snowflake}}`.
@@ -209,10 +185,7 @@ impl rustler::Resource for Minter {}
 #[rustler::nif]
 fn minter_new(env: Env<'_>, node: u64) -> Term<'_> {
     let node = u16::try_from(node).unwrap_or(u16::MAX);
-    match emq_id::Minter::new(node) {
-        Ok(m) => ok(env, ResourceArc::new(Minter(m))),
-        Err(e) => refused(env, e),
-    }
+    answer(env, emq_id::Minter::new(node).map(|m| ResourceArc::new(Minter(m))))
 }
 
 #[rustler::nif]
@@ -241,10 +214,7 @@ fn minter_next_many(env: Env<'_>, minter: ResourceArc<Minter>, count: usize) -> 
 /// An id from the process-wide minter (the BEAM's OS process: one node on this host).
 #[rustler::nif]
 fn mint<'a>(env: Env<'a>, ns: Binary<'a>) -> Term<'a> {
-    match emq_id::mint(ns.as_slice()) {
-        Ok(id) => ok(env, text(env, &id.to_bytes())),
-        Err(e) => refused(env, e),
-    }
+    answer(env, emq_id::mint(ns.as_slice()).map(|id| text(env, &id.to_bytes())))
 }
 
 fn process_node_term<'a>(env: Env<'a>, p: emq_id::Result<&emq_id::ProcessMinter>) -> Term<'a> {

@@ -506,13 +506,10 @@ class Lease(_Common):
         keeper = self._keeper
         try:
             kind, write, lease, mark = keeper.plan()
-            if kind == "acquire":
+            ok, again = keeper.settle(kind, write, lease, mark, self._send(write))
+            if again:
+                _, write, _, _ = keeper.plan()
                 ok = keeper.settle_acquire(write, self._send(write)) is None
-            else:
-                ok, again = keeper.settle(kind, write, lease, mark, self._send(write))
-                if again:
-                    _, write, _, _ = keeper.plan()
-                    ok = keeper.settle_acquire(write, self._send(write)) is None
         except Exception as fault:
             self._refresh(fault)
             return keeper.retry
@@ -627,13 +624,10 @@ class AsyncLease(_Common):
         keeper = self._keeper
         try:
             kind, write, lease, mark = keeper.plan()
-            if kind == "acquire":
+            ok, again = keeper.settle(kind, write, lease, mark, await self._send(write))
+            if again:
+                _, write, _, _ = keeper.plan()
                 ok = keeper.settle_acquire(write, await self._send(write)) is None
-            else:
-                ok, again = keeper.settle(kind, write, lease, mark, await self._send(write))
-                if again:
-                    _, write, _, _ = keeper.plan()
-                    ok = keeper.settle_acquire(write, await self._send(write)) is None
         except Exception as fault:
             await self._refresh(fault)
             return keeper.retry

@@ -6,7 +6,7 @@
 //! the test instead of passing it.
 
 use std::path::Path;
-use std::process::{Child, Stdio};
+use std::process::Child;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use anyhow::{ensure, Context, Result};
@@ -19,10 +19,6 @@ use super::server::Cluster;
 const OFFSETS: [i64; 7] = [0, -3, 0, -5, -65, -2, 0];
 const PHASE: Duration = Duration::from_millis(400);
 const CONNECTIONS: usize = 2;
-
-fn one(c: &Cluster, sql: &str) -> Result<String> {
-    Ok(c.psql(sql)?.trim().to_string())
-}
 
 /// Writes the offset to a file beside `file`, then renames it over `file`: a
 /// server process reading it at that moment sees the old offset or the new,
@@ -48,19 +44,13 @@ impl Drop for Minters {
 /// One connection minting 200 ids per transaction into `clock_mint` (with its
 /// own number and the order it minted them in) until `clock_stop` has a row.
 fn minter(c: &Cluster, conn: usize) -> Result<Child> {
-    c.psql_command()
-        .arg("-c")
-        .arg(format!(
+    c.spawn(&format!(
             "DO $$ BEGIN LOOP
                INSERT INTO clock_mint SELECT emq_mint('JOB'), {conn}, nextval('clock_order') FROM generate_series(1, 200);
                COMMIT;
                EXIT WHEN EXISTS (SELECT FROM clock_stop);
              END LOOP; END $$"
         ))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("starting psql")
 }
 
 /// The server's wall clock minus this process's (which libfaketime leaves
@@ -71,7 +61,7 @@ pub(super) fn server_offset(c: &Cluster) -> Result<i64> {
     let now = || -> Result<f64> { Ok(SystemTime::now().duration_since(UNIX_EPOCH)?.as_secs_f64() * 1000.0) };
     let before = now()?;
     let server_ms: f64 =
-        one(c, "SELECT extract(epoch FROM clock_timestamp()) * 1000")?.parse().context("reading the server's clock")?;
+        c.one("SELECT extract(epoch FROM clock_timestamp()) * 1000")?.parse().context("reading the server's clock")?;
     let real_ms = (before + now()?) / 2.0;
     Ok(((server_ms - real_ms) / 1000.0).round() as i64)
 }
@@ -116,9 +106,7 @@ fn mint_through_jumps(c: &Cluster, offset_file: &Path) -> Result<()> {
         "postgres: the server's clock was at {seen:?} s from the real one, not {OFFSETS:?} (is libfaketime working?)"
     );
     // Per connection, ids in the order minted: none at or below its predecessor.
-    let counts = one(
-        c,
-        "SELECT count(*) || ' ' || count(DISTINCT id) || ' ' || count(*) FILTER (WHERE id <= prev) || ' '
+    let counts = c.one("SELECT count(*) || ' ' || count(DISTINCT id) || ' ' || count(*) FILTER (WHERE id <= prev) || ' '
                 || count(DISTINCT conn) || ' ' || min(per) || ' ' || count(*) FILTER (WHERE emq_node(emq_decode(id)) <> 1)
          FROM (SELECT id, conn, lag(id) OVER (PARTITION BY conn ORDER BY ord) AS prev,
                       count(*) OVER (PARTITION BY conn) AS per

@@ -27,10 +27,6 @@ pub fn run(c: &Cluster) -> Result<()> {
     memory_stays_flat(c)
 }
 
-fn one(c: &Cluster, sql: &str) -> Result<String> {
-    Ok(c.psql(sql)?.trim().to_string())
-}
-
 /// How often the server log says the postmaster reinitialized after a crash.
 fn crash_restarts(c: &Cluster) -> Result<usize> {
     let log = std::fs::read(c.dir().join("server.log")).context("reading server.log")?;
@@ -51,18 +47,12 @@ const ROWS_PER_INSERT: usize = 1000;
 
 /// One connection minting `loops` × 1,000 ids into `fault_mint`, one commit per INSERT.
 fn minter(c: &Cluster, phase: u8, loops: usize) -> Result<Child> {
-    c.psql_command()
-        .arg("-c")
-        .arg(format!(
-            "DO $$ BEGIN FOR i IN 1..{loops} LOOP
+    c.spawn(&format!(
+        "DO $$ BEGIN FOR i IN 1..{loops} LOOP
                INSERT INTO fault_mint SELECT emq_mint('JOB'), {phase} FROM generate_series(1, {ROWS_PER_INSERT});
                COMMIT;
              END LOOP; END $$"
-        ))
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .context("starting psql")
+    ))
 }
 
 /// 4 connections mint; one backend is killed with SIGKILL, the postmaster
@@ -75,12 +65,11 @@ fn backend_killed_mid_mint(c: &Cluster) -> Result<()> {
     let children: Vec<Child> = (0..MINTERS).map(|_| minter(c, 0, 100_000)).collect::<Result<_>>()?;
     let mut committed = 0u64;
     let enough = try_poll(Duration::from_secs(120), ASK, || {
-        committed = one(c, "SELECT count(*) FROM fault_mint")?.parse()?;
+        committed = c.one("SELECT count(*) FROM fault_mint")?.parse()?;
         Ok(committed >= 40_000)
     })?;
     ensure!(enough, "postgres: the minters committed {committed} ids in 120 s, not 40,000");
-    let pids = one(
-        c,
+    let pids = c.one(
         "SELECT string_agg(pid::text, ' ') FROM pg_stat_activity
          WHERE backend_type = 'client backend' AND pid <> pg_backend_pid() AND query LIKE 'DO %emq_mint%'",
     )?;
@@ -102,7 +91,7 @@ fn backend_killed_mid_mint(c: &Cluster) -> Result<()> {
     let restarts = crash_restarts(c)? - restarts_before;
     ensure!(restarts == 1, "postgres: the server log shows {restarts} crash restarts after one SIGKILL, not 1");
     ensure!(cut_off == MINTERS, "postgres: the crash restart cut off {cut_off} of {MINTERS} minting connections");
-    let before = one(c, "SELECT count(*) || ' ' || max(id) FROM fault_mint WHERE phase = 0")?;
+    let before = c.one("SELECT count(*) || ' ' || max(id) FROM fault_mint WHERE phase = 0")?;
     // Minting resumes on the re-created state.
     let children: Vec<Child> = (0..MINTERS).map(|_| minter(c, 1, 25)).collect::<Result<_>>()?;
     for child in children {
@@ -113,9 +102,7 @@ fn backend_killed_mid_mint(c: &Cluster) -> Result<()> {
             String::from_utf8_lossy(&out.stderr)
         )
     }
-    let counts = one(
-        c,
-        "SELECT count(*) FILTER (WHERE phase = 0) || ' ' || count(*) FILTER (WHERE phase = 1) || ' '
+    let counts = c.one("SELECT count(*) FILTER (WHERE phase = 0) || ' ' || count(*) FILTER (WHERE phase = 1) || ' '
                 || count(*) - count(DISTINCT id) || ' '
                 || count(*) FILTER (WHERE phase = 1 AND id <= (SELECT max(id) FROM fault_mint WHERE phase = 0)) || ' '
                 || (SELECT max(id) FROM fault_mint WHERE phase = 0) || ' ' || (SELECT min(id) FROM fault_mint WHERE phase = 1) || ' '
@@ -151,8 +138,7 @@ const BINARY_EVERY: usize = 25;
 /// with arguments and `branded_id`'s text and binary input: every refusal is
 /// 22P02, 22P03 or 22023, no backend crashes and the postmaster never restarts.
 fn random_input(c: &Cluster) -> Result<()> {
-    let functions = one(
-        c,
+    let functions = c.one(
         "SELECT p.proname || '|' || (SELECT string_agg(format_type(t, NULL), ',' ORDER BY i)
                                      FROM unnest(p.proargtypes) WITH ORDINALITY u(t, i))
          FROM pg_proc p JOIN pg_depend d ON d.classid = 'pg_proc'::regclass AND d.objid = p.oid AND d.deptype = 'e'
@@ -179,7 +165,7 @@ fn random_input(c: &Cluster) -> Result<()> {
     c.psql("CREATE TABLE fault_binary (id branded_id);")?;
     let dir = c.dir().join("fuzz");
     crate::mkdir(&dir)?;
-    let started_at = one(c, "SELECT pg_postmaster_start_time()")?;
+    let started_at = c.one("SELECT pg_postmaster_start_time()")?;
     let restarts_before = crash_restarts(c)?;
     let mut rng = Rng::new(0x13_FA17_5EED);
     let mut scripts = vec![String::new(); FUZZERS];
@@ -237,7 +223,7 @@ fn random_input(c: &Cluster) -> Result<()> {
     }
     let elapsed = started.elapsed();
     let restarts = crash_restarts(c)? - restarts_before;
-    let started_after = one(c, "SELECT pg_postmaster_start_time()")?;
+    let started_after = c.one("SELECT pg_postmaster_start_time()")?;
     let refused: usize = states.values().sum();
     let _ = std::fs::remove_dir_all(&dir);
     ensure!(

@@ -4,7 +4,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use anyhow::{bail, Context, Result};
 
@@ -170,6 +170,17 @@ impl Cluster {
     /// The port, on the socket directory [`Cluster::dir`].
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// The one answer of `sql`, trimmed.
+    pub fn one(&self, sql: &str) -> Result<String> {
+        Ok(self.psql(sql)?.trim().to_string())
+    }
+
+    /// A connection running `sql` in the background, its stderr kept for `wait_with_output`.
+    pub fn spawn(&self, sql: &str) -> Result<Child> {
+        let mut cmd = self.psql_command();
+        cmd.args(["-c", sql]).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().context("starting psql")
     }
 
     /// Runs `sql` (a script) and returns what it printed.

@@ -8,7 +8,6 @@
 //! jumps (`clock.rs`), and standbys, crashes and failovers (`standby.rs`).
 
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 
 use anyhow::{bail, ensure, Context, Result};
 
@@ -17,10 +16,6 @@ use super::server::Cluster;
 fn expect(cond: bool, what: &str) -> Result<()> {
     ensure!(cond, "postgres: {what}");
     Ok(())
-}
-
-fn one(cluster: &Cluster, sql: &str) -> Result<String> {
-    Ok(cluster.psql(sql)?.trim().to_string())
 }
 
 /// `cargo xtask pg-tests`: every test below, on one server (and one more
@@ -53,15 +48,9 @@ fn concurrent_minting(c: &Cluster) -> Result<()> {
     let started = std::time::Instant::now();
     let children: Vec<_> = (0..CONNECTIONS)
         .map(|conn| {
-            c.psql_command()
-                .arg("-c")
-                .arg(format!(
-                    "INSERT INTO minted SELECT emq_mint_snowflake(), {conn}, g FROM generate_series(1, {EACH}) g"
-                ))
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .context("starting psql")
+            c.spawn(&format!(
+                "INSERT INTO minted SELECT emq_mint_snowflake(), {conn}, g FROM generate_series(1, {EACH}) g"
+            ))
         })
         .collect::<Result<_, _>>()?;
     for child in children {
@@ -71,12 +60,11 @@ fn concurrent_minting(c: &Cluster) -> Result<()> {
             &format!("a minting connection failed: {}", String::from_utf8_lossy(&out.stderr)),
         )?;
     }
-    let rows = one(c, "SELECT count(*) FROM minted")?;
-    let decreasing = one(
-        c,
+    let rows = c.one("SELECT count(*) FROM minted")?;
+    let decreasing = c.one(
         "SELECT count(*) FROM (SELECT s, lag(s) OVER (PARTITION BY conn ORDER BY n) AS p FROM minted) t WHERE s <= p",
     )?;
-    let node = one(c, "SELECT count(DISTINCT emq_node(s)) || ':' || min(emq_node(s)) FROM minted")?;
+    let node = c.one("SELECT count(DISTINCT emq_node(s)) || ':' || min(emq_node(s)) FROM minted")?;
     expect(rows == (CONNECTIONS * EACH).to_string(), &format!("{rows} rows, not {}", CONNECTIONS * EACH))?;
     expect(decreasing == "0", &format!("{decreasing} ids did not increase within their connection"))?;
     expect(node == "1:1", "every id carries emq_id.node = 1")?;
@@ -96,7 +84,7 @@ fn index_scans(c: &Cluster) -> Result<()> {
          CREATE INDEX jobs_id_hash ON jobs USING hash (id);
          ANALYZE jobs;",
     )?;
-    let some = one(c, "SELECT id::text FROM jobs ORDER BY id OFFSET 5000 LIMIT 1")?;
+    let some = c.one("SELECT id::text FROM jobs ORDER BY id OFFSET 5000 LIMIT 1")?;
     for (what, query, want) in [
         ("equality on branded_id", format!("SELECT * FROM jobs WHERE id = '{some}'"), "Index"),
         (
@@ -110,16 +98,13 @@ fn index_scans(c: &Cluster) -> Result<()> {
             "Index",
         ),
     ] {
-        let plan = one(c, &format!("EXPLAIN (COSTS OFF) {query}"))?;
+        let plan = c.one(&format!("EXPLAIN (COSTS OFF) {query}"))?;
         expect(plan.contains(want), &format!("{what} is not an index scan:\n{plan}"))?;
     }
-    let plan = one(
-        c,
-        &format!(
-            "CREATE TABLE hashed AS SELECT id FROM jobs; CREATE INDEX ON hashed USING hash (id); ANALYZE hashed;
+    let plan = c.one(&format!(
+        "CREATE TABLE hashed AS SELECT id FROM jobs; CREATE INDEX ON hashed USING hash (id); ANALYZE hashed;
              EXPLAIN (COSTS OFF) SELECT * FROM hashed WHERE id = '{some}'"
-        ),
-    )?;
+    ))?;
     expect(
         plan.contains("Index") || plan.contains("Bitmap"),
         &format!("equality does not use the hash index:\n{plan}"),
@@ -131,18 +116,15 @@ fn index_scans(c: &Cluster) -> Result<()> {
 /// Binary COPY out and back in gives the same rows.
 fn binary_copy(c: &Cluster) -> Result<()> {
     let file = c.dir().join("jobs.bin");
-    let same = one(
-        c,
-        &format!(
-            "COPY (SELECT id FROM jobs) TO '{f}' (FORMAT binary);
+    let same = c.one(&format!(
+        "COPY (SELECT id FROM jobs) TO '{f}' (FORMAT binary);
              CREATE TABLE jobs_back (id branded_id);
              COPY jobs_back FROM '{f}' (FORMAT binary);
              SELECT (SELECT count(*) FROM jobs_back) = (SELECT count(*) FROM jobs)
                 AND NOT EXISTS (SELECT id FROM jobs EXCEPT SELECT id FROM jobs_back)
                 AND NOT EXISTS (SELECT id FROM jobs_back EXCEPT SELECT id FROM jobs);",
-            f = file.display()
-        ),
-    )?;
+        f = file.display()
+    ))?;
     expect(same == "t", "binary COPY did not round-trip")?;
     // Malformed binary input is refused with an error, and the backend lives on.
     for (name, field, want) in [
@@ -165,7 +147,7 @@ fn binary_copy(c: &Cluster) -> Result<()> {
         let err = String::from_utf8_lossy(&out.stderr);
         expect(!out.status.success() && err.contains(want), &format!("binary input ({name}) must be refused: {err}"))?;
     }
-    expect(one(c, "SELECT emq_self_check()")? == "t", "the backend must survive malformed binary input")?;
+    expect(c.one("SELECT emq_self_check()")? == "t", "the backend must survive malformed binary input")?;
     println!("postgres: binary COPY out and in round-trips 100,000 ids; malformed binary input is refused");
     Ok(())
 }
@@ -194,9 +176,7 @@ const RAISED_ELSEWHERE: &[(&str, &str)] = &[("node", "standby.rs: a hot standby 
 /// SQL tests (`refusals.sql`, which pg_regress ran) with one of the gate's
 /// SQLSTATEs, and no other is.
 fn gate_sqlstates(c: &Cluster) -> Result<()> {
-    let rows = one(
-        c,
-        "SELECT concat_ws('|', gate, coalesce(value_sqlstate, '-'), coalesce(text_sqlstate, '-'), coalesce(binary_sqlstate, '-'))
+    let rows = c.one("SELECT concat_ws('|', gate, coalesce(value_sqlstate, '-'), coalesce(text_sqlstate, '-'), coalesce(binary_sqlstate, '-'))
          FROM emq_gates()",
     )?;
     let rows: Vec<Vec<&str>> = rows.lines().map(|l| l.split('|').collect()).collect();
@@ -239,8 +219,7 @@ fn self_check_at_load(c: &Cluster) -> Result<()> {
     let lines: Vec<&str> = vectors.lines().collect();
     let quoted = |v: &str| format!("$vectors${v}$vectors$");
     // (a) The script calls it, and CREATE EXTENSION ran it.
-    let script = one(
-        c,
+    let script = c.one(
         "SELECT s.setting || '/extension/emq_id--' || e.default_version || '.sql'
          FROM pg_config s, pg_available_extensions e WHERE s.name = 'SHAREDIR' AND e.name = 'emq_id'",
     )?;
@@ -272,9 +251,9 @@ fn self_check_at_load(c: &Cluster) -> Result<()> {
         ),
     )?;
     // (c) The extension hands out the core's vectors, and they pass.
-    let same = one(c, &format!("SELECT emq_self_check_vectors() = {}", quoted(vectors)))?;
+    let same = c.one(&format!("SELECT emq_self_check_vectors() = {}", quoted(vectors)))?;
     expect(same == "t", "emq_self_check_vectors() must be the core's SELF_CHECK_VECTORS")?;
-    let checked = one(c, "SELECT emq_host_check(emq_self_check_vectors())")?;
+    let checked = c.one("SELECT emq_host_check(emq_self_check_vectors())")?;
     expect(
         checked == lines.len().to_string(),
         &format!("emq_host_check checked {checked} lines, not {}", lines.len()),
@@ -405,7 +384,7 @@ pub(super) fn readme_sql(c: &Cluster) -> Result<()> {
 /// Without preloading, codecs work but minting is refused with what to configure.
 fn not_preloaded() -> Result<()> {
     let c = Cluster::start_with(false)?;
-    let codec = one(&c, "SELECT emq_encode('USR', 274557032793636864)")?;
+    let codec = c.one("SELECT emq_encode('USR', 274557032793636864)")?;
     expect(codec == "USR0KHTOWnGLuC", "codec functions work without preloading")?;
     let out = c.psql_command().args(["-c", "SELECT emq_mint('JOB')"]).output().context("running psql")?;
     let err = String::from_utf8_lossy(&out.stderr);
