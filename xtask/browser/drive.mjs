@@ -23,7 +23,7 @@ const fail = (why) => {
 let phase = 'launching Chromium';
 // unref: a run that ends in time exits as soon as the browser is closed,
 // without waiting out the timer.
-setTimeout(() => fail(`the page left no result in ${run.deadlineMs / 1000} s (${phase})`), run.deadlineMs).unref();
+setTimeout(() => fail(`the run did not finish in ${run.deadlineMs / 1000} s (${phase})`), run.deadlineMs).unref();
 // A name that cannot resolve: only the routes below can answer it.
 const origin = 'http://emq-id.invalid';
 

@@ -30,8 +30,9 @@ mod time;
 #[pyfunction]
 fn _noop(_value: &Bound<'_, PyAny>) {}
 
-/// The extension module. Each `use` below exports what it names; `init`
-/// adds the contract's facts from the core's tables.
+// The extension module (a `//` comment: a doc comment would become its
+// `__doc__`). Each `use` below exports what it names; `init` adds the
+// contract's facts from the core's tables.
 #[pymodule(name = "_emq_id")]
 mod extension {
     use pyo3::prelude::*;

@@ -23,13 +23,9 @@ use super::{checks_for, mutate, render, run_target, Outcome, Target};
 use crate::root;
 
 /// The outside port as a target: every section in scope, nothing to build.
-const OUTSIDE: Target = Target {
-    name: "adapter",
-    about: "a port from outside this repository (--adapter)",
-    prepare: || bail!("an outside adapter is started by its command, not prepared"),
-    scope: None,
-    fields: None,
-};
+const OUTSIDE: Target = Target::new("adapter", "a port from outside this repository (--adapter)", || {
+    bail!("an outside adapter is started by its command, not prepared")
+});
 
 /// `command` run by bash (so a user passes it as one string, arguments and all).
 fn adapter(command: &str) -> ProcessAdapter {

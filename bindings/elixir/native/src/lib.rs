@@ -27,6 +27,7 @@ fn ok<'a>(env: Env<'a>, value: impl Encoder) -> Term<'a> {
     (atoms::ok(), value).encode(env)
 }
 
+/// `{:ok, value}`, or `{:error, gate}` for a refusal.
 fn answer<'a, T: Encoder>(env: Env<'a>, result: emq_id::Result<T>) -> Term<'a> {
     match result {
         Ok(v) => ok(env, v),

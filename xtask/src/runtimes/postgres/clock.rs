@@ -45,12 +45,12 @@ impl Drop for Minters {
 /// own number and the order it minted them in) until `clock_stop` has a row.
 fn minter(c: &Cluster, conn: usize) -> Result<Child> {
     c.spawn(&format!(
-            "DO $$ BEGIN LOOP
+        "DO $$ BEGIN LOOP
                INSERT INTO clock_mint SELECT emq_mint('JOB'), {conn}, nextval('clock_order') FROM generate_series(1, 200);
                COMMIT;
                EXIT WHEN EXISTS (SELECT FROM clock_stop);
              END LOOP; END $$"
-        ))
+    ))
 }
 
 /// The server's wall clock minus this process's (which libfaketime leaves
@@ -106,7 +106,8 @@ fn mint_through_jumps(c: &Cluster, offset_file: &Path) -> Result<()> {
         "postgres: the server's clock was at {seen:?} s from the real one, not {OFFSETS:?} (is libfaketime working?)"
     );
     // Per connection, ids in the order minted: none at or below its predecessor.
-    let counts = c.one("SELECT count(*) || ' ' || count(DISTINCT id) || ' ' || count(*) FILTER (WHERE id <= prev) || ' '
+    let counts = c.one(
+        "SELECT count(*) || ' ' || count(DISTINCT id) || ' ' || count(*) FILTER (WHERE id <= prev) || ' '
                 || count(DISTINCT conn) || ' ' || min(per) || ' ' || count(*) FILTER (WHERE emq_node(emq_decode(id)) <> 1)
          FROM (SELECT id, conn, lag(id) OVER (PARTITION BY conn ORDER BY ord) AS prev,
                       count(*) OVER (PARTITION BY conn) AS per

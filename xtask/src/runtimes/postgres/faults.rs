@@ -102,7 +102,8 @@ fn backend_killed_mid_mint(c: &Cluster) -> Result<()> {
             String::from_utf8_lossy(&out.stderr)
         )
     }
-    let counts = c.one("SELECT count(*) FILTER (WHERE phase = 0) || ' ' || count(*) FILTER (WHERE phase = 1) || ' '
+    let counts = c.one(
+        "SELECT count(*) FILTER (WHERE phase = 0) || ' ' || count(*) FILTER (WHERE phase = 1) || ' '
                 || count(*) - count(DISTINCT id) || ' '
                 || count(*) FILTER (WHERE phase = 1 AND id <= (SELECT max(id) FROM fault_mint WHERE phase = 0)) || ' '
                 || (SELECT max(id) FROM fault_mint WHERE phase = 0) || ' ' || (SELECT min(id) FROM fault_mint WHERE phase = 1) || ' '

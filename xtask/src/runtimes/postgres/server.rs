@@ -172,7 +172,7 @@ impl Cluster {
         self.port
     }
 
-    /// The one answer of `sql`, trimmed.
+    /// What `sql` printed, trimmed (one value, or one row per line).
     pub fn one(&self, sql: &str) -> Result<String> {
         Ok(self.psql(sql)?.trim().to_string())
     }

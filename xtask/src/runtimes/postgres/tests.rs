@@ -176,7 +176,8 @@ const RAISED_ELSEWHERE: &[(&str, &str)] = &[("node", "standby.rs: a hot standby 
 /// SQL tests (`refusals.sql`, which pg_regress ran) with one of the gate's
 /// SQLSTATEs, and no other is.
 fn gate_sqlstates(c: &Cluster) -> Result<()> {
-    let rows = c.one("SELECT concat_ws('|', gate, coalesce(value_sqlstate, '-'), coalesce(text_sqlstate, '-'), coalesce(binary_sqlstate, '-'))
+    let rows = c.one(
+        "SELECT concat_ws('|', gate, coalesce(value_sqlstate, '-'), coalesce(text_sqlstate, '-'), coalesce(binary_sqlstate, '-'))
          FROM emq_gates()",
     )?;
     let rows: Vec<Vec<&str>> = rows.lines().map(|l| l.split('|').collect()).collect();

@@ -6,7 +6,8 @@
 //!
 //! Playwright answers the page's requests from the tree itself, so nothing
 //! listens on a port; the driver holds the run to its deadline and Playwright
-//! kills the browser however the run ends.
+//! closes the browser however the run ends (a driver that hangs past it is
+//! sent SIGTERM, on which Playwright still closes it).
 
 use std::fs::File;
 use std::path::Path;
@@ -82,8 +83,14 @@ fn drive(spec: &Path, out: &Path, err: &Path, within: Duration) -> Result<String
         .stderr(File::create(err).with_context(|| format!("creating {}", err.display()))?)
         .spawn()
         .context("starting node xtask/browser/drive.mjs")?;
-    if !crate::poll(within, crate::POLL, || !matches!(child.try_wait(), Ok(None))) {
-        let _ = child.kill();
+    let exited = |child: &mut std::process::Child| !matches!(child.try_wait(), Ok(None));
+    if !crate::poll(within, crate::POLL, || exited(&mut child)) {
+        // SIGTERM first: Playwright closes the browser it started on SIGTERM,
+        // while SIGKILL would leave that browser (its own session) running.
+        let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+        if !crate::poll(Duration::from_secs(5), crate::POLL, || exited(&mut child)) {
+            let _ = child.kill();
+        }
         let _ = child.wait();
         bail!(
             "drive.mjs was still running {GRACE:?} past its deadline and was killed: {}",
