@@ -7,9 +7,9 @@
 //! gives: a hand edit in a package is drift, and the suite refuses it.
 //!
 //! The ES module entries (`ENTRIES`) re-export the API by name, since ESM
-//! names its exports statically: that list is written from the `.d.ts`, the
-//! one declaration of the API's names, and checked (with a negative control:
-//! an entry missing one name must be refused).
+//! names its exports statically: they are written whole from the `.d.ts`, the
+//! one declaration of the API's names, like the copies, and checked (with a
+//! negative control: an entry missing one name must be refused).
 
 use std::path::Path;
 
@@ -40,8 +40,22 @@ const COPIES: &[(&str, &str, Form)] = &[
     ("api.d.ts", "bindings/node/index.d.ts", Form::Same),
 ];
 
-/// The ES module entries whose `export const { … } = api;` block is written from `api.d.ts`.
-const ENTRIES: &[&str] = &["bindings/node/index.mjs", "bindings/wasm/browser.mjs", "bindings/wasm/node.mjs"];
+/// The ES module entries, written whole from `api.d.ts` (ESM names its exports
+/// statically): each imports the API from the module that makes it and
+/// re-exports it by name. (entry, that module, what the entry is)
+const ENTRIES: &[(&str, &str, &str)] = &[
+    ("bindings/node/index.mjs", "./index.js", "Node's ES module entry: the same instance as index.js (one backend)."),
+    (
+        "bindings/wasm/node.mjs",
+        "./node.cjs",
+        "Node's ES module entry: the same instance as node.cjs (one mint state per thread).",
+    ),
+    (
+        "bindings/wasm/browser.mjs",
+        "./browser-api.mjs",
+        "The browser and bundler entry (browser-api.mjs fetches and instantiates the .wasm).",
+    ),
+];
 
 /// The API's value names, in the order `api.d.ts` declares them (an overloaded
 /// function once; types and interfaces are not values).
@@ -80,40 +94,38 @@ fn export_block(names: &[String]) -> String {
     out
 }
 
-/// `entry` with its export block replaced by the one `names` give.
-fn entry_with(entry: &str, text: &str, names: &[String]) -> Result<String> {
-    let start = text.find("export const {\n").with_context(|| format!("{entry} has no `export const {{` block"))?;
-    let end = text[start..].find("} = api;\n").with_context(|| format!("{entry}: its export block has no end"))?
-        + start
-        + "} = api;\n".len();
-    Ok(format!("{}{}{}", &text[..start], export_block(names), &text[end..]))
+/// An entry's text: its note, the import of the API, its names.
+fn entry_text(api_module: &str, what: &str, names: &[String]) -> String {
+    format!(
+        "// Written by `cargo xtask js` from {SHARED}/api.d.ts's names; edit that file, not this one.\n// {what}\n\
+         import api from '{api_module}';\n\n{}export default api;\n",
+        export_block(names)
+    )
 }
 
-/// An entry whose export block is exactly the one `names` give.
-fn verify(entry: &str, text: &str, names: &[String]) -> Result<()> {
-    if text != entry_with(entry, text, names)? {
-        bail!("{entry}'s export list is not api.d.ts's names: run `cargo xtask js`");
-    }
+/// An entry as written, or an error saying how to write it.
+fn is_fresh(entry: &str, have: &str, fresh: &str) -> Result<()> {
+    anyhow::ensure!(have == fresh, "{entry} is not what api.d.ts's names give: run `cargo xtask js`");
     Ok(())
 }
 
-/// Writes (or, with `check`, compares) every entry's export block.
+/// Writes (or, with `check`, compares) every entry.
 fn entries(check: bool) -> Result<()> {
     let names = api_names(&crate::read(root().join(SHARED).join("api.d.ts"))?);
-    for entry in ENTRIES {
+    for &(entry, api_module, what) in ENTRIES {
         let path = root().join(entry);
-        let text = crate::read(&path)?;
-        let fresh = entry_with(entry, &text, &names)?;
+        let fresh = entry_text(api_module, what, &names);
         if !check {
             write_if_changed(&path, &fresh)?;
             continue;
         }
-        verify(entry, &text, &names)?;
+        let have = std::fs::read_to_string(&path).with_context(|| format!("{entry} (build the package first)"))?;
+        is_fresh(entry, &have, &fresh)?;
         // The negative control: the same entry without one name is refused.
         let dropped = &names[names.len() / 2];
         let fewer: Vec<String> = names.iter().filter(|n| *n != dropped).cloned().collect();
-        let mutated = entry_with(entry, &text, &fewer)?;
-        anyhow::ensure!(verify(entry, &mutated, &names).is_err(), "{entry}: an export list missing {dropped} passes");
+        let mutated = entry_text(api_module, what, &fewer);
+        anyhow::ensure!(is_fresh(entry, &mutated, &fresh).is_err(), "{entry}: an export list missing {dropped} passes");
     }
     if check {
         println!(

@@ -19,8 +19,8 @@ const WASM_FEATURES: &[&str] = &[
     "--enable-multivalue",
 ];
 
-/// Builds the package's `web/` and `node/` outputs and its copy of the shared
-/// JavaScript layer (`cargo xtask js`); returns the
+/// Builds the package's `web/` and `node/` outputs, its copy of the shared
+/// JavaScript layer and its entries (`cargo xtask js`); returns the
 /// optimised `.wasm` size (raw, gzipped).
 pub fn package() -> Result<(u64, u64)> {
     super::setup::tools()?;
