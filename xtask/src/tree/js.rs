@@ -11,8 +11,6 @@
 //! one declaration of the API's names, like the copies, and checked (with a
 //! negative control: an entry missing one name must be refused).
 
-use std::path::Path;
-
 use anyhow::{bail, Context, Result};
 
 use crate::root;
@@ -103,29 +101,20 @@ fn entry_text(api_module: &str, what: &str, names: &[String]) -> String {
     )
 }
 
-/// An entry as written, or an error saying how to write it.
-fn is_fresh(entry: &str, have: &str, fresh: &str) -> Result<()> {
-    anyhow::ensure!(have == fresh, "{entry} is not what api.d.ts's names give: run `cargo xtask js`");
-    Ok(())
-}
-
 /// Writes (or, with `check`, compares) every entry.
 fn entries(check: bool) -> Result<()> {
     let names = api_names(&crate::read(root().join(SHARED).join("api.d.ts"))?);
     for &(entry, api_module, what) in ENTRIES {
-        let path = root().join(entry);
         let fresh = entry_text(api_module, what, &names);
-        if !check {
-            write_if_changed(&path, &fresh)?;
-            continue;
+        output(entry, &fresh, "api.d.ts", check)?;
+        if check {
+            // The negative control: the same entry without one name is refused.
+            let dropped = &names[names.len() / 2];
+            let fewer: Vec<String> = names.iter().filter(|n| *n != dropped).cloned().collect();
+            let mutated = entry_text(api_module, what, &fewer);
+            let refused = same(entry, &mutated, &fresh, "api.d.ts").is_err();
+            anyhow::ensure!(refused, "{entry}: an export list missing {dropped} passes");
         }
-        let have = std::fs::read_to_string(&path).with_context(|| format!("{entry} (build the package first)"))?;
-        is_fresh(entry, &have, &fresh)?;
-        // The negative control: the same entry without one name is refused.
-        let dropped = &names[names.len() / 2];
-        let fewer: Vec<String> = names.iter().filter(|n| *n != dropped).cloned().collect();
-        let mutated = entry_text(api_module, what, &fewer);
-        anyhow::ensure!(is_fresh(entry, &mutated, &fresh).is_err(), "{entry}: an export list missing {dropped} passes");
     }
     if check {
         println!(
@@ -185,16 +174,7 @@ pub fn sync(check: bool) -> Result<()> {
         {
             bail!("{SHARED}/{source}: a shared source has no imports and exports only functions");
         }
-        let fresh = copy_of(source, &text, form);
-        let to = root().join(copy);
-        if check {
-            let have = std::fs::read_to_string(&to).with_context(|| format!("{copy} (build the package first)"))?;
-            if have != fresh {
-                bail!("{copy} differs from {SHARED}/{source}: edit the source and run `cargo xtask js`");
-            }
-        } else {
-            write_if_changed(&to, &fresh)?;
-        }
+        output(copy, &copy_of(source, &text, form), source, check)?;
     }
     if check {
         println!("every package's copy of {SHARED}/ is what its source gives ({} copies)", COPIES.len());
@@ -202,9 +182,26 @@ pub fn sync(check: bool) -> Result<()> {
     Ok(())
 }
 
-fn write_if_changed(path: &Path, text: &str) -> Result<()> {
-    if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
-        crate::write(path, text)?;
+/// Writes `output` (a path from the root) as `fresh` where it differs, or,
+/// with `check`, refuses it unless it is `fresh` already.
+fn output(output: &str, fresh: &str, source: &str, check: bool) -> Result<()> {
+    let path = root().join(output);
+    let have = std::fs::read_to_string(&path);
+    if check {
+        let have = have.with_context(|| format!("{output} (build the package first)"))?;
+        return same(output, &have, fresh, source);
     }
+    if have.ok().as_deref() != Some(fresh) {
+        crate::write(&path, fresh)?;
+    }
+    Ok(())
+}
+
+/// Whether an output is what its source in bindings/js gives.
+fn same(output: &str, have: &str, fresh: &str, source: &str) -> Result<()> {
+    anyhow::ensure!(
+        have == fresh,
+        "{output} differs from what {SHARED}/{source} gives: edit that file and run `cargo xtask js`"
+    );
     Ok(())
 }
