@@ -86,6 +86,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&args[1..]),
         Some("colocation") => valkey::colocation::run(),
         Some("leases") => valkey::leases::run(),
+        Some("resharding-only") => valkey::resharding::run(),
         Some("chaos") => valkey::chaos::run(),
         // A holder of the chaos fleet (a child process of `chaos`; not for users).
         Some("chaos-holder") => valkey::chaos::holder::main(&args[1..]),

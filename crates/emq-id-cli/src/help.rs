@@ -13,7 +13,7 @@ Commands:
                              else EMQ_NODE)
   lease --cluster SEEDS [--replicas N]
                              take a node lease on Valkey, print the node, hold it
-                             until interrupted, then release it (emq-lease/2)
+                             until interrupted, then release it (emq-lease/3)
   hash32 ID|SNOWFLAKE...     the placement hash of a snowflake
   min-for TIME...            the smallest snowflake at or after TIME (ISO-8601 or unix ms)
   slot KEY... [--hex]        the cluster hash slot and hashtag of keys (JSON)

@@ -41,6 +41,7 @@ pub const TEXTS: &[(&str, &str)] = &[
     ("VERSION_KEY", keyspace::VERSION_KEY),
     ("BUS_VERSION", keyspace::BUS_VERSION),
     ("LEASE_PROTOCOL", lease::LEASE_PROTOCOL),
+    ("LEASE_KEY", lease::LEASE_KEY),
 ];
 
 #[cfg(all(test, feature = "std"))]

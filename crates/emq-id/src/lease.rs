@@ -1,29 +1,41 @@
-//! Node leases on Valkey (`emq-lease/2`, SPEC.md §5.2): the scripts, their
-//! keys and arguments, the parsing of their replies, and the arithmetic of a
+//! Node leases on Valkey (`emq-lease/3`, SPEC.md §5.2): the scripts, their
+//! key and arguments, the parsing of their replies, and the arithmetic of a
 //! hand-over and of the fence. Data and pure functions only: nothing here
 //! opens a socket, so every runtime runs the same script bytes through the
 //! Valkey client its users already have.
 //!
-//! A lease is `{emq}:node:<n>` holding its owner's token, with a TTL. Beside
-//! it, `{emq}:node:<n>:mark` (no TTL) holds the node's **mark**: a unix ms no
-//! id of any owner of the node has reached. Each owner keeps the mark ahead of
-//! every id it may mint before its fence closes, so the next owner — whatever
-//! its clock says — starts after the mark and its first id sorts after every
-//! id of every owner before it.
+//! The reserve's whole state is one hash, [`LEASE_KEY`] (`{emq}:leases`),
+//! the only key any script touches, and every script declares it. Per node
+//! `<n>` it holds `<n>:token` (the owner's token), `<n>:until` (when the lease
+//! ends, unix ms on the server's clock, read with `TIME`) and `<n>:mark` (a
+//! unix ms no id of any owner of the node has reached). Each owner keeps the
+//! mark ahead of every id it may mint before its fence closes, so the next
+//! owner — whatever its clock says — starts after the mark and its first id
+//! sorts after every id of every owner before it. One key moves between
+//! primaries whole: while its slot migrates, a script finds it on one side or
+//! is redirected (`ASK`) to the side that has it, never to half of it.
 
 use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use crate::error::{Error, Gate, Result};
-use crate::keyspace::{Key, RESERVE};
 use crate::mint::step;
 use crate::snowflake::{ts_since_epoch, EPOCH_MS, MAX_NODE, MAX_TS, SEQ_BITS};
 
 /// The version of the lease protocol these scripts implement.
 ///
 /// ```
-/// assert_eq!(emq_id::LEASE_PROTOCOL, "emq-lease/2");
+/// assert_eq!(emq_id::LEASE_PROTOCOL, "emq-lease/3");
 /// ```
-pub const LEASE_PROTOCOL: &str = "emq-lease/2";
+pub const LEASE_PROTOCOL: &str = "emq-lease/3";
+
+/// The reserve's one lease key, `KEYS[1]` of every script: a hash of each
+/// node's token, end and mark, in the reserve's `{emq}` slot.
+///
+/// ```
+/// assert_eq!(emq_id::LEASE_KEY, "{emq}:leases");
+/// assert_eq!(emq_id::slot(emq_id::LEASE_KEY.as_bytes()), emq_id::slot(emq_id::VERSION_KEY.as_bytes()));
+/// ```
+pub const LEASE_KEY: &str = "{emq}:leases";
 
 /// How many replicas must acknowledge a lease write (`WAIT`) before it
 /// counts, unless the deployment says otherwise: one, so that the write
@@ -45,17 +57,13 @@ pub const LEASE_REPLICAS: u32 = 1;
 /// ```
 pub const MAX_WAIT_MS: u64 = 2_500;
 
-/// The reserve name every lease key starts with: `{emq}:node:`.
-const PREFIX: &[u8] = b"node:";
-
 /// The last unix ms of the contract's time: no mark passes it.
 const LAST_MS: u64 = EPOCH_MS + MAX_TS;
 
 /// How many nodes a lease can be taken on: `0..=MAX_NODE`.
 ///
 /// ```
-/// assert!(emq_id::lease_key(emq_id::LEASE_NODES - 1).is_ok());
-/// assert!(emq_id::lease_key(emq_id::LEASE_NODES).is_err());
+/// assert_eq!(emq_id::LEASE_NODES, 1024);
 /// ```
 pub const LEASE_NODES: u16 = MAX_NODE + 1;
 
@@ -63,7 +71,7 @@ pub const LEASE_NODES: u16 = MAX_NODE + 1;
 ///
 /// ```
 /// let script = emq_id::RENEW;
-/// assert_eq!((script.name, script.keys.len(), script.args.len()), ("renew", 2, 3));
+/// assert_eq!((script.name, script.keys.len(), script.args.len()), ("renew", 1, 4));
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Script {
@@ -77,11 +85,15 @@ pub struct Script {
     pub args: &'static [&'static str],
 }
 
-/// Takes the first free node from `start` on, with a TTL, and raises the
-/// node's mark to `max(now, mark + 1) + ttl`. Answers `{node, previous mark}`
-/// (`-1` when the node never had one), or the error `EMQLEASE every node is
-/// leased`. A node whose mark is not a number (written by hand) is passed
-/// over, never taken: its hand-over could not be kept.
+/// What `KEYS` holds for every script: the one lease key.
+const KEYS: &[&str] = &["the lease key {emq}:leases"];
+
+/// Takes the first free node from `start` on (one without a lease, or whose
+/// lease ended by the server's clock) for a TTL, and raises the node's mark
+/// to `max(now, mark + 1) + ttl`. Answers `{node, previous mark}` (`-1` when
+/// the node never had one), or the error `EMQLEASE every node is leased`. A
+/// node whose mark or end is not a number (written by hand) is passed over,
+/// never taken: its hand-over could not be kept.
 ///
 /// ```
 /// assert_eq!(emq_id::ACQUIRE.args, ["token", "ttl ms", "first node to try", "nodes (1024)", "now, unix ms"]);
@@ -89,64 +101,76 @@ pub struct Script {
 pub const ACQUIRE: Script = Script {
     name: "acquire",
     text: "\
-local prefix, token, ttl = KEYS[1], ARGV[1], tonumber(ARGV[2])
+local leases, token, ttl = KEYS[1], ARGV[1], tonumber(ARGV[2])
 local start, nodes, now = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+local time = redis.call('TIME')
+local server = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 for i = 0, nodes - 1 do
   local n = (start + i) % nodes
-  local previous = tonumber(redis.call('GET', prefix .. n .. ':mark') or '-1')
-  if previous and redis.call('SET', prefix .. n, token, 'NX', 'PX', ttl) then
+  local held = redis.call('HMGET', leases, n .. ':until', n .. ':mark')
+  local ends, previous = tonumber(held[1] or '-1'), tonumber(held[2] or '-1')
+  if previous and ends and ends < server then
     local floor = math.max(now, previous + 1)
-    redis.call('SET', prefix .. n .. ':mark', string.format('%d', floor + ttl))
+    redis.call('HSET', leases, n .. ':token', token, n .. ':until', string.format('%d', server + ttl),
+      n .. ':mark', string.format('%d', floor + ttl))
     return {n, previous}
   end
 end
 return redis.error_reply('EMQLEASE every node is leased')
 ",
-    keys: &["the lease prefix {emq}:node:"],
+    keys: KEYS,
     args: &["token", "ttl ms", "first node to try", "nodes (1024)", "now, unix ms"],
 };
 
-/// Extends the lease's TTL and raises the mark to `mark`, only while the
-/// lease holds `token`. Answers `1`, or `0` when the lease is gone or another's.
+/// Extends node `<n>`'s lease to the TTL from now (server time) and raises
+/// its mark to `mark`, only while the lease is live and holds `token`.
+/// Answers `1`, or `0` when the lease is gone, ended or another's.
 ///
 /// ```
-/// assert!(emq_id::RENEW.text.contains("PEXPIRE"));
+/// assert_eq!(emq_id::RENEW.args, ["token", "ttl ms", "mark, unix ms", "node"]);
 /// ```
 pub const RENEW: Script = Script {
     name: "renew",
     text: "\
-local mark = tonumber(ARGV[3])
+local leases, n, mark = KEYS[1], ARGV[4], tonumber(ARGV[3])
 if not mark then return redis.error_reply('EMQLEASE a mark is a number') end
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-if mark > (tonumber(redis.call('GET', KEYS[2]) or '-1') or -1) then
-  redis.call('SET', KEYS[2], string.format('%d', mark))
+local time = redis.call('TIME')
+local server = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local held = redis.call('HMGET', leases, n .. ':token', n .. ':until', n .. ':mark')
+if held[1] ~= ARGV[1] or (tonumber(held[2] or '-1') or -1) < server then return 0 end
+redis.call('HSET', leases, n .. ':until', string.format('%d', server + tonumber(ARGV[2])))
+if mark > (tonumber(held[3] or '-1') or -1) then
+  redis.call('HSET', leases, n .. ':mark', string.format('%d', mark))
 end
 return 1
 ",
-    keys: &["the lease {emq}:node:<n>", "the mark {emq}:node:<n>:mark"],
-    args: &["token", "ttl ms", "mark, unix ms"],
+    keys: KEYS,
+    args: &["token", "ttl ms", "mark, unix ms", "node"],
 };
 
-/// Deletes the lease, only while it holds `token`, and sets the mark to the
-/// owner's last minted millisecond (lower than the mark it kept ahead: the
-/// owner stopped minting first). Answers `1`, or `0` when it was not the owner's.
+/// Ends node `<n>`'s lease, only while it is live and holds `token`, and
+/// sets the mark to the owner's last minted millisecond (lower than the mark
+/// it kept ahead: the owner stopped minting first). Answers `1`, or `0` when
+/// it was not the owner's.
 ///
 /// ```
-/// assert!(emq_id::RELEASE.text.contains("'DEL'"));
+/// assert!(emq_id::RELEASE.text.contains("'HDEL'"));
 /// ```
 pub const RELEASE: Script = Script {
     name: "release",
     text: "\
-local high_water = tonumber(ARGV[2])
+local leases, n, high_water = KEYS[1], ARGV[3], tonumber(ARGV[2])
 if not high_water then return redis.error_reply('EMQLEASE a high water is a number') end
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('SET', KEYS[2], string.format('%d', high_water))
-redis.call('DEL', KEYS[1])
+local time = redis.call('TIME')
+local server = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+local held = redis.call('HMGET', leases, n .. ':token', n .. ':until')
+if held[1] ~= ARGV[1] or (tonumber(held[2] or '-1') or -1) < server then return 0 end
+redis.call('HSET', leases, n .. ':mark', string.format('%d', high_water))
+redis.call('HDEL', leases, n .. ':token', n .. ':until')
 return 1
 ",
-    keys: &["the lease {emq}:node:<n>", "the mark {emq}:node:<n>:mark"],
-    args: &["token", "the owner's high water, unix ms"],
+    keys: KEYS,
+    args: &["token", "the owner's high water, unix ms", "node"],
 };
 
 /// The three scripts, in the order above.
@@ -162,55 +186,6 @@ pub const SCRIPTS: [Script; 3] = [ACQUIRE, RENEW, RELEASE];
 /// assert!(emq_id::ACQUIRE.text.contains(emq_id::EVERY_NODE_LEASED));
 /// ```
 pub const EVERY_NODE_LEASED: &str = "EMQLEASE every node is leased";
-
-/// `KEYS[1]` of [`ACQUIRE`]: `{emq}:node:`.
-///
-/// ```
-/// assert_eq!(emq_id::lease_prefix().as_str(), "{emq}:node:");
-/// ```
-pub fn lease_prefix() -> Key {
-    // Eleven fixed bytes, which `Key::new` cannot refuse; unwrapping its
-    // `Result` would bring panic formatting into the `.wasm`.
-    Key::new(&[RESERVE, PREFIX]).unwrap_or(Key::EMPTY)
-}
-
-/// `{emq}:node:<n><suffix>`, built without indexing (nothing here can panic,
-/// so no panic formatting reaches a `no_std` build).
-fn node_key(node: u16, suffix: &[u8]) -> Result<Key> {
-    if node > MAX_NODE {
-        return Err(Error::new(Gate::Range, "the node is outside 0..=1023"));
-    }
-    let digit = |d: u16| b'0' + (d % 10) as u8;
-    let all = [digit(node / 1000), digit(node / 100), digit(node / 10), digit(node)];
-    let skip = match node {
-        1000.. => 0,
-        100.. => 1,
-        10.. => 2,
-        _ => 3,
-    };
-    Key::new(&[RESERVE, PREFIX, all.get(skip..).unwrap_or(&all), suffix])
-}
-
-/// The lease of `node`: `{emq}:node:<n>` (`KEYS[1]` of [`RENEW`] and [`RELEASE`]).
-///
-/// ```
-/// assert_eq!(emq_id::lease_key(7).unwrap().as_str(), "{emq}:node:7");
-/// assert_eq!(emq_id::lease_key(1024).unwrap_err().gate(), emq_id::Gate::Range);
-/// ```
-pub fn lease_key(node: u16) -> Result<Key> {
-    node_key(node, b"")
-}
-
-/// The mark of `node`: `{emq}:node:<n>:mark` (`KEYS[2]` of [`RENEW`] and [`RELEASE`]).
-///
-/// ```
-/// let mark = emq_id::mark_key(7).unwrap();
-/// assert_eq!(mark.as_str(), "{emq}:node:7:mark");
-/// assert_eq!(emq_id::slot(mark.as_bytes()), emq_id::slot(emq_id::lease_key(7).unwrap().as_bytes()));
-/// ```
-pub fn mark_key(node: u16) -> Result<Key> {
-    node_key(node, b":mark")
-}
 
 /// The reply of [`ACQUIRE`], read: the node taken, and the mark the node's
 /// previous owners left (`None` for a node never leased before).
@@ -644,14 +619,14 @@ mod tests {
     const T: i64 = 1_769_526_697_641;
 
     #[test]
-    fn keys_share_the_reserves_slot() {
-        for n in [0, 9, 10, 99, 100, 999, 1000, 1023] {
-            let lease = lease_key(n).unwrap();
-            assert_eq!(lease.as_str(), std::format!("{{emq}}:node:{n}"));
-            assert_eq!(mark_key(n).unwrap().as_str(), std::format!("{{emq}}:node:{n}:mark"));
-            assert_eq!(crate::slot(lease.as_bytes()), crate::slot(lease_prefix().as_bytes()));
+    fn every_script_declares_the_one_key_it_touches() {
+        for script in SCRIPTS {
+            assert_eq!(script.keys.len(), 1, "{}", script.name);
+            // No key is built inside a script: each call names KEYS[1] and fields of it.
+            assert!(!script.text.contains("KEYS[2]") && !script.text.contains("{emq}"), "{}", script.name);
+            assert_eq!(script.text.matches("KEYS[").count(), 1, "{}", script.name);
         }
-        assert_eq!(lease_prefix().as_str(), "{emq}:node:");
+        assert_eq!(crate::reserve(b"leases").unwrap().as_str(), LEASE_KEY);
     }
 
     #[test]

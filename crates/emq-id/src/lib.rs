@@ -75,9 +75,8 @@ pub use keyspace::{
     BUS_VERSION, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN, VERSION_KEY,
 };
 pub use lease::{
-    lease_key, lease_prefix, mark_key, parse_acquire, parse_acquire_error, parse_renewal, parse_wait, Acquired,
-    LeaseTerms, LeasedMinter, Script, ACQUIRE, EVERY_NODE_LEASED, LEASE_NODES, LEASE_PROTOCOL, LEASE_REPLICAS,
-    MAX_WAIT_MS, RELEASE, RENEW, SCRIPTS,
+    parse_acquire, parse_acquire_error, parse_renewal, parse_wait, Acquired, LeaseTerms, LeasedMinter, Script, ACQUIRE,
+    EVERY_NODE_LEASED, LEASE_KEY, LEASE_NODES, LEASE_PROTOCOL, LEASE_REPLICAS, MAX_WAIT_MS, RELEASE, RENEW, SCRIPTS,
 };
 pub use mint::{parse_node, step, step_shared, Minter};
 #[cfg(all(feature = "std", unix))]

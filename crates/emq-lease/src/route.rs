@@ -80,7 +80,7 @@ impl Route {
                 self.learned.push(primary.clone());
             }
         }
-        let slot = emq_id::slot(emq_id::lease_prefix().as_bytes());
+        let slot = emq_id::slot(emq_id::LEASE_KEY.as_bytes());
         match emq_resp::owner(&map, slot) {
             Some(owner) if owner != addr => Connection::open_with(owner, self.timeouts),
             Some(_) => Ok(conn),

@@ -27,8 +27,20 @@ fn int(reply: &Reply, what: &str) -> io::Result<i64> {
     reply.as_int().ok_or_else(|| protocol(&format!("{what}: {reply:?}")))
 }
 
-/// Runs `script`, then `WAIT` when `replicas` > 0, in one round trip. A
-/// `MOVED` reply is remembered by `route` and is an error (the caller reconnects).
+/// The node an `ASK <slot> <host:port>` reply sends a command to; an
+/// endpoint the server cannot name (`:port`, `?:port`) is on `host`.
+fn asked(error: &str, host: &str) -> Option<String> {
+    let target = error.strip_prefix("ASK ")?.split_whitespace().nth(1)?;
+    Some(match target.strip_prefix(':').or_else(|| target.strip_prefix("?:")) {
+        Some(port) => format!("{host}:{port}"),
+        None => target.to_string(),
+    })
+}
+
+/// Runs `script`, then `WAIT` when `replicas` > 0, in one round trip. An
+/// `ASK` reply (the slot migrating, its key moved) is followed: `ASKING`, the
+/// script and its `WAIT` on the node named. A `MOVED` reply is remembered by
+/// `route` and is an error (the caller reconnects).
 fn run(
     conn: &mut Connection,
     route: &mut Route,
@@ -45,6 +57,18 @@ fn run(
     let (wanted, timeout) = (replicas.to_string(), terms.wait_ms().to_string());
     let wait: [&[u8]; 3] = [b"WAIT", wanted.as_bytes(), timeout.as_bytes()];
     let mut replies = if replicas == 0 { conn.pipeline(&[&eval])? } else { conn.pipeline(&[&eval, &wait])? };
+    if let Some(target) = replies.first().and_then(Reply::error).and_then(|e| asked(e, conn.host())) {
+        // The reserve's slot is migrating and its one key has left: the
+        // script runs where the key is, and its `WAIT` on that connection.
+        let mut there = Connection::open_with(&target, conn.timeouts())?;
+        let asking: [&[u8]; 1] = [b"ASKING"];
+        replies = if replicas == 0 {
+            there.pipeline(&[&asking, &eval])?
+        } else {
+            there.pipeline(&[&asking, &eval, &wait])?
+        };
+        replies.remove(0);
+    }
     let waited = if replicas == 0 { None } else { replies.pop() };
     let reply = replies.pop().ok_or_else(|| protocol("no reply"))?;
     // The script's reply first: a `MOVED` (this node no longer serves the
@@ -83,10 +107,10 @@ impl Wire<'_> {
     pub fn acquire(&mut self, token: &str, start: u64, now: i64) -> io::Result<Written<Acquired>> {
         let (ttl, nodes) = (self.terms.ttl_ms.to_string(), emq_id::LEASE_NODES.to_string());
         let (start, now) = (start.to_string(), now.to_string());
-        let prefix = emq_id::lease_prefix();
         let args: [&[u8]; 5] = [token.as_bytes(), ttl.as_bytes(), start.as_bytes(), nodes.as_bytes(), now.as_bytes()];
+        let keys: [&[u8]; 1] = [emq_id::LEASE_KEY.as_bytes()];
         let (reply, acknowledged) =
-            run(self.conn, self.route, &emq_id::ACQUIRE, &[prefix.as_bytes()], &args, self.replicas, self.terms)?;
+            run(self.conn, self.route, &emq_id::ACQUIRE, &keys, &args, self.replicas, self.terms)?;
         if let Some(refusal) = reply.error().and_then(emq_id::parse_acquire_error) {
             return Ok(Written::Refused(refusal));
         }
@@ -103,14 +127,13 @@ impl Wire<'_> {
     /// `renew` (or `release` when `release` is set) of `node` carrying `mark`:
     /// `Ok(())` the lease was the token's, `Err` it was gone or another's.
     pub fn renew(&mut self, node: u16, token: &str, mark: u64, release: bool) -> io::Result<Written<Result<(), ()>>> {
-        let (lease, mark_key) = keys(node)?;
-        let (ttl, mark) = (self.terms.ttl_ms.to_string(), mark.to_string());
+        let (ttl, mark, node) = (self.terms.ttl_ms.to_string(), mark.to_string(), node.to_string());
         let (script, args): (&Script, Vec<&[u8]>) = if release {
-            (&emq_id::RELEASE, vec![token.as_bytes(), mark.as_bytes()])
+            (&emq_id::RELEASE, vec![token.as_bytes(), mark.as_bytes(), node.as_bytes()])
         } else {
-            (&emq_id::RENEW, vec![token.as_bytes(), ttl.as_bytes(), mark.as_bytes()])
+            (&emq_id::RENEW, vec![token.as_bytes(), ttl.as_bytes(), mark.as_bytes(), node.as_bytes()])
         };
-        let keys: [&[u8]; 2] = [lease.as_bytes(), mark_key.as_bytes()];
+        let keys: [&[u8]; 1] = [emq_id::LEASE_KEY.as_bytes()];
         let (reply, acknowledged) = run(self.conn, self.route, script, &keys, &args, self.replicas, self.terms)?;
         if let (Some(_), Err(unacknowledged)) = (reply.error(), acknowledged) {
             return Ok(Written::Refused(unacknowledged)); // NOREPLICAS: the script did not run
@@ -122,9 +145,4 @@ impl Wire<'_> {
         };
         Ok(Written::Answered(held, acknowledged))
     }
-}
-
-fn keys(node: u16) -> io::Result<(emq_id::Key, emq_id::Key)> {
-    let bad = |e: emq_id::Error| protocol(e.detail());
-    Ok((emq_id::lease_key(node).map_err(bad)?, emq_id::mark_key(node).map_err(bad)?))
 }

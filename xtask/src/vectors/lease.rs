@@ -1,5 +1,5 @@
-//! The vector file's lease sections (emq-lease/2, SPEC.md §5.2): the scripts
-//! byte for byte with their SHA-1, the keys, the parsing of every reply, and
+//! The vector file's lease sections (emq-lease/3, SPEC.md §5.2): the scripts
+//! byte for byte with their SHA-1, the key, the parsing of every reply, and
 //! the arithmetic of a hand-over and of the fence. Every answer is the core's.
 
 use emq_id::{Acquired, LeaseTerms, LeasedMinter, EPOCH_MS, MAX_TS};
@@ -19,15 +19,9 @@ pub fn scripts() -> Vec<Value> {
         .collect()
 }
 
-/// The lease and mark keys of nodes at every digit count and past the last.
+/// The reserve's one lease key, which every script declares.
 pub fn keys() -> Vec<Value> {
-    [0u16, 7, 10, 99, 100, 999, 1000, 1023, 1024, 65535]
-        .into_iter()
-        .map(|n| match (emq_id::lease_key(n), emq_id::mark_key(n)) {
-            (Ok(lease), Ok(mark)) => json!({ "node": n, "lease_key": lease.as_str(), "mark_key": mark.as_str() }),
-            (Err(e), _) | (_, Err(e)) => json!({ "node": n, "gate": gate(e) }),
-        })
-        .collect()
+    vec![json!({ "lease_key": emq_id::LEASE_KEY })]
 }
 
 /// The acquire script's replies `{node, previous}`, read or refused.

@@ -119,12 +119,7 @@ fn translate(r: &Value) -> Answer {
                 emq_id::SCRIPTS.iter().find(|s| s.name == name).with_context(|| format!("no script {name:?}"))?;
             Ok(json!({ "text": script.text }))
         }
-        "lease_keys" => {
-            let node = u16::try_from(number(r, "node")?).unwrap_or(u16::MAX);
-            emq_id::lease_key(node).and_then(|lease| {
-                Ok(json!({ "lease_key": lease.as_str(), "mark_key": emq_id::mark_key(node)?.as_str() }))
-            })
-        }
+        "lease_keys" => Ok(json!({ "lease_key": emq_id::LEASE_KEY })),
         "parse_acquire" => emq_id::parse_acquire(number(r, "node")?, number(r, "previous")?)
             .map(|a| json!({ "node": a.node, "previous_mark": a.previous_mark })),
         "parse_acquire_error" => {

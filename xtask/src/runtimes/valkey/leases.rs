@@ -1,7 +1,8 @@
 //! Node leases on live servers (SPEC.md §5.2), each proof printing its
 //! counts: a full cluster of 1,100 acquirers, a holder killed outright, a
 //! thousand hand-overs under clock skew, leases taken from Rust and Node at
-//! once, and a holder whose Valkey goes away.
+//! once, a holder whose Valkey goes away, and the reserve's slot migrating
+//! (`resharding`).
 
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader};
@@ -14,6 +15,7 @@ use emq_id::{LeaseTerms, LeasedMinter};
 use emq_lease::{Lease, LeaseError, LeaseOptions};
 use emq_resp::{Connection, Reply};
 
+use super::reserve;
 use super::server::Cluster;
 use crate::root;
 use crate::runtimes::{cli, node};
@@ -27,7 +29,8 @@ pub fn run() -> Result<()> {
     killed_holder(&addr).context("a holder killed with SIGKILL")?;
     across_runtimes(&addr).context("leases from Rust and Node at once")?;
     drop(cluster);
-    fenced_when_valkey_goes_away().context("a holder whose Valkey goes away")
+    fenced_when_valkey_goes_away().context("a holder whose Valkey goes away")?;
+    super::resharding::run().context("leases while the reserve's slot migrates")
 }
 
 /// The server's own SHA-1 of each script (`SCRIPT LOAD`, what `EVALSHA`
@@ -136,7 +139,7 @@ fn handovers(addr: &str) -> Result<()> {
     const NODE: u16 = 777;
     let mut c = reserve(addr)?;
     let terms = LeaseTerms::new(30_000, 5_000)?;
-    let (lease, mark) = (emq_id::lease_key(NODE)?, emq_id::mark_key(NODE)?);
+    let leases = [emq_id::LEASE_KEY];
     let mut seen = HashSet::new();
     let (mut last, mut crashes) = (0u64, 0);
     for owner in 0..1_000 {
@@ -150,7 +153,7 @@ fn handovers(addr: &str) -> Result<()> {
             emq_id::LEASE_NODES.to_string(),
             now.to_string(),
         ];
-        let reply = eval(&mut c, &emq_id::ACQUIRE, &[emq_id::lease_prefix().as_str()], &args)?;
+        let reply = eval(&mut c, &emq_id::ACQUIRE, &leases, &args)?;
         let pair = reply.as_array().context("acquire answers a pair")?;
         let acquired = emq_id::parse_acquire(pair[0].as_int().unwrap_or(-1), pair[1].as_int().unwrap_or(-2))?;
         ensure!(acquired.node == NODE, "owner {owner} got node {}, not {NODE}", acquired.node);
@@ -163,16 +166,12 @@ fn handovers(addr: &str) -> Result<()> {
         }
         if owner % 50 == 49 {
             // Dies holding the node: the server lets the lease run out (made short here).
-            eval(&mut c, &emq_id::RENEW, &[lease.as_str(), mark.as_str()], &[token, "1".into(), "0".into()])?;
+            eval(&mut c, &emq_id::RENEW, &leases, &[token, "1".into(), "0".into(), NODE.to_string()])?;
             std::thread::sleep(Duration::from_millis(5));
             crashes += 1;
         } else {
-            let reply = eval(
-                &mut c,
-                &emq_id::RELEASE,
-                &[lease.as_str(), mark.as_str()],
-                &[token, minter.high_water().to_string()],
-            )?;
+            let reply =
+                eval(&mut c, &emq_id::RELEASE, &leases, &[token, minter.high_water().to_string(), NODE.to_string()])?;
             emq_id::parse_renewal(reply.as_int().unwrap_or(-1))?;
         }
     }
@@ -202,9 +201,8 @@ fn killed_holder(addr: &str) -> Result<()> {
     let killed = Instant::now();
     holder.wait()?;
     let mut c = reserve(addr)?;
-    let key = emq_id::lease_key(node)?;
     let bound = Duration::from_millis(ttl + 1_000);
-    let free = || Ok(c.cmd(&["EXISTS", key.as_str()])?.as_int() == Some(0));
+    let free = || Ok(!reserve::is_held(&mut c, node)?);
     ensure!(
         crate::try_poll(bound.saturating_sub(killed.elapsed()), crate::POLL, free)?,
         "node {node} still leased {:?} after its holder died",
@@ -305,20 +303,17 @@ fn across_runtimes(addr: &str) -> Result<()> {
 /// stops minting (gate `node`) before its lease could have run out on the server.
 fn fenced_when_valkey_goes_away() -> Result<()> {
     let mut cluster = Cluster::start()?;
-    let slot = emq_id::slot(emq_id::lease_prefix().as_bytes());
+    let slot = emq_id::slot(emq_id::LEASE_KEY.as_bytes());
     let primary = [5460u16, 10922, 16383].iter().position(|last| slot <= *last).context("the reserve's primary")?;
     let addr = cluster.nodes[primary].addr.clone();
     let terms = LeaseTerms::new(3_000, 500)?;
     let lease = Lease::acquire(&addr, unreplicated(terms))?;
     std::thread::sleep(Duration::from_millis(1_500)); // one renewal accepted
                                                       // The server's own word on when the lease can expire at the earliest:
-                                                      // its remaining TTL, read at a monotonic time no later than the server's.
+                                                      // the time its lease has left, read at a monotonic time no later than the server's.
     let asked = emq_id::monotonic_ms();
-    let pttl = Connection::open(&addr)?
-        .cmd(&["PTTL", emq_id::lease_key(lease.node().context("a lease held")?)?.as_str()])?
-        .as_int();
-    let earliest_expiry =
-        asked + u64::try_from(pttl.context("PTTL answers a number")?).context("the lease has a TTL")?;
+    let left = reserve::remaining_ms(&mut Connection::open(&addr)?, lease.node().context("a lease held")?)?;
+    let earliest_expiry = asked + left.context("the lease is live on the server")?;
     cluster.nodes[primary].kill();
     let gone = emq_id::monotonic_ms();
     let mut minted = 0u64;
@@ -342,7 +337,7 @@ fn fenced_when_valkey_goes_away() -> Result<()> {
     };
     ensure!(stopped < earliest_expiry, "stopped at {stopped}, after the lease could expire at {earliest_expiry}");
     println!(
-        "leases: Valkey killed under a holder: it minted {minted} more ids, stopped {} ms after Valkey went away and {} ms before its lease could expire by the server's PTTL (TTL {} ms, margin {} ms)",
+        "leases: Valkey killed under a holder: it minted {minted} more ids, stopped {} ms after Valkey went away and {} ms before its lease could expire by the server's clock (TTL {} ms, margin {} ms)",
         stopped - gone,
         earliest_expiry - stopped,
         terms.ttl_ms,

@@ -10,6 +10,8 @@ pub mod adapter;
 pub mod chaos;
 pub mod colocation;
 pub mod leases;
+pub mod reserve;
+pub mod resharding;
 pub mod server;
 pub mod setup;
 pub mod streams;

@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::{bail, ensure, Context, Result};
 use emq_resp::{Connection, Reply, Timeouts};
 
+use super::super::reserve;
 use super::super::server::Node;
 use super::super::setup::server_binary;
 use crate::{poll, POLL};
@@ -88,7 +89,7 @@ impl Replicated {
     /// The node that serves the reserve's slot as a primary, by its own word
     /// (`ROLE`) and the slot map of a live node.
     pub fn reserve_primary(&self) -> Result<usize> {
-        let slot = emq_id::slot(emq_id::lease_prefix().as_bytes());
+        let slot = emq_id::slot(emq_id::LEASE_KEY.as_bytes());
         for node in self.nodes.iter().zip(&self.alive).filter(|(_, alive)| **alive).map(|(n, _)| n) {
             let Ok(mut c) = Connection::open_with(&node.addr, QUICK) else { continue };
             let Ok(map) = emq_resp::slot_map(&mut c) else { continue };
@@ -167,23 +168,18 @@ impl Replicated {
     }
 }
 
-/// What the harness writes into the lease keys it holds itself.
+/// The token the harness holds its own leases with.
 const HARNESS: &str = "chaos-harness";
 
 impl Replicated {
     /// Leases `nodes` for the harness itself (`ttl_ms`) through `c`, a
-    /// connection to the reserve's primary, replicated before it answers:
-    /// the lease keys, for the harness to delete again.
-    pub fn hold(&self, c: &mut Connection, nodes: &[u16], ttl_ms: u64) -> Result<Vec<String>> {
-        let keys: Vec<String> =
-            nodes.iter().map(|&n| Ok(emq_id::lease_key(n)?.as_str().to_string())).collect::<Result<_>>()?;
-        let ttl = ttl_ms.to_string();
-        let sets: Vec<Vec<&[u8]>> =
-            keys.iter().map(|k| vec![&b"SET"[..], k.as_bytes(), HARNESS.as_bytes(), b"PX", ttl.as_bytes()]).collect();
-        c.pipeline(&sets.iter().map(Vec::as_slice).collect::<Vec<_>>())?;
+    /// connection to the reserve's primary, replicated before it answers
+    /// (`reserve::free` lets them go again).
+    pub fn hold(&self, c: &mut Connection, nodes: &[u16], ttl_ms: u64) -> Result<()> {
+        reserve::hold(c, nodes, HARNESS, ttl_ms)?;
         let acknowledged = c.cmd(&["WAIT", "1", "5000"])?;
         ensure!(acknowledged == Reply::Int(1), "the harness's leases were not replicated: {acknowledged:?}");
-        Ok(keys)
+        Ok(())
     }
 }
 

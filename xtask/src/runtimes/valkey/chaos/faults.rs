@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use anyhow::{ensure, Context, Result};
-use emq_resp::Reply;
 
+use super::super::reserve;
 use super::Fleet;
 use crate::{poll, POLL};
 
@@ -80,17 +80,16 @@ impl Fleet {
         let p = self.cluster.reserve_primary()?;
         let r = self.cluster.replica_of(p)?;
         let mut c = self.cluster.connect(p)?;
-        let free = free_nodes(&mut c)?;
+        let free = reserve::free_nodes(&mut c)?;
         let (&last_free, rest) = free.split_last().context("no free node to lose")?;
-        let pins = self.cluster.hold(&mut c, rest, 60_000)?;
+        self.cluster.hold(&mut c, rest, 60_000)?;
 
         self.cluster.nodes[r].pause(true)?;
         let fillers = fill_replica_link(&mut c)?;
         let first = self.spawn_holder()?;
         self.holders.push(first);
-        let lost = key(last_free)?;
         // Its acquire reaches the primary (and stays there): the node's lease appears.
-        let taken = poll(Duration::from_secs(2), POLL, || matches!(c.cmd(&["EXISTS", &lost]), Ok(Reply::Int(1))));
+        let taken = poll(Duration::from_secs(2), POLL, || reserve::is_held(&mut c, last_free).unwrap_or(false));
         ensure!(taken, "the lossy failover's first holder never took node {last_free} on the primary");
         // Already asking (every node is leased) when the replica takes over, so it
         // takes the lost node within one retry: its connection to the primary is up.
@@ -105,37 +104,24 @@ impl Fleet {
         // Killed just after the first holder's renewal (its lease's TTL back near
         // full), so it mints for most of a TTL more: long enough for the second
         // holder to take the node, which is the double holding the control counts.
-        let ttl = self.orders.terms.ttl_ms as i64;
+        let ttl = self.orders.terms.ttl_ms;
         poll(
-            Duration::from_millis(self.orders.terms.ttl_ms),
+            Duration::from_millis(ttl),
             POLL,
-            || matches!(c.cmd(&["PTTL", &lost]), Ok(Reply::Int(ms)) if ms > ttl - 250),
+            || matches!(reserve::remaining_ms(&mut c, last_free), Ok(Some(ms)) if ms > ttl.saturating_sub(250)),
         );
         self.cluster.kill(p);
         self.cluster.nodes[r].pause(false)?;
         self.cluster.takeover(r)?;
         let mut c = self.cluster.connect(r)?;
         // The node taken on the new primary before the harness frees the others.
-        poll(Duration::from_secs(10), POLL, || matches!(c.cmd(&["EXISTS", &lost]), Ok(Reply::Int(1))));
-        let unpin: Vec<&str> = std::iter::once("DEL").chain(pins.iter().map(String::as_str)).collect();
-        c.cmd(&unpin)?;
+        poll(Duration::from_secs(10), POLL, || reserve::is_held(&mut c, last_free).unwrap_or(false));
+        reserve::free(&mut c, rest)?;
         let unfill: Vec<&str> = std::iter::once("DEL").chain(fillers.iter().map(String::as_str)).collect();
         c.cmd(&unfill)?;
         self.cluster.restart(p)?;
         self.cluster.wait_replicated(r)
     }
-}
-
-fn key(node: u16) -> Result<String> {
-    Ok(emq_id::lease_key(node)?.as_str().to_string())
-}
-
-/// The nodes whose lease key does not exist on this primary.
-pub fn free_nodes(c: &mut emq_resp::Connection) -> Result<Vec<u16>> {
-    let keys: Vec<String> = (0..emq_id::LEASE_NODES).map(key).collect::<Result<_>>()?;
-    let calls: Vec<[&[u8]; 2]> = keys.iter().map(|k| [&b"EXISTS"[..], k.as_bytes()]).collect();
-    let replies = c.pipeline(&calls.iter().map(|c| &c[..]).collect::<Vec<_>>())?;
-    Ok((0..emq_id::LEASE_NODES).zip(replies).filter(|(_, r)| *r == Reply::Int(0)).map(|(n, _)| n).collect())
 }
 
 /// Writes 1 MiB values on the reserve's slot until the paused replica's link

@@ -21,10 +21,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{bail, ensure, Context, Result};
 use emq_id::LeaseTerms;
-use emq_resp::{Connection, Reply};
 
+use super::super::reserve;
 use super::cluster::Replicated;
-use super::faults::{fill_replica_link, free_nodes};
+use super::faults::fill_replica_link;
 use super::holder::{now, Holder, Orders, Program};
 use super::scenario::empty_host_node;
 use super::verdict::{read, Record};
@@ -83,10 +83,6 @@ fn in_order(h: &Holder, records: &[Record]) -> Result<()> {
     Ok(())
 }
 
-fn exists(c: &mut Connection, key: &str) -> Result<bool> {
-    Ok(c.cmd(&["EXISTS", key])? == Reply::Int(1))
-}
-
 fn one_node(programs: &[Program], dir: &Path, terms: LeaseTerms) -> Result<Vec<Holder>> {
     let node = empty_host_node()?;
     let mut c = node.connect()?;
@@ -99,7 +95,7 @@ fn one_node(programs: &[Program], dir: &Path, terms: LeaseTerms) -> Result<Vec<H
         in_order(h, &records)?;
         let node = emq_id::node(records[0].snowflake);
         ensure!(records.iter().all(|r| r.lease == 1 && emq_id::node(r.snowflake) == node), "{}: one lease", h.label);
-        ensure!(!exists(&mut c, emq_id::lease_key(node)?.as_str())?, "{}: node {node} not released", h.label);
+        ensure!(!reserve::is_held(&mut c, node)?, "{}: node {node} not released", h.label);
     }
     // The default asks a replica to acknowledge every lease write: this node has none.
     let safe_orders = Orders { replicas: 1, ..unsafe_orders };
@@ -134,10 +130,7 @@ fn lifecycle(cluster: &Replicated, programs: &[Program], dir: &Path, terms: Leas
 
     // Loss: another owner takes each node; each holder's next renewal finds it gone.
     let mut c = cluster.connect(cluster.reserve_primary()?)?;
-    for &node in &first_nodes {
-        let key = emq_id::lease_key(node)?;
-        ensure!(c.cmd(&["SET", key.as_str(), "another-owner", "PX", "60000"])? == Reply::Status("OK".into()), "SET");
-    }
+    reserve::hold(&mut c, &first_nodes, "another-owner", 60_000)?;
     wait_until(&holders, Duration::from_secs(20), "re-acquired after the loss", |r| r.iter().any(|x| x.lease == 2))?;
     std::thread::sleep(Duration::from_millis(2 * ttl));
     for h in &mut holders {
@@ -154,12 +147,11 @@ fn lifecycle(cluster: &Replicated, programs: &[Program], dir: &Path, terms: Leas
         let stats = h.stats.as_ref().with_context(|| format!("{}: no stats line", h.label))?;
         ensure!(stats["taken"] == 2 && stats["lost"] == 1, "{}: stats {stats}", h.label);
         // Release: the node is free again, its mark at or past the last id minted on it.
-        ensure!(!exists(&mut c, emq_id::lease_key(node)?.as_str())?, "{}: node {node} not released", h.label);
-        let mark = c.cmd(&["GET", emq_id::mark_key(node)?.as_str()])?;
-        let mark: u64 = mark.as_text().and_then(|m| m.parse().ok()).with_context(|| format!("mark {mark:?}"))?;
+        ensure!(!reserve::is_held(&mut c, node)?, "{}: node {node} not released", h.label);
+        let mark = reserve::mark(&mut c, node)?.with_context(|| format!("{}: node {node} has no mark", h.label))?;
         let last = emq_id::unix_ms(second.last().map_or(0, |r| r.snowflake));
         ensure!(mark >= last, "{}: released with mark {mark}, before its last id ({last})", h.label);
-        let _ = c.cmd(&["DEL", emq_id::lease_key(lost)?.as_str()])?;
+        reserve::free(&mut c, &[lost])?;
     }
     Ok(holders)
 }
@@ -174,7 +166,7 @@ fn lossy_failover(
     let r = cluster.replica_of(p)?;
     let mut c = cluster.connect(p)?;
     // As many free nodes as holders: the rest held by the harness, replicated.
-    let free = free_nodes(&mut c)?;
+    let free = reserve::free_nodes(&mut c)?;
     ensure!(free.len() > programs.len(), "{} free nodes", free.len());
     cluster.hold(&mut c, &free[programs.len()..], 600_000)?;
     cluster.nodes[r].pause(true)?;
@@ -190,7 +182,7 @@ fn lossy_failover(
     let mut seen_held: HashSet<u16> = HashSet::new();
     let start = Instant::now();
     loop {
-        let still_free = free_nodes(&mut c)?;
+        let still_free = reserve::free_nodes(&mut c)?;
         seen_held.extend(watched.iter().filter(|n| !still_free.contains(n)));
         if still_free.is_empty() || (seen_held.len() == watched.len() && start.elapsed() > Duration::from_secs(10)) {
             let how = if still_free.is_empty() { "all at once" } else { "each in turn" };
