@@ -41,7 +41,10 @@ Tasks:
                               every queue's keys route to one node with no redirect
   leases                      prove node leases on live clusters (1,100 acquirers, a killed
                               holder, 1,000 hand-overs under skew, Rust and Node at once,
-                              Valkey going away), printing their counts
+                              Valkey going away, the reserve's slot migrating), printing their counts
+  resharding                  leases while the reserve's slot migrates on a live cluster:
+                              emq-lease/2's control granted a held node, emq-lease/3's scripts
+                              and a Rust holder through the migration
   chaos                       node leases through Valkey failures: the scenarios
                               (a lossy failover, a one-node cluster), then a fleet of
                               holder processes on a 3 primary + 3 replica cluster under a
@@ -86,7 +89,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&args[1..]),
         Some("colocation") => valkey::colocation::run(),
         Some("leases") => valkey::leases::run(),
-        Some("resharding-only") => valkey::resharding::run(),
+        Some("resharding") => valkey::resharding::run(),
         Some("chaos") => valkey::chaos::run(),
         // A holder of the chaos fleet (a child process of `chaos`; not for users).
         Some("chaos-holder") => valkey::chaos::holder::main(&args[1..]),

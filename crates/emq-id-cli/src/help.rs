@@ -80,8 +80,8 @@ node (the node is held by another live process of this host)."
 Usage: emq-id lease --cluster SEEDS [--replicas N] [--ttl MS] [--margin MS]
 
 Takes a free node from the Valkey server or cluster reached through SEEDS
-(HOST:PORT[,HOST:PORT...], any nodes of one cluster; the keys {emq}:node:<n>
-and {emq}:node:<n>:mark, one slot), prints {\"node\", \"previous_mark\", \"lease\"}
+(HOST:PORT[,HOST:PORT...], any nodes of one cluster; the one key {emq}:leases,
+following a migration of its slot), prints {\"node\", \"previous_mark\", \"lease\"}
 (again for each lease taken after a loss, \"lease\" counting them), renews
 the lease every third of its TTL (default 30000 ms), and on SIGINT, SIGTERM or
 SIGHUP releases it and prints {\"node\", \"released\", \"leases_taken\",

@@ -6,6 +6,17 @@ use std::io;
 
 use emq_resp::{Connection, Timeouts};
 
+/// The node a redirect (`MOVED <slot> <host:port>` or `ASK …`, by `kind`)
+/// names; an endpoint the server cannot name (`:port`, `?:port`) is on
+/// `host`, the one the redirected connection was opened to.
+pub fn redirect(kind: &str, reply: &str, host: &str) -> Option<String> {
+    let target = reply.strip_prefix(kind)?.split_whitespace().nth(1)?;
+    Some(match target.strip_prefix(':').or_else(|| target.strip_prefix("?:")) {
+        Some(port) => format!("{host}:{port}"),
+        None => target.to_string(),
+    })
+}
+
 /// Seeds, the primaries learned from slot maps, and a `MOVED` target to try first.
 pub struct Route {
     seeds: Vec<String>,
@@ -27,14 +38,7 @@ impl Route {
     /// Remembers a `MOVED` reply's target (`<slot> <host>:<port>`), tried first next time;
     /// an empty host is the one `from` was opened to.
     pub fn moved(&mut self, reply: &str, from: &Connection) {
-        if let Some(target) = reply.strip_prefix("MOVED ").and_then(|r| r.split_whitespace().nth(1)) {
-            // An endpoint the server cannot name (`:port`, `?:port`) is the host `from` was opened to.
-            let target = match target.strip_prefix(':').or_else(|| target.strip_prefix("?:")) {
-                Some(port) => format!("{}:{port}", from.host()),
-                None => target.to_string(),
-            };
-            self.moved = Some(target);
-        }
+        self.moved = redirect("MOVED ", reply, from.host()).or(self.moved.take());
     }
 
     /// A connection to the primary that owns the reserve's slot, found
@@ -98,5 +102,15 @@ mod tests {
         let route = Route::new(" 10.0.0.1:7000, 10.0.0.2:7000 ,", Timeouts::DEFAULT).unwrap();
         assert_eq!(route.seeds, ["10.0.0.1:7000", "10.0.0.2:7000"]);
         assert_eq!(Route::new(" , ", Timeouts::DEFAULT).err().map(|e| e.kind()), Some(io::ErrorKind::InvalidInput));
+    }
+
+    #[test]
+    fn a_redirect_names_its_node_or_the_one_it_came_from() {
+        let named = redirect("ASK ", "ASK 9051 10.0.0.2:7001", "10.0.0.1");
+        assert_eq!(named.as_deref(), Some("10.0.0.2:7001"));
+        assert_eq!(redirect("MOVED ", "MOVED 9051 :7001", "10.0.0.1").as_deref(), Some("10.0.0.1:7001"));
+        assert_eq!(redirect("ASK ", "ASK 9051 ?:7001", "10.0.0.1").as_deref(), Some("10.0.0.1:7001"));
+        assert_eq!(redirect("ASK ", "MOVED 9051 10.0.0.2:7001", "10.0.0.1"), None);
+        assert_eq!(redirect("ASK ", "ASK 9051", "10.0.0.1"), None);
     }
 }

@@ -7,7 +7,7 @@ use std::io;
 use emq_id::{Acquired, LeaseTerms, Script};
 use emq_resp::{Connection, Reply};
 
-use crate::route::Route;
+use crate::route::{redirect, Route};
 
 /// What became of one write.
 pub enum Written<T> {
@@ -25,16 +25,6 @@ pub fn protocol(what: &str) -> io::Error {
 
 fn int(reply: &Reply, what: &str) -> io::Result<i64> {
     reply.as_int().ok_or_else(|| protocol(&format!("{what}: {reply:?}")))
-}
-
-/// The node an `ASK <slot> <host:port>` reply sends a command to; an
-/// endpoint the server cannot name (`:port`, `?:port`) is on `host`.
-fn asked(error: &str, host: &str) -> Option<String> {
-    let target = error.strip_prefix("ASK ")?.split_whitespace().nth(1)?;
-    Some(match target.strip_prefix(':').or_else(|| target.strip_prefix("?:")) {
-        Some(port) => format!("{host}:{port}"),
-        None => target.to_string(),
-    })
 }
 
 /// Runs `script`, then `WAIT` when `replicas` > 0, in one round trip. An
@@ -57,7 +47,7 @@ fn run(
     let (wanted, timeout) = (replicas.to_string(), terms.wait_ms().to_string());
     let wait: [&[u8]; 3] = [b"WAIT", wanted.as_bytes(), timeout.as_bytes()];
     let mut replies = if replicas == 0 { conn.pipeline(&[&eval])? } else { conn.pipeline(&[&eval, &wait])? };
-    if let Some(target) = replies.first().and_then(Reply::error).and_then(|e| asked(e, conn.host())) {
+    if let Some(target) = replies.first().and_then(Reply::error).and_then(|e| redirect("ASK ", e, conn.host())) {
         // The reserve's slot is migrating and its one key has left: the
         // script runs where the key is, and its `WAIT` on that connection.
         let mut there = Connection::open_with(&target, conn.timeouts())?;
