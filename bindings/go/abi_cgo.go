@@ -394,22 +394,9 @@ func abiLeaseProtocol() string {
 	return staticText(C.emq_lease_protocol(&n), &n)
 }
 
-func abiLeasePrefix() (string, status) {
-	return written(func(out *C.uint8_t, cap C.size_t, n *C.size_t) C.branded_status {
-		return C.emq_lease_prefix(out, cap, n)
-	})
-}
-
-func abiLeaseKey(node uint16) (string, status) {
-	return written(func(out *C.uint8_t, cap C.size_t, n *C.size_t) C.branded_status {
-		return C.emq_lease_key(C.uint16_t(node), out, cap, n)
-	})
-}
-
-func abiMarkKey(node uint16) (string, status) {
-	return written(func(out *C.uint8_t, cap C.size_t, n *C.size_t) C.branded_status {
-		return C.emq_mark_key(C.uint16_t(node), out, cap, n)
-	})
+func abiLeaseKey() string {
+	var n C.size_t
+	return staticText(C.emq_lease_key(&n), &n)
 }
 
 func abiParseAcquire(node, previous int64) (uint16, int64, status) {

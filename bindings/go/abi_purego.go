@@ -55,9 +55,7 @@ var (
 	abiLeaseScriptKey        = wasmLeaseScriptKey
 	abiLeaseScriptArg        = wasmLeaseScriptArg
 	abiLeaseProtocol         = wasmLeaseProtocol
-	abiLeasePrefix           = wasmLeasePrefix
 	abiLeaseKey              = wasmLeaseKey
-	abiMarkKey               = wasmMarkKey
 	abiParseAcquire          = wasmParseAcquire
 	abiParseAcquireError     = wasmParseAcquireError
 	abiParseRenewal          = wasmParseRenewal

@@ -36,7 +36,7 @@ type wasmExports struct {
 	mintStep, minterNew, minterFree, minterNextI64, minterNextMany, mint, processNode, processSetNode wasmcore.Func
 
 	leaseScriptCount, leaseScriptName, leaseScriptText, leaseScriptKey, leaseScriptArg, leaseProtocol wasmcore.Func
-	leasePrefix, leaseKey, markKey, parseAcquire, parseAcquireError, parseRenewal, parseWait          wasmcore.Func
+	leaseKey, parseAcquire, parseAcquireError, parseRenewal, parseWait                                wasmcore.Func
 	leaseWaitMs, leaseTermsCheck                                                                      wasmcore.Func
 
 	leasedStart, leasedFree, leasedNextI64, leasedNextMark, leasedRenewed, leasedStop, leasedHighWater wasmcore.Func
@@ -74,8 +74,7 @@ func loadWasm() *wasmExports {
 
 		leaseScriptCount: f("emq_lease_script_count"), leaseScriptName: f("emq_lease_script_name"),
 		leaseScriptText: f("emq_lease_script_text"), leaseScriptKey: f("emq_lease_script_key"),
-		leaseScriptArg: f("emq_lease_script_arg"), leaseProtocol: f("emq_lease_protocol"),
-		leasePrefix: f("emq_lease_prefix"), leaseKey: f("emq_lease_key"), markKey: f("emq_mark_key"),
+		leaseScriptArg: f("emq_lease_script_arg"), leaseProtocol: f("emq_lease_protocol"), leaseKey: f("emq_lease_key"),
 		parseAcquire: f("emq_parse_acquire"), parseAcquireError: f("emq_parse_acquire_error"),
 		parseRenewal: f("emq_parse_renewal"), parseWait: f("emq_parse_wait"), leaseWaitMs: f("emq_lease_wait_ms"),
 		leaseTermsCheck: f("emq_lease_terms_check"),
@@ -600,23 +599,7 @@ func wasmLeaseScriptArg(i, a int) (string, bool) {
 
 func wasmLeaseProtocol() string { text, _ := wasmStatic(wasm.leaseProtocol); return text }
 
-func wasmLeasePrefix() (string, status) {
-	s := wasmOpen()
-	defer s.close()
-	return wasmWritten(wasm.leasePrefix, &s)
-}
-
-func wasmLeaseKey(node uint16) (string, status) {
-	s := wasmOpen()
-	defer s.close()
-	return wasmWritten(wasm.leaseKey, &s, uint64(node))
-}
-
-func wasmMarkKey(node uint16) (string, status) {
-	s := wasmOpen()
-	defer s.close()
-	return wasmWritten(wasm.markKey, &s, uint64(node))
-}
+func wasmLeaseKey() string { text, _ := wasmStatic(wasm.leaseKey); return text }
 
 func wasmParseAcquire(node, previous int64) (uint16, int64, status) {
 	s := wasmOpen()

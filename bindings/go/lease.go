@@ -4,12 +4,11 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
 	"time"
 )
 
-// Node leases on Valkey (emq-lease/2, SPEC.md §5.2): the core's scripts,
-// keys, reply parsing and leased minter. Nothing here opens a connection:
+// Node leases on Valkey (emq-lease/3, SPEC.md §5.2): the core's scripts,
+// key, reply parsing and leased minter. Nothing here opens a connection:
 // run the scripts with the Valkey client you already have (EVAL, or EVALSHA
 // after SCRIPT LOAD); examples/lease does it with go-redis. To hold a lease
 // in one call (acknowledged, renewed, re-acquired, released), use the holder
@@ -42,23 +41,28 @@ type LeaseScript struct {
 	Args []string
 }
 
-// The protocol's scripts and version, read from the library at load.
+// The protocol's scripts, version and key, read from the library at load.
 var (
 	// LeaseAcquire takes the first free node from a given one on and raises
-	// its mark. KEYS: the lease prefix (LeasePrefix). ARGV: a random token, the
-	// TTL in ms, the first node to try, LeaseNodes, now in unix ms. Answers
-	// {node, previous mark} (ParseAcquire), or the error ParseAcquireError reads.
+	// its mark. KEYS: LeaseKey. ARGV: a random token, the TTL in ms, the first
+	// node to try, LeaseNodes, now in unix ms. Answers {node, previous mark}
+	// (ParseAcquire), or the error ParseAcquireError reads.
 	LeaseAcquire = leaseScript("acquire")
 	// LeaseRenew extends the lease and raises its mark, while the lease holds
-	// the token. KEYS: LeaseKey, MarkKey. ARGV: the token, the TTL in ms,
-	// LeasedMinter.NextMark. Answers 1 or 0 (ParseRenewal).
+	// the token. KEYS: LeaseKey. ARGV: the token, the TTL in ms,
+	// LeasedMinter.NextMark, the node (decimal). Answers 1 or 0 (ParseRenewal).
 	LeaseRenew = leaseScript("renew")
-	// LeaseRelease deletes the lease and stores the owner's high water as the
-	// node's mark, while the lease holds the token. KEYS: LeaseKey, MarkKey.
-	// ARGV: the token, LeasedMinter.HighWater. Answers 1 or 0 (ParseRenewal).
+	// LeaseRelease ends the lease and stores the owner's high water as the
+	// node's mark, while the lease holds the token. KEYS: LeaseKey. ARGV: the
+	// token, LeasedMinter.HighWater, the node (decimal). Answers 1 or 0
+	// (ParseRenewal).
 	LeaseRelease = leaseScript("release")
 	// LeaseProtocol is the version of the protocol the scripts implement.
 	LeaseProtocol = leaseProtocol()
+	// LeaseKey is the reserve's one lease key, {emq}:leases: KEYS[1] of every
+	// script, a hash of each node's token, end and mark (fields <n>:token,
+	// <n>:until, <n>:mark), in the reserve's slot (SlotString(LeaseKey)).
+	LeaseKey = leaseKey()
 )
 
 // LeaseScripts is every script of the protocol, in the core's order.
@@ -71,6 +75,8 @@ func LeaseScripts() []LeaseScript {
 }
 
 func leaseProtocol() string { return abiLeaseProtocol() }
+
+func leaseKey() string { return abiLeaseKey() }
 
 func leaseScriptAt(i int) LeaseScript {
 	s := LeaseScript{Name: abiLeaseScriptName(i), Text: abiLeaseScriptText(i)}
@@ -100,35 +106,6 @@ func leaseScript(name string) LeaseScript {
 		}
 	}
 	panic("emqid: the linked libemqid has no lease script " + name + " (rebuild it with `cargo build -p emq-id-c --release`)")
-}
-
-// LeasePrefix is {emq}:node:, KEYS[1] of LeaseAcquire.
-func LeasePrefix() string { return leasePrefix() }
-
-var leasePrefix = sync.OnceValue(func() string {
-	prefix, err := text(abiLeasePrefix())
-	if err != nil {
-		panic("emqid: the lease prefix: " + err.Error())
-	}
-	return prefix
-})
-
-// LeaseKey is the lease of node, {emq}:node:<n> (KEYS[1] of LeaseRenew and
-// LeaseRelease). ErrRange outside 0..=MaxNode.
-func LeaseKey(node int) (string, error) {
-	if err := checkNode(node); err != nil {
-		return "", err
-	}
-	return text(abiLeaseKey(uint16(node)))
-}
-
-// MarkKey is the mark of node, {emq}:node:<n>:mark (KEYS[2] of LeaseRenew
-// and LeaseRelease). ErrRange outside 0..=MaxNode.
-func MarkKey(node int) (string, error) {
-	if err := checkNode(node); err != nil {
-		return "", err
-	}
-	return text(abiMarkKey(uint16(node)))
 }
 
 // Acquired is LeaseAcquire's reply, read: the node taken, and the mark its

@@ -10,7 +10,7 @@ import (
 	emqid "github.com/echomq/emq-id/bindings/go"
 )
 
-// Node leases (emq-lease/2) without a server: the scripts, keys and replies
+// Node leases (emq-lease/3) without a server: the scripts, key and replies
 // as the library gives them, and the leased minter's arithmetic.
 
 const t1 = int64(1769526697641)
@@ -23,7 +23,7 @@ func TestLeaseScriptsComeFromTheLibrary(t *testing.T) {
 		script     emqid.LeaseScript
 		name       string
 		keys, args int
-	}{{emqid.LeaseAcquire, "acquire", 1, 5}, {emqid.LeaseRenew, "renew", 2, 3}, {emqid.LeaseRelease, "release", 2, 2}}
+	}{{emqid.LeaseAcquire, "acquire", 1, 5}, {emqid.LeaseRenew, "renew", 1, 4}, {emqid.LeaseRelease, "release", 1, 3}}
 	if len(scripts) != len(want) {
 		t.Fatalf("%d scripts", len(scripts))
 	}
@@ -36,41 +36,31 @@ func TestLeaseScriptsComeFromTheLibrary(t *testing.T) {
 			t.Errorf("the named script %q is not the library's %q", w.script.Name, s.Name)
 		}
 	}
-	if !strings.HasPrefix(emqid.LeaseAcquire.Text, "local prefix, token, ttl = KEYS[1], ARGV[1]") {
+	if !strings.HasPrefix(emqid.LeaseAcquire.Text, "local leases, token, ttl = KEYS[1], ARGV[1]") {
 		t.Errorf("acquire: %q", emqid.LeaseAcquire.Text)
 	}
-	if emqid.LeaseRenew.Keys[1] != "the mark {emq}:node:<n>:mark" || emqid.LeaseAcquire.Args[3] != "nodes (1024)" {
-		t.Errorf("words: %q %q", emqid.LeaseRenew.Keys, emqid.LeaseAcquire.Args)
+	if emqid.LeaseRenew.Keys[0] != "the lease key {emq}:leases" || emqid.LeaseAcquire.Args[3] != "nodes (1024)" ||
+		emqid.LeaseRenew.Args[3] != "node" || emqid.LeaseRelease.Args[2] != "node" {
+		t.Errorf("words: %q %q %q %q", emqid.LeaseRenew.Keys, emqid.LeaseAcquire.Args, emqid.LeaseRenew.Args, emqid.LeaseRelease.Args)
 	}
-	if emqid.LeaseProtocol != "emq-lease/2" || emqid.LeaseNodes != emqid.MaxNode+1 || emqid.LeaseReplicas != 1 {
+	if emqid.LeaseProtocol != "emq-lease/3" || emqid.LeaseNodes != emqid.MaxNode+1 || emqid.LeaseReplicas != 1 {
 		t.Errorf("%q %d %d", emqid.LeaseProtocol, emqid.LeaseNodes, emqid.LeaseReplicas)
 	}
 }
 
-func TestLeaseKeysShareTheReservesSlot(t *testing.T) {
-	if emqid.LeasePrefix() != "{emq}:node:" {
-		t.Fatalf("prefix %q", emqid.LeasePrefix())
+func TestLeaseKeyIsInTheReservesSlot(t *testing.T) {
+	if emqid.LeaseKey != "{emq}:leases" {
+		t.Fatalf("lease key %q", emqid.LeaseKey)
 	}
-	for _, c := range []struct {
-		node        int
-		lease, mark string
-	}{{0, "{emq}:node:0", "{emq}:node:0:mark"}, {7, "{emq}:node:7", "{emq}:node:7:mark"}, {1023, "{emq}:node:1023", "{emq}:node:1023:mark"}} {
-		lease, err1 := emqid.LeaseKey(c.node)
-		mark, err2 := emqid.MarkKey(c.node)
-		if err1 != nil || err2 != nil || lease != c.lease || mark != c.mark {
-			t.Errorf("node %d: %q %q %v %v", c.node, lease, mark, err1, err2)
-		}
-		if emqid.SlotString(lease) != emqid.SlotString(emqid.LeasePrefix()) || emqid.SlotString(mark) != emqid.SlotString(lease) {
-			t.Errorf("node %d: keys in another slot", c.node)
+	for _, s := range emqid.LeaseScripts() {
+		if len(s.Keys) != 1 || !strings.HasSuffix(s.Keys[0], " "+emqid.LeaseKey) {
+			t.Errorf("script %q: keys %q", s.Name, s.Keys)
 		}
 	}
-	for _, node := range []int{-1, 1024, 65536 + 7} {
-		if _, err := emqid.LeaseKey(node); !errors.Is(err, emqid.ErrRange) {
-			t.Errorf("LeaseKey(%d): %v", node, err)
-		}
-		if _, err := emqid.MarkKey(node); !errors.Is(err, emqid.ErrRange) {
-			t.Errorf("MarkKey(%d): %v", node, err)
-		}
+	version, err := emqid.Reserve("version")
+	if err != nil || emqid.SlotString(emqid.LeaseKey) != emqid.SlotString(version) {
+		t.Errorf("the lease key's slot %d, the reserve's %q %d %v",
+			emqid.SlotString(emqid.LeaseKey), version, emqid.SlotString(version), err)
 	}
 }
 

@@ -35,7 +35,7 @@ type request struct {
 	Name      string          `json:"name"`
 	Type      string          `json:"type"`
 	Entry     string          `json:"entry"`
-	// The lease ops (emq-lease/2).
+	// The lease ops (emq-lease/3).
 	Previous     int64  `json:"previous"`
 	PreviousMark *int64 `json:"previous_mark"`
 	Message      string `json:"message"`
@@ -210,12 +210,7 @@ func translate(r *request) object {
 		}
 		return object{"unsupported": "no lease script named " + r.Name}
 	case "lease_keys":
-		lease, err := emqid.LeaseKey(r.Node)
-		if err != nil {
-			return answer(nil, err)
-		}
-		mark, err := emqid.MarkKey(r.Node)
-		return answer(object{"lease_key": lease, "mark_key": mark}, err)
+		return answer(object{"lease_key": emqid.LeaseKey}, nil)
 	case "parse_acquire":
 		a, err := emqid.ParseAcquire(int64(r.Node), r.Previous)
 		return answer(object{"node": a.Node, "previous_mark": previousMark(a.PreviousMark)}, err)

@@ -112,7 +112,7 @@ typedef enum {
    * node is held by another live process of this host, every node is held,
    * the claim directory (`EMQ_NODE_DIR`) cannot be used or its high-water
    * mark written, or this process is a child forked after taking it. For a
-   * node lease (`emq-lease/2`): every node is leased, the lease is gone or
+   * node lease (`emq-lease/3`): every node is leased, the lease is gone or
    * another's, a lease write is not acknowledged by enough replicas, or a
    * leased minter's fence has closed or its mark is reached.
    */
@@ -524,8 +524,8 @@ const uint8_t *emq_lease_script_name(size_t index, size_t *len_out);
 const uint8_t *emq_lease_script_text(size_t index, size_t *len_out);
 
 /**
- * What `KEYS[key + 1]` of script `index` holds, in words (`"the lease
- * {emq}:node:<n>"`), or NULL past its last key: a host counts the script's
+ * What `KEYS[key + 1]` of script `index` holds, in words (`"the lease key
+ * {emq}:leases"`), or NULL past its last key: a host counts the script's
  * keys (`EVAL`'s `numkeys`) by walking `key` from 0. As `emq_lease_script_name`.
  *
  * # Safety
@@ -543,7 +543,7 @@ const uint8_t *emq_lease_script_key(size_t index, size_t key, size_t *len_out);
 const uint8_t *emq_lease_script_arg(size_t index, size_t arg, size_t *len_out);
 
 /**
- * The version of the lease protocol these scripts implement (`emq-lease/2`),
+ * The version of the lease protocol these scripts implement (`emq-lease/3`),
  * as `emq_lease_script_name` answers a text; never NULL.
  *
  * # Safety
@@ -552,31 +552,14 @@ const uint8_t *emq_lease_script_arg(size_t index, size_t arg, size_t *len_out);
 const uint8_t *emq_lease_protocol(size_t *len_out);
 
 /**
- * `{emq}:node:`, `KEYS[1]` of the acquire script. Writes as `emq_key` does.
+ * The reserve's one lease key, `{emq}:leases` (`KEYS[1]` of every script):
+ * a hash of each node's token, end and mark, as `emq_lease_script_name`
+ * answers a text; never NULL.
  *
  * # Safety
- * `out` writable for `cap` bytes; `len_out` writable.
+ * `len_out` NULL or writable for one `size_t`. The text is static: never free it.
  */
-branded_status emq_lease_prefix(uint8_t *out, size_t cap, size_t *len_out);
-
-/**
- * The lease of `node`, `{emq}:node:<n>` (`KEYS[1]` of renew and release);
- * `BRANDED_ERR_RANGE` for a node above `EMQ_MAX_NODE`. Writes as `emq_key`
- * does: `EMQ_MAX_KEY_LEN` bytes always suffice.
- *
- * # Safety
- * `out` writable for `cap` bytes; `len_out` writable.
- */
-branded_status emq_lease_key(uint16_t node, uint8_t *out, size_t cap, size_t *len_out);
-
-/**
- * The mark of `node`, `{emq}:node:<n>:mark` (`KEYS[2]` of renew and
- * release); as `emq_lease_key`.
- *
- * # Safety
- * `out` writable for `cap` bytes; `len_out` writable.
- */
-branded_status emq_mark_key(uint16_t node, uint8_t *out, size_t cap, size_t *len_out);
+const uint8_t *emq_lease_key(size_t *len_out);
 
 /**
  * Reads the acquire script's reply `{node, previous}` (the two integers of

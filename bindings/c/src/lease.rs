@@ -1,4 +1,4 @@
-//! Node leases on Valkey (`emq-lease/2`, SPEC.md §5.2): the core's scripts,
+//! Node leases on Valkey (`emq-lease/3`, SPEC.md §5.2): the core's scripts,
 //! keys, reply parsing and leased minter, for a host that runs the scripts
 //! with its own Valkey client (crates/emq-lease is the reference runner).
 //!
@@ -12,7 +12,6 @@
 //! The leased minter is the ABI's second allocation (after `emq_minter`):
 //! `emq_leased_minter_start` creates it, `emq_leased_minter_free` releases it.
 
-use crate::keyspace::write_out;
 use crate::status::{branded_status, bytes, guard, guard_value, non_null};
 
 /// A minter on a leased node (the core's `LeasedMinter`): it starts after the
@@ -67,8 +66,8 @@ pub unsafe extern "C" fn emq_lease_script_text(index: usize, len_out: *mut usize
     unsafe { static_text(emq_id::SCRIPTS.get(index).map(|s| s.text), len_out) }
 }
 
-/// What `KEYS[key + 1]` of script `index` holds, in words (`"the lease
-/// {emq}:node:<n>"`), or NULL past its last key: a host counts the script's
+/// What `KEYS[key + 1]` of script `index` holds, in words (`"the lease key
+/// {emq}:leases"`), or NULL past its last key: a host counts the script's
 /// keys (`EVAL`'s `numkeys`) by walking `key` from 0. As `emq_lease_script_name`.
 ///
 /// # Safety
@@ -92,7 +91,7 @@ pub unsafe extern "C" fn emq_lease_script_arg(index: usize, arg: usize, len_out:
     unsafe { static_text(text, len_out) }
 }
 
-/// The version of the lease protocol these scripts implement (`emq-lease/2`),
+/// The version of the lease protocol these scripts implement (`emq-lease/3`),
 /// as `emq_lease_script_name` answers a text; never NULL.
 ///
 /// # Safety
@@ -103,45 +102,16 @@ pub unsafe extern "C" fn emq_lease_protocol(len_out: *mut usize) -> *const u8 {
     unsafe { static_text(Some(emq_id::LEASE_PROTOCOL), len_out) }
 }
 
-/// `{emq}:node:`, `KEYS[1]` of the acquire script. Writes as `emq_key` does.
+/// The reserve's one lease key, `{emq}:leases` (`KEYS[1]` of every script):
+/// a hash of each node's token, end and mark, as `emq_lease_script_name`
+/// answers a text; never NULL.
 ///
 /// # Safety
-/// `out` writable for `cap` bytes; `len_out` writable.
+/// `len_out` NULL or writable for one `size_t`. The text is static: never free it.
 #[no_mangle]
-pub unsafe extern "C" fn emq_lease_prefix(out: *mut u8, cap: usize, len_out: *mut usize) -> branded_status {
-    guard(|| {
-        // SAFETY: the caller's promise for `out`, `cap` and `len_out`.
-        unsafe { write_out(emq_id::lease_prefix().as_bytes(), out, cap, len_out) }
-    })
-}
-
-/// The lease of `node`, `{emq}:node:<n>` (`KEYS[1]` of renew and release);
-/// `BRANDED_ERR_RANGE` for a node above `EMQ_MAX_NODE`. Writes as `emq_key`
-/// does: `EMQ_MAX_KEY_LEN` bytes always suffice.
-///
-/// # Safety
-/// `out` writable for `cap` bytes; `len_out` writable.
-#[no_mangle]
-pub unsafe extern "C" fn emq_lease_key(node: u16, out: *mut u8, cap: usize, len_out: *mut usize) -> branded_status {
-    guard(|| {
-        let key = emq_id::lease_key(node)?;
-        // SAFETY: the caller's promise for `out`, `cap` and `len_out`.
-        unsafe { write_out(key.as_bytes(), out, cap, len_out) }
-    })
-}
-
-/// The mark of `node`, `{emq}:node:<n>:mark` (`KEYS[2]` of renew and
-/// release); as `emq_lease_key`.
-///
-/// # Safety
-/// `out` writable for `cap` bytes; `len_out` writable.
-#[no_mangle]
-pub unsafe extern "C" fn emq_mark_key(node: u16, out: *mut u8, cap: usize, len_out: *mut usize) -> branded_status {
-    guard(|| {
-        let key = emq_id::mark_key(node)?;
-        // SAFETY: the caller's promise for `out`, `cap` and `len_out`.
-        unsafe { write_out(key.as_bytes(), out, cap, len_out) }
-    })
+pub unsafe extern "C" fn emq_lease_key(len_out: *mut usize) -> *const u8 {
+    // SAFETY: the caller's promise for `len_out`.
+    unsafe { static_text(Some(emq_id::LEASE_KEY), len_out) }
 }
 
 /// Reads the acquire script's reply `{node, previous}` (the two integers of

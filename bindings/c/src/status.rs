@@ -38,7 +38,7 @@ pub enum branded_status {
     /// node is held by another live process of this host, every node is held,
     /// the claim directory (`EMQ_NODE_DIR`) cannot be used or its high-water
     /// mark written, or this process is a child forked after taking it. For a
-    /// node lease (`emq-lease/2`): every node is leased, the lease is gone or
+    /// node lease (`emq-lease/3`): every node is leased, the lease is gone or
     /// another's, a lease write is not acknowledged by enough replicas, or a
     /// leased minter's fence has closed or its mark is reached.
     EMQ_ERR_NODE = 11,

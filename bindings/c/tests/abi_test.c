@@ -283,7 +283,7 @@ static size_t count_of(const uint8_t *(*part)(size_t, size_t, size_t *), size_t 
     return n;
 }
 
-/* Node leases (emq-lease/2): the scripts, keys, replies and the leased minter. */
+/* Node leases (emq-lease/3): the scripts, keys, replies and the leased minter. */
 static void lease(void) {
     size_t len = 0;
     const uint8_t *text;
@@ -291,7 +291,7 @@ static void lease(void) {
     /* The scripts, by index in the core's order, each field a static text. */
     CHECK(emq_lease_script_count() == 3);
     const char *names[] = {"acquire", "renew", "release"};
-    const size_t keys[] = {1, 2, 2}, args[] = {5, 3, 2};
+    const size_t keys[] = {1, 1, 1}, args[] = {5, 4, 3};
     for (size_t i = 0; i < 3; i++) {
         CHECK(is_text(emq_lease_script_name(i, &len), &len, names[i]));
         text = emq_lease_script_text(i, &len);
@@ -300,34 +300,24 @@ static void lease(void) {
         CHECK(count_of(emq_lease_script_key, i) == keys[i] && count_of(emq_lease_script_arg, i) == args[i]);
     }
     text = emq_lease_script_text(0, &len);
-    CHECK(len > 12 && memcmp(text, "local prefix", 12) == 0);
-    CHECK(is_text(emq_lease_script_key(1, 1, &len), &len, "the mark {emq}:node:<n>:mark"));
+    CHECK(len > 12 && memcmp(text, "local leases", 12) == 0);
+    CHECK(is_text(emq_lease_script_key(1, 0, &len), &len, "the lease key {emq}:leases"));
+    CHECK(is_text(emq_lease_script_arg(1, 3, &len), &len, "node") && is_text(emq_lease_script_arg(2, 2, &len), &len, "node"));
     CHECK(is_text(emq_lease_script_arg(0, 3, &len), &len, "nodes (1024)"));
     len = 77;
     CHECK(emq_lease_script_name(3, &len) == NULL && emq_lease_script_text(3, &len) == NULL && len == 77);
     CHECK(emq_lease_script_key(3, 0, NULL) == NULL && emq_lease_script_arg(3, 0, NULL) == NULL);
-    CHECK(is_text(emq_lease_protocol(&len), &len, "emq-lease/2") && emq_lease_protocol(NULL) != NULL);
+    CHECK(is_text(emq_lease_protocol(&len), &len, "emq-lease/3") && emq_lease_protocol(NULL) != NULL);
     CHECK(EMQ_LEASE_NODES == EMQ_MAX_NODE + 1 && EMQ_LEASE_MARGIN_MS < EMQ_LEASE_TTL_MS && EMQ_LEASE_REPLICAS == 1);
 
-    /* Keys: the reserve's hash tag, so one slot for the whole protocol. */
+    /* The one lease key, a static text in the reserve's slot (its hash tag). */
     uint8_t key[EMQ_MAX_KEY_LEN];
-    uint16_t prefix_slot = 0, slot = 1;
-    CHECK(emq_lease_prefix(key, sizeof key, &len) == BRANDED_OK && is_text(key, &len, "{emq}:node:"));
-    CHECK(emq_slot(key, len, &prefix_slot) == BRANDED_OK);
-    CHECK(emq_lease_key(7, key, sizeof key, &len) == BRANDED_OK && is_text(key, &len, "{emq}:node:7"));
-    CHECK(emq_lease_key(1023, key, sizeof key, &len) == BRANDED_OK && is_text(key, &len, "{emq}:node:1023"));
-    CHECK(emq_slot(key, len, &slot) == BRANDED_OK && slot == prefix_slot);
-    CHECK(emq_mark_key(1023, key, sizeof key, &len) == BRANDED_OK && is_text(key, &len, "{emq}:node:1023:mark"));
-    CHECK(emq_mark_key(0, key, sizeof key, &len) == BRANDED_OK && is_text(key, &len, "{emq}:node:0:mark"));
-    memset(key, '#', sizeof key);
-    len = 0;
-    CHECK(emq_lease_key(1024, key, sizeof key, &len) == BRANDED_ERR_RANGE && len == 0);
-    CHECK(emq_mark_key(1024, key, sizeof key, &len) == BRANDED_ERR_RANGE && key[0] == '#');
-    CHECK(emq_mark_key(5, key, 3, &len) == EMQ_ERR_BUFFER && len == 17 && key[0] == '#');
-    CHECK(emq_lease_prefix(key, 10, &len) == EMQ_ERR_BUFFER && len == 11);
-    CHECK(emq_lease_prefix(NULL, sizeof key, &len) == EMQ_ERR_NULL);
-    CHECK(emq_lease_key(7, key, sizeof key, NULL) == EMQ_ERR_NULL);
-    CHECK(emq_mark_key(7, NULL, sizeof key, &len) == EMQ_ERR_NULL);
+    uint16_t reserve_slot = 0, slot = 1;
+    text = emq_lease_key(&len);
+    CHECK(is_text(text, &len, "{emq}:leases") && emq_lease_key(NULL) == text);
+    CHECK(emq_slot(text, len, &slot) == BRANDED_OK);
+    CHECK(emq_reserve((const uint8_t *)"version", 7, key, sizeof key, &len) == BRANDED_OK);
+    CHECK(emq_slot(key, len, &reserve_slot) == BRANDED_OK && slot == reserve_slot);
 
     /* Replies: {node, previous mark}, 1/0, and the refusal among error replies. */
     uint16_t node = 0;

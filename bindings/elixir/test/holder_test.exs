@@ -12,6 +12,11 @@ defmodule EmqId.HolderTest.FakeValkey do
   def log(fake), do: GenServer.call(fake, :log)
   def set(fake, settings), do: GenServer.call(fake, {:set, settings})
 
+  @doc "The KEYS of every lease write in the log, in order."
+  def keys(fake) do
+    for {_conn, ["EVAL", _text, keys | rest]} <- log(fake), do: Enum.take(rest, String.to_integer(keys))
+  end
+
   @doc "The log's lease writes, as {script, args, conn}, WAIT as {:wait, [replicas, ms], conn}."
   def writes(fake) do
     scripts = for s <- Lease.scripts(), into: %{}, do: {s.text, String.to_atom(s.name)}
@@ -125,18 +130,22 @@ defmodule EmqId.HolderTest do
 
     writes = FakeValkey.writes(fake)
     assert [{:acquire, [token | _], conn}, {:wait, ["1", _], conn} | _] = writes
-    # Release: the token and the minter's high water (the ms of the last id), no WAIT after it.
-    assert {:release, [^token, high_water], _} = List.last(writes)
+    # Release: the token, the minter's high water (the ms of the last id) and the node, no WAIT after it.
+    assert {:release, [^token, high_water, "5"], _} = List.last(writes)
     assert String.to_integer(high_water) == fields(last).unix_ms
-    # Every renewal went with its WAIT on one connection.
+    # Every renewal went with its WAIT on one connection, and named its token, TTL, mark and node.
     for [{:renew, _, conn}, next] <- Enum.chunk_every(writes, 2, 1), do: assert({:wait, _, ^conn} = next)
+    ttl = "#{@short.ttl_ms}"
+    for {:renew, args, _} <- writes, do: assert([^token, ^ttl, _mark, "5"] = args)
+    # Every script declared the reserve's one lease key, and only it.
+    assert Enum.uniq(FakeValkey.keys(fake)) == [[Lease.key()]]
   end
 
   test "an unacknowledged acquire mints nothing: it is released and refused with :node", %{fake: fake, client: c} do
     FakeValkey.set(fake, acks: 0)
     assert {:error, %Error{gate: :node} = e} = start(c, replicas: 1, terms: @short)
     assert e.message =~ "acknowledged by 0 of 1"
-    assert [{:acquire, [token | _], _}, {:wait, _, _}, {:release, [token, _], _}] = FakeValkey.writes(fake)
+    assert [{:acquire, [token | _], _}, {:wait, _, _}, {:release, [token, _, "5"], _}] = FakeValkey.writes(fake)
     refute_received {Holder, _, _, _}
   end
 
@@ -164,6 +173,11 @@ defmodule EmqId.HolderTest do
     assert fields(second).node == 6
     assert %{taken: 2, lost: 1} = Holder.stats(h)
     assert Holder.release(h)
+    # The renewals of the second lease and its release name its node.
+    writes = FakeValkey.writes(fake)
+    assert {:release, [_, _, "6"], _} = List.last(writes)
+    [_second_acquire | after_it] = Enum.drop_while(tl(writes), &(elem(&1, 0) != :acquire))
+    for {:renew, args, _} <- after_it, do: assert(List.last(args) == "6")
   end
 
   test "an unacknowledged renewal moves no fence: minting stops, then resumes on the same lease", %{

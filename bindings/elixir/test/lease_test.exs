@@ -1,5 +1,5 @@
 defmodule EmqId.LeaseTest do
-  # The node-lease protocol (emq-lease/2, SPEC.md §5.2) through EmqId.Lease and
+  # The node-lease protocol (emq-lease/3, SPEC.md §5.2) through EmqId.Lease and
   # EmqId.LeasedMinter: the scripts and keys as the core hands them out, the
   # reply parsers, the terms, and the leased minter's hand-over, fence, mark
   # and stop. No Valkey here: the holder over these pieces is
@@ -23,28 +23,20 @@ defmodule EmqId.LeaseTest do
 
   defp fields(snowflake), do: EmqId.decode!(EmqId.encode!("JOB", snowflake)) |> Map.take([:unix_ms, :node, :seq])
 
-  describe "keys" do
-    test "a lease and its mark for every width of node, in the reserve's slot" do
-      assert Lease.prefix() == "{emq}:node:"
+  describe "the lease key" do
+    test "one key, the core's, in the reserve's slot: the only key of every script" do
+      key = Lease.key()
+      assert key == "{emq}:leases"
+      assert Keyspace.reserve("leases") == {:ok, key}
+      assert Keyspace.slot(key) == Keyspace.slot(Keyspace.version_key())
 
-      for n <- [0, 9, 10, 99, 100, 999, 1000, 1023] do
-        assert Lease.key(n) == {:ok, "{emq}:node:#{n}"}
-        assert Lease.mark_key(n) == {:ok, "{emq}:node:#{n}:mark"}
-        assert Keyspace.slot(Lease.key!(n)) == Keyspace.slot(Lease.prefix())
-        assert Keyspace.slot(Lease.mark_key!(n)) == Keyspace.slot(Keyspace.version_key())
+      for s <- Lease.scripts() do
+        assert length(s.keys) == 1, s.name
+        assert s.keys |> hd() =~ key, s.name
+        # No key is built inside a script: it names KEYS[1] and fields of it.
+        refute s.text =~ "{emq}", s.name
+        refute s.text =~ "KEYS[2]", s.name
       end
-    end
-
-    test "a node outside 0..nodes()-1 is :range (the core decides); other types raise" do
-      for bad <- [Lease.nodes(), 0xFFFF, 0x1_0000, @max_u64, @max_u64 + 1, -1] do
-        assert Lease.key(bad) == {:error, :range}, inspect(bad)
-        assert Lease.mark_key(bad) == {:error, :range}, inspect(bad)
-      end
-
-      assert %EmqId.Error{gate: :range} = catch_error(Lease.key!(1024))
-      assert %EmqId.Error{gate: :range} = catch_error(Lease.mark_key!(-1))
-      assert_raise ArgumentError, fn -> Lease.key("7") end
-      assert_raise ArgumentError, fn -> Lease.mark_key(7.0) end
     end
   end
 
@@ -52,7 +44,10 @@ defmodule EmqId.LeaseTest do
     test "acquire, renew, release, in order, with their KEYS and ARGV; script/1 finds each" do
       scripts = Lease.scripts()
       assert Enum.map(scripts, & &1.name) == ["acquire", "renew", "release"]
-      assert Enum.map(scripts, &{length(&1.keys), length(&1.args)}) == [{1, 5}, {2, 3}, {2, 2}]
+      assert Enum.map(scripts, &{length(&1.keys), length(&1.args)}) == [{1, 5}, {1, 4}, {1, 3}]
+      # renew and release name their node last in ARGV (the key is the reserve's, not the node's).
+      assert List.last(Lease.script(:renew).args) == "node"
+      assert List.last(Lease.script(:release).args) == "node"
       assert Enum.map(scripts, &Lease.script(String.to_atom(&1.name))) == scripts
 
       for s <- scripts do
@@ -67,7 +62,7 @@ defmodule EmqId.LeaseTest do
     end
 
     test "the protocol's facts come from the core" do
-      assert Lease.protocol() == "emq-lease/2"
+      assert Lease.protocol() == "emq-lease/3"
       assert Lease.nodes() == 1024 and Lease.nodes() == EmqId.max_node() + 1
       assert Lease.every_node_leased() == "EMQLEASE every node is leased"
     end

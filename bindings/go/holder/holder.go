@@ -1,4 +1,4 @@
-// Package holder holds a node lease on Valkey (emq-lease/2, SPEC.md §5.2)
+// Package holder holds a node lease on Valkey (emq-lease/3, SPEC.md §5.2)
 // in one call, over the go-redis client you already have:
 //
 //	rdb := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: seeds})
@@ -18,7 +18,7 @@
 // is held, and are refused with emqid.ErrNode while none is. Release hands
 // the node back with its high-water mark.
 //
-// The scripts, keys, reply parsing, the acknowledgement rule and the minter
+// The scripts, their key, reply parsing, the acknowledgement rule and the minter
 // are the emqid package's (the core's, through libemqid): this package only
 // moves them over go-redis. It is a module of its own, so the emqid module
 // carries no go-redis dependency.
@@ -134,7 +134,7 @@ type Lease struct {
 
 // Acquire takes a free node through rdb, a *redis.Client (a standalone server,
 // or a Sentinel's failover client) or a *redis.ClusterClient (the protocol's
-// keys share the {emq} hash slot), trying nodes from a random one on, and
+// one key, emqid.LeaseKey, is in the {emq} hash slot), trying nodes from a random one on, and
 // returns once the acquire is acknowledged by opts' replicas. Refused with
 // emqid.ErrNode when every node is leased or the acquire was not acknowledged
 // within the terms' WaitTimeout (the unacknowledged lease is released);

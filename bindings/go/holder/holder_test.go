@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -26,17 +27,24 @@ import (
 type answer func(cmd []string) string
 
 // server answers every connection with a, and logs the lease scripts it was
-// sent (by name), in order.
+// sent (by name) and their EVAL commands, in order.
 type server struct {
-	addr string
-	mu   sync.Mutex
-	seen []string
+	addr  string
+	mu    sync.Mutex
+	seen  []string
+	evals [][]string
 }
 
 func (s *server) scripts() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.seen...)
+}
+
+func (s *server) sent() [][]string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([][]string(nil), s.evals...)
 }
 
 func serve(t *testing.T, a answer) *server {
@@ -70,6 +78,7 @@ func (s *server) conn(conn net.Conn, a answer) {
 		if name := scriptOf(cmd); name != "" {
 			s.mu.Lock()
 			s.seen = append(s.seen, name)
+			s.evals = append(s.evals, cmd)
 			s.mu.Unlock()
 		}
 		var reply string
@@ -227,6 +236,59 @@ func TestAnUnacknowledgedAcquireMintsNothingAndIsReleased(t *testing.T) {
 	}
 	if got := strings.Join(s.scripts(), ","); got != "acquire,release" {
 		t.Fatalf("scripts sent: %s", got)
+	}
+}
+
+// Every script is sent as emq-lease/3 has it: KEYS is the one lease key;
+// renew and release name the node in their last argument.
+func TestScriptsAreSentWithTheLeaseKeyAndTheNode(t *testing.T) {
+	s := serve(t, func(cmd []string) string {
+		if scriptOf(cmd) == "acquire" {
+			return "*2\r\n:7\r\n:-1\r\n"
+		}
+		return ":1\r\n" // renew, release and WAIT: done, acknowledged
+	})
+	l, err := Acquire(context.Background(), dial(t, s), short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(3 * time.Second)
+	for !slices.Contains(s.scripts(), "renew") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no renewal within 3 s: %v", s.scripts())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if ok, err := l.Release(context.Background()); !ok || err != nil {
+		t.Fatalf("release: %v %v", ok, err)
+	}
+	evals := s.sent()
+	token := evals[0][4]
+	ttl := strconv.FormatInt(short.Terms.TTL.Milliseconds(), 10)
+	for _, cmd := range evals {
+		name := scriptOf(cmd)
+		// EVAL text numkeys key... arg...
+		if len(cmd) < 4 || cmd[2] != "1" || cmd[3] != emqid.LeaseKey {
+			t.Fatalf("%s: keys %q, not [%q]", name, cmd[2:min(len(cmd), 4)], emqid.LeaseKey)
+		}
+		args := cmd[4:]
+		var want []string
+		switch name {
+		case "acquire":
+			want = []string{token, ttl, args[2], strconv.Itoa(emqid.LeaseNodes), args[4]}
+		case "renew":
+			want = []string{token, ttl, args[2], "7"}
+		case "release":
+			want = []string{token, args[1], "7"}
+		default:
+			t.Fatalf("an EVAL of no lease script: %q", cmd)
+		}
+		if !slices.Equal(args, want) {
+			t.Errorf("%s: ARGV %q, want %q", name, args, want)
+		}
+	}
+	if got := s.scripts(); got[0] != "acquire" || got[len(got)-1] != "release" || len(evals) != len(got) {
+		t.Errorf("scripts sent: %v", got)
 	}
 }
 

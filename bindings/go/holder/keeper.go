@@ -14,10 +14,9 @@ import (
 
 // lease is one lease and its minter.
 type lease struct {
-	minter         *emqid.LeasedMinter
-	token          string
-	leaseKey, mark string
-	held           Held
+	minter *emqid.LeasedMinter
+	token  string
+	held   Held
 }
 
 // keeper is the holder's state machine, run by one goroutine (and by
@@ -157,7 +156,7 @@ func (k *keeper) acquire(ctx context.Context) (refusal, err error) {
 		return err, nil
 	}
 	dry.Close()
-	w, err := k.wire.write(ctx, emqid.LeaseAcquire, []string{emqid.LeasePrefix()},
+	w, err := k.wire.write(ctx, emqid.LeaseAcquire, []string{emqid.LeaseKey},
 		token, k.ttlMs(), start, emqid.LeaseNodes, now)
 	if err != nil {
 		return nil, err
@@ -179,16 +178,8 @@ func (k *keeper) acquire(ctx context.Context) (refusal, err error) {
 	if err != nil {
 		return err, nil
 	}
-	leaseKey, err := emqid.LeaseKey(acquired.Node)
-	if err != nil {
-		return nil, err
-	}
-	mark, err := emqid.MarkKey(acquired.Node)
-	if err != nil {
-		return nil, err
-	}
 	k.ordinals++
-	x := &lease{minter: minter, token: token, leaseKey: leaseKey, mark: mark,
+	x := &lease{minter: minter, token: token,
 		held: Held{Node: acquired.Node, PreviousMark: acquired.PreviousMark, Ordinal: k.ordinals}}
 	if w.acknowledged != nil {
 		k.pending = x
@@ -205,7 +196,7 @@ func (k *keeper) renew(ctx context.Context, x *lease) (written, uint64, uint64, 
 	if err != nil {
 		return written{}, 0, 0, err
 	}
-	w, err := k.wire.write(ctx, emqid.LeaseRenew, []string{x.leaseKey, x.mark}, x.token, k.ttlMs(), mark)
+	w, err := k.wire.write(ctx, emqid.LeaseRenew, []string{emqid.LeaseKey}, x.token, k.ttlMs(), mark, x.held.Node)
 	if err == nil && w.refused == nil {
 		w.gone, err = renewal(w)
 	}
@@ -283,7 +274,7 @@ func (k *keeper) release(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	w, err := k.wire.unacknowledged().write(ctx, emqid.LeaseRelease, []string{x.leaseKey, x.mark}, x.token, hw)
+	w, err := k.wire.unacknowledged().write(ctx, emqid.LeaseRelease, []string{emqid.LeaseKey}, x.token, hw, x.held.Node)
 	if err != nil {
 		k.wire.reload(ctx)
 		return false, fmt.Errorf("holder: release: %w", err)

@@ -65,11 +65,11 @@ func (w wire) unacknowledged() wire {
 }
 
 // primary is the client of the reserve's primary: the client itself, or the
-// cluster's shard for the {emq} slot.
+// cluster's shard for the slot of LeaseKey, the one key every script touches.
 func (w wire) primary(ctx context.Context) (*redis.Client, error) {
 	switch c := w.rdb.(type) {
 	case *redis.ClusterClient:
-		return c.MasterForKey(ctx, emqid.LeasePrefix())
+		return c.MasterForKey(ctx, emqid.LeaseKey)
 	case *redis.Client:
 		return c, nil
 	}

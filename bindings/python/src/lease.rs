@@ -1,13 +1,15 @@
-//! Node leases on Valkey (`emq-lease/2`, SPEC.md §5.2): the core's scripts,
-//! keys, reply parsers, terms and leased minter, for a Python host that runs
-//! the scripts through its own client (redis-py, valkey-py). Nothing here talks
-//! to Valkey or decides anything; every refusal is the core's, through `refused`.
+//! Node leases on Valkey (`emq-lease/3`, SPEC.md §5.2): the core's scripts,
+//! reply parsers, terms and leased minter, for a Python host that runs the
+//! scripts through its own client (redis-py, valkey-py); the lease key,
+//! `LEASE_KEY`, is one of the core's texts (`lib.rs` adds them). Nothing here
+//! talks to Valkey or decides anything; every refusal is the core's, through
+//! `refused`.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 
 use crate::error::{answer, refused};
-use crate::host::{i64_in, node_in, replicas_in, u64_in};
+use crate::host::{i64_in, replicas_in, u64_in};
 
 /// One of the protocol's Lua scripts, byte for byte the core's, with what its
 /// `KEYS` and `ARGV` hold.
@@ -52,26 +54,6 @@ pub fn scripts(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
         scripts.set_item(script.name, LeaseScript(script))?;
     }
     Ok(scripts)
-}
-
-/// `{emq}:node:`, `KEYS[1]` of the acquire script.
-#[pyfunction]
-pub fn lease_prefix() -> String {
-    emq_id::lease_prefix().as_str().to_owned()
-}
-
-/// `{emq}:node:<n>`: the lease of `node`.
-#[pyfunction]
-pub fn lease_key(node: &Bound<'_, PyAny>) -> PyResult<String> {
-    let n = node_in(node, "node")?;
-    Ok(answer(node.py(), emq_id::lease_key(n))?.as_str().to_owned())
-}
-
-/// `{emq}:node:<n>:mark`: the mark of `node`.
-#[pyfunction]
-pub fn mark_key(node: &Bound<'_, PyAny>) -> PyResult<String> {
-    let n = node_in(node, "node")?;
-    Ok(answer(node.py(), emq_id::mark_key(n))?.as_str().to_owned())
 }
 
 /// The acquire script's reply, read: the node taken, and the mark its previous

@@ -47,8 +47,8 @@ mod extension {
     use super::error::_gate_refusal;
     #[pymodule_export]
     use super::lease::{
-        lease_key, lease_prefix, mark_key, monotonic_ms, parse_acquire, parse_acquire_error, parse_renewal, parse_wait,
-        Acquired, LeaseScript, LeaseTerms, LeasedMinter,
+        monotonic_ms, parse_acquire, parse_acquire_error, parse_renewal, parse_wait, Acquired, LeaseScript, LeaseTerms,
+        LeasedMinter,
     };
     #[pymodule_export]
     use super::mint::{_claim_fd, _forked, mint, mint_step, process_node, set_node, Minter};

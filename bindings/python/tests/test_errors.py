@@ -74,7 +74,6 @@ def test_a_64_bit_value_outside_0_to_2_64_is_range_never_overflow(value: int) ->
         lambda: emq_id.encode("USR", value),
         lambda: emq_id.mint_step(value, 0, 0),
         lambda: emq_id.Minter(value),
-        lambda: emq_id.lease_key(value),
         lambda: emq_id.LeaseTerms(value, 1),
     ]
     for call in calls:
@@ -156,8 +155,6 @@ def test_integers_are_int_else_type_error_bool_and_float_included(value: Any) ->
         lambda: minter.next_at(value),
         lambda: minter.next_many(value),
         lambda: emq_id.set_node(value),
-        lambda: emq_id.lease_key(value),
-        lambda: emq_id.mark_key(value),
         lambda: emq_id.parse_acquire(value, -1),
         lambda: emq_id.parse_renewal(value),
         lambda: emq_id.LeaseTerms(value, 1),

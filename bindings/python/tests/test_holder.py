@@ -104,6 +104,25 @@ def test_an_acknowledged_acquire_is_held_and_minted_on_then_released() -> None:
     assert refused.value.gate == "node"
 
 
+def test_every_write_declares_the_lease_key_and_names_its_node_in_argv() -> None:
+    server = Server()
+    terms = emq_id.LeaseTerms(3_000, 500)
+    lease = Lease.acquire(Client(server), replicas=1, terms=terms)
+    lease.next()
+    lease._tick()  # a renewal now, as the renewer's thread sends it
+    assert lease.release() is True
+    assert server.scripts()[:2] == [["acquire", "WAIT"], ["renew", "WAIT"]] and server.scripts()[-1] == ["release"]
+    acquire, renew, release = server.rounds[0][0], server.rounds[1][0], server.rounds[-1][0]
+    # EVAL text numkeys KEYS... ARGV...: the one key, LEASE_KEY, for every script.
+    assert [c[2:4] for c in (acquire, renew, release)] == [(1, emq_id.LEASE_KEY)] * 3
+    token, ttl, start, nodes, now = acquire[4:]
+    assert ttl == 3_000 and 0 <= start < nodes == emq_id.LEASE_NODES and isinstance(now, int)
+    assert len(token) == 32
+    # renew: [token, ttl, mark, node]; release: [token, high water, node].
+    assert renew[4:5] == (token,) and renew[5] == 3_000 and renew[6] >= now + 3_000 and renew[7] == 7
+    assert release[4:5] == (token,) and now <= release[5] < renew[6] and release[6] == 7
+
+
 def test_an_unacknowledged_acquire_mints_nothing_and_is_released() -> None:
     server = Server(acks=0)
     with pytest.raises(emq_id.EmqIdError) as refused:
@@ -216,7 +235,7 @@ def test_a_cluster_write_goes_to_the_reserves_node_and_follows_moved() -> None:
     with pytest.raises(LeaseWireError) as fault:
         Lease.acquire(cluster)
     assert fault.value.redirect is moved and cluster.moved == [moved]
-    assert cluster.keys == [emq_id.lease_prefix()]
+    assert cluster.keys == [emq_id.LEASE_KEY]
     cluster.node.server.acquire = [3, 1769526697641]
     lease = Lease.acquire(cluster)
     assert lease.held == Held(3, 1769526697641, 1)

@@ -1,4 +1,4 @@
-"""Node leases (emq-lease/2) in Python terms: the scripts as data, keys,
+"""Node leases (emq-lease/3) in Python terms: the scripts as data, the key,
 reply parsers, terms and the leased minter's life (start after the previous
 mark, the fence, renewals, the stop). The live protocol runs in
 `cargo xtask leases`; the answers are checked by the vector file."""
@@ -20,21 +20,22 @@ def test_the_scripts_are_the_cores_by_name_and_read_only() -> None:
     assert list(scripts) == ["acquire", "renew", "release"]
     acquire = scripts["acquire"]
     assert isinstance(acquire, emq_id.LeaseScript) and acquire.name == "acquire"
-    assert "redis.call('SET'" in acquire.text and acquire.text.endswith("\n")
+    assert "redis.call('HSET', leases" in acquire.text and acquire.text.endswith("\n")
     assert len(acquire.keys) == 1 and len(acquire.args) == 5 and type(acquire.keys) is tuple
-    assert [len(scripts[n].keys) for n in ("renew", "release")] == [2, 2]
+    assert [(len(scripts[n].keys), len(scripts[n].args)) for n in ("renew", "release")] == [(1, 4), (1, 3)]
+    # Every key a script touches is its one KEYS[1]: none is built inside a script.
+    assert all(s.text.count("KEYS[") == 1 and "KEYS[1]" in s.text and "{emq}" not in s.text for s in scripts.values())
     with pytest.raises(TypeError):
         scripts["acquire"] = acquire  # type: ignore[index]
-    assert emq_id.LEASE_PROTOCOL == "emq-lease/2"
+    assert emq_id.LEASE_PROTOCOL == "emq-lease/3"
 
 
-def test_keys_share_the_reserves_slot() -> None:
-    assert emq_id.lease_prefix() == "{emq}:node:"
-    assert emq_id.lease_key(7) == "{emq}:node:7" and emq_id.mark_key(1023) == "{emq}:node:1023:mark"
-    assert emq_id.slot(emq_id.lease_key(0)) == emq_id.slot(emq_id.mark_key(999)) == emq_id.slot(emq_id.lease_prefix())
-    with pytest.raises(emq_id.EmqIdError) as e:
-        emq_id.lease_key(emq_id.LEASE_NODES)
-    assert e.value.gate == "range"
+def test_the_lease_key_is_the_reserves_one_key() -> None:
+    assert emq_id.LEASE_KEY == "{emq}:leases" and "LEASE_KEY" in emq_id.__all__
+    assert emq_id.reserve("leases") == emq_id.LEASE_KEY
+    assert emq_id.slot(emq_id.LEASE_KEY) == emq_id.slot(emq_id.VERSION_KEY)
+    for gone in ("lease_prefix", "lease_key", "mark_key"):
+        assert not hasattr(emq_id, gone), gone
 
 
 def test_replies_are_read_or_refused() -> None:

@@ -5,7 +5,7 @@ defmodule EmqId.Lease do
   @external_resource Path.join(__DIR__, "lease.md")
   @moduledoc File.read!(Path.join(__DIR__, "lease.md"))
   import EmqId.Host
-  alias EmqId.{Error, Native}
+  alias EmqId.Native
 
   @typedoc "One of the protocol's scripts: its name, its Lua text, and what `KEYS` and `ARGV` hold, in order."
   @type script :: %{name: String.t(), text: String.t(), keys: [String.t()], args: [String.t()]}
@@ -20,7 +20,7 @@ defmodule EmqId.Lease do
   The protocol the scripts implement.
 
       iex> EmqId.Lease.protocol()
-      "emq-lease/2"
+      "emq-lease/3"
   """
   @spec protocol() :: String.t()
   def protocol, do: Native.lease_protocol()
@@ -50,7 +50,7 @@ defmodule EmqId.Lease do
   what every runtime sends.
 
       iex> Enum.map(EmqId.Lease.scripts(), &{&1.name, length(&1.keys), length(&1.args)})
-      [{"acquire", 1, 5}, {"renew", 2, 3}, {"release", 2, 2}]
+      [{"acquire", 1, 5}, {"renew", 1, 4}, {"release", 1, 3}]
   """
   @spec scripts() :: [script]
   def scripts do
@@ -61,8 +61,8 @@ defmodule EmqId.Lease do
   One script by name (`:acquire`, `:renew` or `:release`); another name
   raises `ArgumentError`.
 
-      iex> EmqId.Lease.script(:renew).keys
-      ["the lease {emq}:node:<n>", "the mark {emq}:node:<n>:mark"]
+      iex> EmqId.Lease.script(:renew).args
+      ["token", "ttl ms", "mark, unix ms", "node"]
   """
   @spec script(atom) :: script
   def script(name) when is_atom(name) do
@@ -83,43 +83,19 @@ defmodule EmqId.Lease do
   def every_node_leased, do: Native.lease_every_node_leased()
 
   @doc """
-  `KEYS[1]` of `acquire`: the prefix of every lease key.
+  The reserve's one lease key, `KEYS[1]` of every script: a hash holding,
+  for each node `<n>`, `<n>:token` (its owner's token), `<n>:until` (when
+  the lease ends, unix ms on the server's clock) and `<n>:mark` (a unix ms
+  no id of any owner of the node has reached). Its slot is the reserve's:
+  the primary a lease client must reach.
 
-      iex> EmqId.Lease.prefix()
-      "{emq}:node:"
+      iex> EmqId.Lease.key()
+      "{emq}:leases"
+      iex> EmqId.Keyspace.slot(EmqId.Lease.key()) == EmqId.Keyspace.slot(EmqId.Keyspace.version_key())
+      true
   """
-  @spec prefix() :: String.t()
-  def prefix, do: Native.lease_prefix()
-
-  @doc """
-  The lease of `node` (`KEYS[1]` of `renew` and `release`); `{:error, :range}`
-  outside `0..nodes() - 1`.
-
-      iex> EmqId.Lease.key(1023)
-      {:ok, "{emq}:node:1023"}
-      iex> EmqId.Lease.key(1024)
-      {:error, :range}
-  """
-  @spec key(integer) :: {:ok, String.t()} | {:error, :range}
-  def key(node) when u64?(node), do: Native.lease_key(node)
-  def key(node), do: range(integer!(node, "a node"))
-
-  @doc """
-  The mark of `node` (`KEYS[2]` of `renew` and `release`): a unix ms no id of
-  any owner of the node has passed.
-
-      iex> EmqId.Lease.mark_key(7)
-      {:ok, "{emq}:node:7:mark"}
-  """
-  @spec mark_key(integer) :: {:ok, String.t()} | {:error, :range}
-  def mark_key(node) when u64?(node), do: Native.lease_mark_key(node)
-  def mark_key(node), do: range(integer!(node, "a node"))
-
-  @doc "`key/1`, raising `EmqId.Error`."
-  def key!(node), do: Error.unwrap!(key(node))
-
-  @doc "`mark_key/1`, raising `EmqId.Error`."
-  def mark_key!(node), do: Error.unwrap!(mark_key(node))
+  @spec key() :: String.t()
+  def key, do: Native.lease_key()
 
   @doc """
   Reads `acquire`'s reply `[node, previous]` (two integers, as Valkey

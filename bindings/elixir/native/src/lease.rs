@@ -1,5 +1,5 @@
-//! Node leases on Valkey (`emq-lease/2`, SPEC.md §5.2): the core's scripts,
-//! keys, reply parsers, terms and leased minter, translated for Elixir
+//! Node leases on Valkey (`emq-lease/3`, SPEC.md §5.2): the core's scripts,
+//! lease key, reply parsers, terms and leased minter, translated for Elixir
 //! (`EmqId.Lease`, `EmqId.LeasedMinter`). Nothing here talks to Valkey or
 //! decides anything: the host sends the scripts through its own client, and
 //! every refusal is the core's, through [`refused`].
@@ -9,7 +9,7 @@ use rustler::{Atom, Binary, Encoder, Env, ResourceArc, Term};
 use crate::error::refused;
 use crate::{answer, atoms};
 
-/// `emq_id::LEASE_PROTOCOL` (`"emq-lease/2"`).
+/// `emq_id::LEASE_PROTOCOL` (`"emq-lease/3"`).
 #[rustler::nif]
 fn lease_protocol() -> &'static str {
     emq_id::LEASE_PROTOCOL
@@ -40,28 +40,10 @@ fn lease_every_node_leased() -> &'static str {
     emq_id::EVERY_NODE_LEASED
 }
 
-/// `{emq}:node:`, `KEYS[1]` of `acquire`.
+/// `emq_id::LEASE_KEY`: the reserve's one lease key, `KEYS[1]` of every script.
 #[rustler::nif]
-fn lease_prefix() -> String {
-    emq_id::lease_prefix().as_str().to_string()
-}
-
-/// A node as the core's `u16`: anything wider is above `MAX_NODE` either way,
-/// so the core's own `range` gate answers it.
-fn node16(node: u64) -> u16 {
-    u16::try_from(node).unwrap_or(u16::MAX)
-}
-
-/// `{:ok, "{emq}:node:<n>"}`, or the core's refusal.
-#[rustler::nif]
-fn lease_key(env: Env<'_>, node: u64) -> Term<'_> {
-    answer(env, emq_id::lease_key(node16(node)).map(|k| k.as_str().to_string()))
-}
-
-/// `{:ok, "{emq}:node:<n>:mark"}`, or the core's refusal.
-#[rustler::nif]
-fn lease_mark_key(env: Env<'_>, node: u64) -> Term<'_> {
-    answer(env, emq_id::mark_key(node16(node)).map(|k| k.as_str().to_string()))
+fn lease_key() -> &'static str {
+    emq_id::LEASE_KEY
 }
 
 /// `{:ok, {node, previous_mark | nil}}` of `acquire`'s reply `{node, previous}`.

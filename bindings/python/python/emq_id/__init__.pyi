@@ -245,9 +245,12 @@ def self_check(vectors: str | None = None) -> None:
     answered differently.
     """
 
-# ---- Node leases on Valkey (emq-lease/2): run the scripts with your own client.
+# ---- Node leases on Valkey (emq-lease/3): run the scripts with your own client.
 
 LEASE_PROTOCOL: Final[str]
+#: The reserve's one lease key, KEYS[1] of every script: a hash of each node's ``<n>:token``,
+#: ``<n>:until`` (the lease's end, server unix ms) and ``<n>:mark``, in the reserve's slot.
+LEASE_KEY: Final[str]
 #: Nodes a lease can be taken on (MAX_NODE + 1).
 LEASE_NODES: Final[int]
 LEASE_TTL_MS: Final[int]
@@ -272,15 +275,6 @@ class LeaseScript:
 
 #: The scripts by name, in order: ``acquire``, ``renew``, ``release``.
 LEASE_SCRIPTS: Final[MappingProxyType[str, LeaseScript]]
-
-def lease_prefix() -> str:
-    """``{emq}:node:``: KEYS[1] of the acquire script."""
-
-def lease_key(node: int) -> str:
-    """``{emq}:node:<n>``: the lease."""
-
-def mark_key(node: int) -> str:
-    """``{emq}:node:<n>:mark``: the node's mark."""
 
 @final
 class Acquired:

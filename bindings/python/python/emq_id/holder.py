@@ -1,4 +1,4 @@
-"""A node lease on Valkey held in one call (SPEC.md §5.2, ``emq-lease/2``), over
+"""A node lease on Valkey held in one call (SPEC.md §5.2, ``emq-lease/3``), over
 the redis-py client a program already has.
 
 >>> import redis, emq_id.holder                                   # doctest: +SKIP
@@ -11,10 +11,11 @@ a failover through the client's topology, and when the lease is lost or fenced
 takes another node, its ids after every id minted before. ``AsyncLease`` is the
 same over ``redis.asyncio`` with a task.
 
-The scripts, keys, the acknowledgement rule and the arithmetic are the core's
-(``LEASE_SCRIPTS``, ``parse_wait``, ``LeasedMinter``…): this module only moves
-them over the client's connection. ``redis`` is not a dependency of the
-package: the client is whatever the caller passes.
+The scripts, the lease key, the acknowledgement rule and the arithmetic are
+the core's (``LEASE_SCRIPTS``, ``LEASE_KEY``, ``parse_wait``,
+``LeasedMinter``…): this module only moves them over the client's connection.
+``redis`` is not a dependency of the package: the client is whatever the
+caller passes.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any, NamedTuple, Optional, Protocol, Union
 
 from . import (
     EmqIdError,
+    LEASE_KEY,
     LEASE_NODES,
     LEASE_REPLICAS,
     LEASE_SCRIPTS,
@@ -36,9 +38,6 @@ from . import (
     LeaseScript,
     LeaseTerms,
     encode,
-    lease_key,
-    lease_prefix,
-    mark_key,
     monotonic_ms,
     parse_acquire,
     parse_acquire_error,
@@ -226,14 +225,14 @@ class _Keeper:
         token = secrets.token_hex(16)
         self.now = now
         args: list[object] = [token, self.terms.ttl_ms, random.randrange(LEASE_NODES), LEASE_NODES, self.now]
-        return _Write(LEASE_SCRIPTS["acquire"], [lease_prefix()], args, self.replicas, self.terms.wait_ms)
+        return _Write(LEASE_SCRIPTS["acquire"], [LEASE_KEY], args, self.replicas, self.terms.wait_ms)
 
     def renew_write(self, lease: _Lease, mark: int, release: bool = False) -> _Write:
         node = lease.held.node
-        keys = [lease_key(node), mark_key(node)]
         if release:
-            return _Write(LEASE_SCRIPTS["release"], keys, [lease.token, mark], 0, self.terms.wait_ms)
-        return _Write(LEASE_SCRIPTS["renew"], keys, [lease.token, self.terms.ttl_ms, mark], self.replicas, self.terms.wait_ms)
+            return _Write(LEASE_SCRIPTS["release"], [LEASE_KEY], [lease.token, mark, node], 0, self.terms.wait_ms)
+        args: list[object] = [lease.token, self.terms.ttl_ms, mark, node]
+        return _Write(LEASE_SCRIPTS["renew"], [LEASE_KEY], args, self.replicas, self.terms.wait_ms)
 
     def plan(self) -> tuple[str, _Write, Optional[_Lease], int]:
         """The next write: ``("renew" | "pending" | "acquire", write, lease, mark)``."""
@@ -484,7 +483,7 @@ class Lease(_Common):
         """The write on one connection of the reserve's primary, pipelined."""
         client = self._client
         if _is_cluster(client):
-            client = client.get_redis_connection(client.get_node_from_key(lease_prefix()))
+            client = client.get_redis_connection(client.get_node_from_key(LEASE_KEY))
         pipe = client.pipeline(transaction=False)
         for command in write.commands():
             pipe.execute_command(*command)
@@ -589,7 +588,7 @@ class AsyncLease(_Common):
             return _read(write, list(await pipe.execute(raise_on_error=False)))
         # redis.asyncio's cluster keeps connections per node: both commands on one of them.
         await client.initialize()  # a no-op once its slot map is loaded
-        node = client.get_node_from_key(lease_prefix())
+        node = client.get_node_from_key(LEASE_KEY)
         conn = node.acquire_connection()
         try:
             await conn.send_packed_command(conn.pack_commands(write.commands()))

@@ -5,7 +5,7 @@ defmodule EmqId.Lease.Client do
 
   The holder sends each lease script with its `WAIT` in one pipeline: the
   pipeline must reach the primary that holds the reserve's slot (the slot of
-  `EmqId.Lease.prefix/0`), on one connection, so that `WAIT` counts the
+  `EmqId.Lease.key/0`, the one key every script touches), on one connection, so that `WAIT` counts the
   replicas of that very write. Give it a connection to that primary, or a
   cluster-aware client that routes the whole pipeline there. A `MOVED` (or
   any other error reply the protocol does not give) is a fault: the holder

@@ -1,6 +1,6 @@
 defmodule EmqId.Lease.Holder do
   @moduledoc """
-  A node lease on Valkey held in one call (`emq-lease/2`, SPEC.md §5.2): a
+  A node lease on Valkey held in one call (`emq-lease/3`, SPEC.md §5.2): a
   GenServer that takes a node, renews it every third of its TTL, takes
   another when it is lost, and releases it when it stops. Any process mints
   on it without a message to the holder.

@@ -58,7 +58,7 @@ defmodule EmqId.Lease.Holder.Keeper do
       {:ok, _dry} ->
         token = token()
         args = [token, k.terms.ttl_ms, :rand.uniform(Lease.nodes()) - 1, Lease.nodes(), now]
-        {:acquire, Write.new(:acquire, [Lease.prefix()], args, k.replicas, k.wait_ms), k}
+        {:acquire, Write.new(:acquire, keys(), args, k.replicas, k.wait_ms), k}
 
       {:error, gate} ->
         {:refused, Error.exception({gate, "this host's clock (#{now} ms) is outside the contract"}), k}
@@ -77,11 +77,12 @@ defmodule EmqId.Lease.Holder.Keeper do
 
   defp renew_write(k, lease) do
     {:ok, mark} = LeasedMinter.next_mark(lease.minter, System.os_time(:millisecond))
-    args = [lease.token, k.terms.ttl_ms, mark]
-    Write.new(:renew, keys(lease), args, k.replicas, k.wait_ms, mark)
+    args = [lease.token, k.terms.ttl_ms, mark, lease.held.node]
+    Write.new(:renew, keys(), args, k.replicas, k.wait_ms, mark)
   end
 
-  defp keys(lease), do: [Lease.key!(lease.held.node), Lease.mark_key!(lease.held.node)]
+  # Every script's KEYS: the reserve's one lease key; the node goes in ARGV.
+  defp keys, do: [Lease.key()]
 
   # A held lease whose fence closed counts as time without one; a whole TTL
   # after the last write the server answered, it has expired there: lost.
@@ -199,8 +200,8 @@ defmodule EmqId.Lease.Holder.Keeper do
 
       lease ->
         LeasedMinter.stop(lease.minter)
-        args = [lease.token, LeasedMinter.high_water(lease.minter)]
-        write = Write.new(:release, keys(lease), args, 0, k.wait_ms)
+        args = [lease.token, LeasedMinter.high_water(lease.minter), lease.held.node]
+        write = Write.new(:release, keys(), args, 0, k.wait_ms)
         {write, k.held != nil, %{k | held: nil, pending: nil}}
     end
   end
