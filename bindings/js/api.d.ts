@@ -170,16 +170,21 @@ export const MAX_NAME_LEN: number;
 export const MAX_KEY_LEN: number;
 export const MAX_ENTRY_ID_LEN: number;
 
-// ---- Node leases on Valkey (emq-lease/2, SPEC.md §5.2): run these scripts with your own client.
+// ---- Node leases on Valkey (emq-lease/3, SPEC.md §5.2): run these scripts with your own client.
 /**
  * The protocol's Lua scripts, byte for byte the core's:
- * - `acquire`: KEYS `[leasePrefix()]`, ARGV `[token, ttlMs, firstNode, LEASE_NODES, nowMs]` → `[node, previousMark | -1]`
+ * - `acquire`: KEYS `[LEASE_KEY]`, ARGV `[token, ttlMs, firstNode, LEASE_NODES, nowMs]` → `[node, previousMark | -1]`
  *   or the error `EMQLEASE every node is leased`;
- * - `renew`: KEYS `[leaseKey(n), markKey(n)]`, ARGV `[token, ttlMs, minter.nextMark(now)]` → `1`, or `0` (lost);
- * - `release`: KEYS `[leaseKey(n), markKey(n)]`, ARGV `[token, minter.highWater]` → `1` or `0`.
+ * - `renew`: KEYS `[LEASE_KEY]`, ARGV `[token, ttlMs, minter.nextMark(now), n]` → `1`, or `0` (lost);
+ * - `release`: KEYS `[LEASE_KEY]`, ARGV `[token, minter.highWater, n]` → `1` or `0`.
  */
 export const LEASE_SCRIPTS: Readonly<{ acquire: string; renew: string; release: string }>;
-export const LEASE_PROTOCOL: 'emq-lease/2';
+export const LEASE_PROTOCOL: 'emq-lease/3';
+/**
+ * The reserve's one lease key, KEYS[1] of every script: a hash of each node's `<n>:token`,
+ * `<n>:until` (the lease's end, server unix ms) and `<n>:mark`. Its slot is the reserve's.
+ */
+export const LEASE_KEY: '{emq}:leases';
 /** Nodes a lease can be taken on (MAX_NODE + 1), the default TTL and the fence's default margin, ms. */
 export const LEASE_NODES: number;
 export const LEASE_TTL_MS: number;
@@ -197,12 +202,6 @@ export function leaseTerms(ttlMs?: number, marginMs?: number): { ttlMs: number; 
  * checks them; without a margin, the default for the TTL). Throws `range`.
  */
 export function leaseWaitMs(ttlMs?: number, marginMs?: number): number;
-/** `{emq}:node:` — KEYS[1] of the acquire script. */
-export function leasePrefix(): string;
-/** `{emq}:node:<n>` — the lease. */
-export function leaseKey(node: number): string;
-/** `{emq}:node:<n>:mark` — the node's mark. */
-export function markKey(node: number): string;
 export interface Acquired {
   node: number;
   /** The node's mark before this acquire (unix ms), or null for a node never leased. */

@@ -109,8 +109,9 @@ export function makeApi(backend, { name, from = name }) {
     }
   }
 
-  // Node leases on Valkey (emq-lease/2, SPEC.md §5.2): the scripts, keys
-  // and reply parsing of the core, for the Valkey client the user has.
+  // Node leases on Valkey (emq-lease/3, SPEC.md §5.2): the scripts and reply
+  // parsing of the core, for the Valkey client the user has (the one lease
+  // key, LEASE_KEY, is among the core's texts below).
   const LEASE_SCRIPTS = Object.freeze(
     Object.fromEntries(
       backend
@@ -224,9 +225,6 @@ export function makeApi(backend, { name, from = name }) {
       const margin = marginMs === undefined ? -1 : ms(marginMs, 'a margin');
       return { ttlMs, marginMs: call(backend.leaseMargin, ms(ttlMs, 'a TTL'), margin) };
     },
-    leasePrefix: () => backend.leasePrefix(),
-    leaseKey: (node) => call(backend.leaseKey, nodeArg(node)),
-    markKey: (node) => call(backend.markKey, nodeArg(node)),
     parseAcquire(node, previous) {
       const [n, p] = call(backend.parseAcquire, ms(node, 'a node'), ms(previous, 'a mark'));
       return { node: n, previousMark: p < 0 ? null : p };

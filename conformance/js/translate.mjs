@@ -85,7 +85,7 @@ export function translate(pkg, r) {
     case 'lease_script':
       return call(() => ({ text: pkg.LEASE_SCRIPTS[r.name] }));
     case 'lease_keys':
-      return call(() => ({ lease_key: pkg.leaseKey(r.node), mark_key: pkg.markKey(r.node) }));
+      return call(() => ({ lease_key: pkg.LEASE_KEY }));
     case 'parse_acquire':
       return call(() => {
         const a = pkg.parseAcquire(r.node, r.previous);

@@ -91,7 +91,7 @@ const STEPS: &[Step] = &[
     }),
     ("PostgreSQL: live server tests", postgres::tests::run),
     ("Valkey Cluster colocation (3 primaries, live)", valkey::colocation::run),
-    ("Node leases on live Valkey clusters (emq-lease/2), with their counts", valkey::leases::run),
+    ("Node leases on live Valkey clusters (emq-lease/3), resharding among them, with their counts", valkey::leases::run),
     (
         "Node leases through failovers: the lossy failover and a one-node cluster; every runtime's holder through the same live tests; the book's lease examples; the chaos fleet and its negative control (cargo xtask chaos)",
         valkey::chaos::run,

@@ -58,8 +58,7 @@ const CASES = [
   ['mintStep', [0n, 1024, 0]], ['mintStep', [0n, 1.5, 0]], ['mintStep', [0n, '9', 0]], ['mintStep', [0n, 9, 'now']],
   ['mintStep', [0n, 9, Infinity]], ['setNode', ['5']], ['setNode', [-1]], ['setNode', [2048]],
   ['Minter', [1.5]], ['Minter', ['1']], ['Minter', [1024]], ['Minter', [-1]], ['Minter', [undefined]],
-  // Node leases (emq-lease/2).
-  ['leasePrefix', []], ['leaseKey', [7]], ['leaseKey', [1023]], ['leaseKey', [1024]], ['leaseKey', ['7']], ['markKey', [0]],
+  // Node leases (emq-lease/3).
   ['parseAcquire', [7, -1]], ['parseAcquire', [7, 1769526697641]], ['parseAcquire', [1024, -1]], ['parseAcquire', [7, -2]],
   ['parseAcquire', ['7', -1]], ['parseAcquire', [7, 1.5]], ['parseRenewal', [1]], ['parseRenewal', [0]], ['parseRenewal', [2]],
   ['parseAcquireError', ['ERR EMQLEASE every node is leased']], ['parseAcquireError', ['NOSCRIPT No matching script']],
@@ -308,7 +307,11 @@ test('every gate of the core reaches JS through the one error helper, with its c
 test('a lease write counts once acknowledged: parseWait, leaseWaitMs and LEASE_REPLICAS (on every backend)', () => {
   for (const [name, api] of Object.entries(apis)) {
     assert.equal(api.LEASE_REPLICAS, 1, name);
-    assert.equal(api.LEASE_PROTOCOL, 'emq-lease/2', name);
+    assert.equal(api.LEASE_PROTOCOL, 'emq-lease/3', name);
+    // The one lease key, a text of the core's, in the reserve's slot (the version key's).
+    assert.equal(api.LEASE_KEY, '{emq}:leases', name);
+    assert.equal(api.slot(api.LEASE_KEY), api.slot(api.VERSION_KEY), name);
+    for (const gone of ['leasePrefix', 'leaseKey', 'markKey']) assert.equal(api[gone], undefined, `${name}: ${gone}`);
     assert.equal(api.parseWait(1, api.LEASE_REPLICAS), undefined, name);
     assert.equal(api.parseWait(0, 0), undefined, name);
     assert.throws(

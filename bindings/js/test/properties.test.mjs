@@ -253,8 +253,6 @@ const SIGNATURES = {
   mintStep: [snowflakeArg, nodeArg, instant],
   setNode: [nodeArg],
   leaseTerms: [fc.integer({ min: 0, max: 100000 }), fc.integer({ min: 0, max: 70000 })],
-  leaseKey: [nodeArg],
-  markKey: [nodeArg],
   parseAcquire: [fc.integer({ min: -1, max: 1100 }), fc.oneof(fc.constant(-1), instant, fc.integer({ min: -5, max: 5 }))],
   parseRenewal: [fc.integer({ min: -2, max: 3 })],
   parseWait: [fc.integer({ min: -2, max: 4 }), fc.integer({ min: -1, max: 4 })],

@@ -45,7 +45,7 @@ function nodeRedis(client) {
   return {
     name: cluster ? 'node-redis cluster' : 'node-redis client',
     async send(commands) {
-      const connection = cluster ? await client.getNodeClientForKey(emq.leasePrefix(), false) : client;
+      const connection = cluster ? await client.getNodeClientForKey(emq.LEASE_KEY, false) : client;
       const settled = await Promise.allSettled(commands.map((command) => connection.sendCommand(command)));
       return settled.map((s) => {
         if (s.status === 'fulfilled') return s.value;
@@ -56,7 +56,7 @@ function nodeRedis(client) {
     async refresh() {
       // A keyed command through the cluster's own routing: it follows MOVED and
       // rediscovers the slots, which the connection above cannot.
-      if (cluster) await client.sendCommand(emq.leasePrefix(), false, ['EXISTS', emq.leasePrefix()]).catch(() => {});
+      if (cluster) await client.sendCommand(emq.LEASE_KEY, false, ['EXISTS', emq.LEASE_KEY]).catch(() => {});
     },
   };
 }

@@ -1,4 +1,4 @@
-// @echomq/emq-id/holder: a node lease on Valkey held in one call (emq-lease/2).
+// @echomq/emq-id/holder: a node lease on Valkey held in one call (emq-lease/3).
 import { EventEmitter } from 'node:events';
 import { EmqIdError, LeasedMinter } from '../index';
 

@@ -1,5 +1,5 @@
 'use strict';
-// A node lease on Valkey held in one call (emq-lease/2, SPEC.md §5.2), over
+// A node lease on Valkey held in one call (emq-lease/3, SPEC.md §5.2), over
 // the ioredis or node-redis client a program already has:
 //
 //   const { Lease } = require('@echomq/emq-id/holder');

@@ -4,7 +4,7 @@
 // its replies. A lease is held (renewed, minted on), pending (an acquire not
 // acknowledged by the replicas: renewed until a renewal is, never minted on),
 // or neither (the next write takes a node). Every rule is the core's
-// (emq-lease/2, SPEC.md §5.2): this file only keeps the states.
+// (emq-lease/3, SPEC.md §5.2): this file only keeps the states.
 
 const { randomBytes, randomInt } = require('node:crypto');
 const emq = require('../index.js');
@@ -133,13 +133,14 @@ class Keeper {
     this.now = now;
     const token = randomBytes(16).toString('hex');
     const args = [token, this.terms.ttlMs, randomInt(emq.LEASE_NODES), emq.LEASE_NODES, now];
-    return new Write('acquire', [emq.leasePrefix()], args, this.replicas, this.waitMs);
+    return new Write('acquire', [emq.LEASE_KEY], args, this.replicas, this.waitMs);
   }
 
+  /** The renew (or release) of `lease`'s node, carrying `mark`: the node is the last ARGV. */
   renewWrite(lease, mark, { release = false } = {}) {
-    const keys = [emq.leaseKey(lease.held.node), emq.markKey(lease.held.node)];
-    if (release) return new Write('release', keys, [lease.token, mark], 0, this.waitMs);
-    return new Write('renew', keys, [lease.token, this.terms.ttlMs, mark], this.replicas, this.waitMs);
+    const { token, held } = lease;
+    if (release) return new Write('release', [emq.LEASE_KEY], [token, mark, held.node], 0, this.waitMs);
+    return new Write('renew', [emq.LEASE_KEY], [token, this.terms.ttlMs, mark, held.node], this.replicas, this.waitMs);
   }
 
   /** The next write: `{ kind: 'renew' | 'pending' | 'acquire', write, lease, mark }`. */

@@ -1,6 +1,7 @@
-//! Node leases on Valkey (emq-lease/2): the core's scripts, keys, reply
-//! parsing and leased minter for the package's JS, which checks the host
-//! types first (numbers here are whole and finite by then).
+//! Node leases on Valkey (emq-lease/3): the core's scripts, reply parsing
+//! and leased minter for the package's JS, which checks the host types first
+//! (numbers here are whole and finite by then). The one lease key, LEASE_KEY,
+//! reaches JS with the core's other texts (contract.rs).
 
 use napi_derive::napi;
 
@@ -28,24 +29,6 @@ fn ms(v: f64) -> Result<u64, JsError> {
 pub fn lease_scripts() -> String {
     let parts: Vec<String> = emq_id::SCRIPTS.iter().map(|s| format!("{}\n{}", s.name, s.text)).collect();
     parts.join("\0")
-}
-
-/// `leasePrefix(): string` — `{emq}:node:`.
-#[napi]
-pub fn lease_prefix() -> String {
-    emq_id::lease_prefix().as_str().to_string()
-}
-
-/// `leaseKey(node): string`
-#[napi]
-pub fn lease_key(n: f64) -> Result<String, JsError> {
-    Ok(emq_id::lease_key(node(n)?).map_err(gate)?.as_str().to_string())
-}
-
-/// `markKey(node): string`
-#[napi]
-pub fn mark_key(n: f64) -> Result<String, JsError> {
-    Ok(emq_id::mark_key(node(n)?).map_err(gate)?.as_str().to_string())
 }
 
 /// `parseAcquire(node, previous): [node, previous mark or -1]`

@@ -103,10 +103,39 @@ for (const [clientName, makeClient] of [
     assert.equal(await lease.release(), true);
     assert.deepEqual(server.scripts().slice(-1), ['release']);
     assert.equal(server.rounds.at(-1).length, 1, 'a release waits for no replica');
-    const mark = Number(released.at(-1));
+    // [script, numkeys, LEASE_KEY, token, high water, node]
+    assert.deepEqual([released[1], released[2], released[5]], ['1', emq.LEASE_KEY, '7']);
+    const mark = Number(released[4]);
     assert.ok(mark >= emq.unixMs(emq.decodeSnowflake(id)), `released with mark ${mark}, before its id`);
     assert.throws(() => lease.mint('JOB'), (e) => e instanceof emq.EmqIdError && e.code === 'node');
     assert.equal(await lease.release(), true, 'a second release answers as the first');
+  });
+
+  test(`${clientName}: every script declares the one lease key; renew and release name the node last`, async () => {
+    const server = new Server();
+    const sent = [];
+    const logged = (reply) => (args) => {
+      sent.push(args);
+      return reply;
+    };
+    server.acquire = logged([7, -1]);
+    server.renew = logged(1);
+    const lease = await Lease.acquire(makeClient(server), { terms: TERMS });
+    await sleep(TERMS.ttlMs / 3 + 50);
+    await lease.release();
+    // Each is [script, numkeys, ...KEYS, ...ARGV], as strings.
+    const [acquire, renew, release] = ['acquire', 'renew', 'release'].map((name) => sent.find((a) => SCRIPT_NAMES.get(a[0]) === name));
+    assert.ok(acquire && renew && release, JSON.stringify(server.scripts()));
+    for (const write of [acquire, renew, release]) assert.deepEqual(write.slice(1, 3), ['1', emq.LEASE_KEY]);
+    const token = acquire[3];
+    assert.equal(acquire.length, 3 + 5);
+    assert.deepEqual([acquire[4], acquire[6]], [String(TERMS.ttlMs), String(emq.LEASE_NODES)]);
+    assert.equal(renew.length, 3 + 4);
+    assert.deepEqual([renew[3], renew[4], renew[6]], [token, String(TERMS.ttlMs), '7']);
+    assert.ok(Number.isSafeInteger(Number(renew[5])), `renew's mark: ${renew[5]}`);
+    assert.equal(release.length, 3 + 3);
+    assert.deepEqual([release[3], release[5]], [token, '7']);
+    assert.ok(Number.isSafeInteger(Number(release[4])), `release's high water: ${release[4]}`);
   });
 
   test(`${clientName}: an unacknowledged acquire mints nothing and is released`, async () => {

@@ -583,7 +583,7 @@ fn mint_id(ns: &[u8], now_ms: i64) -> emq_id::Result<[u8; emq_id::ID_LEN]> {
     emq_id::encode(ns, s)
 }
 
-// ---------------------------------------------------------------- leases (emq-lease/2)
+// ---------------------------------------------------------------- leases (emq-lease/3)
 // Numbers arrive as `f64` (the package's JS has checked they are whole and
 // finite); each is converted here and the core decides the rest.
 
@@ -622,21 +622,6 @@ pub fn lease_scripts() -> String {
 #[wasm_bindgen]
 pub fn version() -> String {
     env!("CARGO_PKG_VERSION").to_owned()
-}
-
-#[wasm_bindgen(js_name = leasePrefix)]
-pub fn lease_prefix() -> String {
-    emq_id::lease_prefix().as_str().to_owned()
-}
-
-#[wasm_bindgen(js_name = leaseKey)]
-pub fn lease_key(node: f64) -> Js<String> {
-    Ok(emq_id::lease_key(lease_node(node)?).map_err(gate)?.as_str().to_owned())
-}
-
-#[wasm_bindgen(js_name = markKey)]
-pub fn mark_key(node: f64) -> Js<String> {
-    Ok(emq_id::mark_key(lease_node(node)?).map_err(gate)?.as_str().to_owned())
 }
 
 /// The node of an acquire reply (the previous mark is read by `parseAcquirePrevious`):
