@@ -46,19 +46,23 @@ fn run(
     eval.extend_from_slice(args);
     let (wanted, timeout) = (replicas.to_string(), terms.wait_ms().to_string());
     let wait: [&[u8]; 3] = [b"WAIT", wanted.as_bytes(), timeout.as_bytes()];
-    let mut replies = if replicas == 0 { conn.pipeline(&[&eval])? } else { conn.pipeline(&[&eval, &wait])? };
+    let asking: [&[u8]; 1] = [b"ASKING"];
+    let mut write: Vec<&[&[u8]]> = vec![&eval, &wait];
+    write.truncate(if replicas == 0 { 1 } else { 2 });
+    let mut replies = conn.pipeline(&write)?;
+    let mut there = None;
     if let Some(target) = replies.first().and_then(Reply::error).and_then(|e| redirect("ASK ", e, conn.host())) {
         // The reserve's slot is migrating and its one key has left: the
-        // script runs where the key is, and its `WAIT` on that connection.
-        let mut there = Connection::open_with(&target, conn.timeouts())?;
-        let asking: [&[u8]; 1] = [b"ASKING"];
-        replies = if replicas == 0 {
-            there.pipeline(&[&asking, &eval])?
-        } else {
-            there.pipeline(&[&asking, &eval, &wait])?
-        };
-        replies.remove(0);
+        // script runs where the key is, and its `WAIT` on that connection,
+        // so it counts the replicas of the node that ran the write.
+        let target = there.insert(Connection::open_with(&target, conn.timeouts())?);
+        write.insert(0, &asking);
+        replies = target.pipeline(&write)?;
+        if let Some(e) = replies.remove(0).error() {
+            return Err(io::Error::other(format!("ASKING: {e}")));
+        }
     }
+    let conn = there.as_ref().unwrap_or(conn);
     let waited = if replicas == 0 { None } else { replies.pop() };
     let reply = replies.pop().ok_or_else(|| protocol("no reply"))?;
     // The script's reply first: a `MOVED` (this node no longer serves the

@@ -187,3 +187,31 @@ fn a_lost_lease_is_taken_again_after_every_id_minted_on_it() {
     assert_eq!((stats.taken, stats.lost), (2, 1));
     assert!(lease.release().unwrap());
 }
+
+#[test]
+fn a_write_redirected_by_ask_runs_and_is_waited_on_where_it_was_sent() {
+    // The slot migrating, its key moved: the target runs the scripts after
+    // `ASKING`, and only its replicas have the writes.
+    let (target, ran) = server(Box::new(|c| {
+        standalone(c).unwrap_or_else(|| match (script_of(c), is(c, "ASKING"), is(c, "WAIT")) {
+            (_, true, _) => b"+OK\r\n".to_vec(),
+            ("acquire", ..) => b"*2\r\n:7\r\n:-1\r\n".to_vec(),
+            (.., true) => b":1\r\n".to_vec(),
+            _ => b":1\r\n".to_vec(),
+        })
+    }));
+    let ask = format!("-ASK 9051 {target}\r\n").into_bytes();
+    let (source, asked) = server(Box::new(move |c| {
+        // The source's replicas never got the writes: a WAIT here answers 0.
+        standalone(c).unwrap_or_else(|| if is(c, "WAIT") { b":0\r\n".to_vec() } else { ask.clone() })
+    }));
+    let lease = Lease::acquire(&source, options()).expect("acknowledged by the node that ran the acquire");
+    assert_eq!(lease.node(), Some(7));
+    assert!(lease.next_within(Duration::from_millis(500)).is_ok());
+    thread::sleep(Duration::from_millis(250)); // renewals, redirected the same way
+    assert!(lease.release().unwrap());
+    let ran = ran.lock().unwrap().clone();
+    assert_eq!((ran.first(), ran.last()), (Some(&"acquire"), Some(&"release")), "{ran:?}");
+    assert!(ran.contains(&"renew"), "{ran:?}");
+    assert_eq!(*asked.lock().unwrap(), ran, "every write tried at the source first");
+}

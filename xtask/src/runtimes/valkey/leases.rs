@@ -38,7 +38,7 @@ pub fn run() -> Result<()> {
 fn scripts_as_the_server_names_them(addr: &str) -> Result<()> {
     let file = crate::load(&root().join(crate::vectors::PATH))?;
     let pinned = file["lease_scripts"].as_array().context("the vector file's lease_scripts")?;
-    let mut c = reserve(addr)?;
+    let mut c = reserve_primary(addr)?;
     for script in emq_id::SCRIPTS {
         let sha = c.cmd(&["SCRIPT", "LOAD", script.text])?.as_text().context("SCRIPT LOAD answers a digest")?;
         let case = pinned
@@ -116,7 +116,7 @@ fn unreplicated(terms: LeaseTerms) -> LeaseOptions {
 }
 
 /// The reserve's primary, for the scripts run directly.
-fn reserve(addr: &str) -> Result<Connection> {
+fn reserve_primary(addr: &str) -> Result<Connection> {
     emq_lease::connect(addr).with_context(|| format!("the reserve's primary via {addr}"))
 }
 
@@ -137,7 +137,7 @@ fn eval(c: &mut Connection, script: &emq_id::Script, keys: &[&str], args: &[Stri
 /// owner's first id sorts after its predecessor's last, and no id repeats.
 fn handovers(addr: &str) -> Result<()> {
     const NODE: u16 = 777;
-    let mut c = reserve(addr)?;
+    let mut c = reserve_primary(addr)?;
     let terms = LeaseTerms::new(30_000, 5_000)?;
     let leases = [emq_id::LEASE_KEY];
     let mut seen = HashSet::new();
@@ -200,7 +200,7 @@ fn killed_holder(addr: &str) -> Result<()> {
     holder.kill().context("SIGKILL")?;
     let killed = Instant::now();
     holder.wait()?;
-    let mut c = reserve(addr)?;
+    let mut c = reserve_primary(addr)?;
     let bound = Duration::from_millis(ttl + 1_000);
     let free = || Ok(!reserve::is_held(&mut c, node)?);
     ensure!(

@@ -40,8 +40,10 @@ impl Fields {
         self.0.get(&format!("{node}:{field}"))
     }
 
+    /// As the acquire script reads it: an end not yet passed, or one that
+    /// is not a number (passed over, never taken).
     fn held(&self, node: u16, now: u64) -> bool {
-        self.get(node, "token").is_some() && self.until(node).is_some_and(|until| until >= now)
+        self.get(node, "until").is_some_and(|until| until.parse::<u64>().map_or(true, |until| until >= now))
     }
 
     fn until(&self, node: u16) -> Option<u64> {
@@ -53,6 +55,11 @@ impl Fields {
 pub fn is_held(c: &mut Connection, node: u16) -> Result<bool> {
     let now = server_ms(c)?;
     Ok(Fields::read(c)?.held(node, now))
+}
+
+/// Whether `node` was released: no owner's token left (an ended lease keeps its token).
+pub fn is_released(c: &mut Connection, node: u16) -> Result<bool> {
+    Ok(Fields::read(c)?.get(node, "token").is_none())
 }
 
 /// The nodes no live lease holds on this primary.

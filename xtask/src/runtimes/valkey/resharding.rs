@@ -291,7 +291,7 @@ fn holder_through_a_paused_migration(cluster: &Cluster, from: usize, to: usize) 
     ensure!(stats.lost == 0 && stats.taken == 1, "the holder lost its lease: {stats:?}");
     ensure!(lease.release()?, "the holder's release was refused");
     let mut c = cluster.nodes[to].connect()?;
-    ensure!(!reserve::is_held(&mut c, node)?, "node {node} still held after the release");
+    ensure!(reserve::is_released(&mut c, node)?, "node {node} not released");
     println!(
         "resharding: a Rust holder (TTL {} ms) on node {node}: {before} ids before, {during} with the lease key moved and the migration paused {} ms, {after} after; 1 lease taken, 0 lost, 0 duplicates, in order",
         terms.ttl_ms,

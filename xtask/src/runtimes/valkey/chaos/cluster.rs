@@ -1,6 +1,6 @@
 //! A Valkey Cluster of three primaries with a replica each, on loopback,
 //! whose nodes the faults kill, restart, pause and promote; and the reserve
-//! (the slot of `{emq}:node:…`), read from whichever node still answers.
+//! (the slot of `{emq}:leases`), read from whichever node still answers.
 
 use std::time::Duration;
 

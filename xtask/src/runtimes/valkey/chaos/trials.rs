@@ -8,7 +8,7 @@
 //! 2. A 3×2 cluster, `replicas 1`: **acquire**; **renew** (minting goes on
 //!    over three TTLs on the first lease); **loss** (the node's lease is taken
 //!    from under it) and **re-acquire** (a second lease on another node, its
-//!    ids after every id of the first); **release** (the lease key gone, the
+//!    ids after every id of the first); **release** (the lease's token gone, the
 //!    node's mark at or past its last id).
 //! 3. The lossy failover, `replicas 1`: acquires that reached only the
 //!    primary (its replica lagging) mint nothing; the primary dies with them;
@@ -95,7 +95,7 @@ fn one_node(programs: &[Program], dir: &Path, terms: LeaseTerms) -> Result<Vec<H
         in_order(h, &records)?;
         let node = emq_id::node(records[0].snowflake);
         ensure!(records.iter().all(|r| r.lease == 1 && emq_id::node(r.snowflake) == node), "{}: one lease", h.label);
-        ensure!(!reserve::is_held(&mut c, node)?, "{}: node {node} not released", h.label);
+        ensure!(reserve::is_released(&mut c, node)?, "{}: node {node} not released", h.label);
     }
     // The default asks a replica to acknowledge every lease write: this node has none.
     let safe_orders = Orders { replicas: 1, ..unsafe_orders };
@@ -147,7 +147,7 @@ fn lifecycle(cluster: &Replicated, programs: &[Program], dir: &Path, terms: Leas
         let stats = h.stats.as_ref().with_context(|| format!("{}: no stats line", h.label))?;
         ensure!(stats["taken"] == 2 && stats["lost"] == 1, "{}: stats {stats}", h.label);
         // Release: the node is free again, its mark at or past the last id minted on it.
-        ensure!(!reserve::is_held(&mut c, node)?, "{}: node {node} not released", h.label);
+        ensure!(reserve::is_released(&mut c, node)?, "{}: node {node} not released", h.label);
         let mark = reserve::mark(&mut c, node)?.with_context(|| format!("{}: node {node} has no mark", h.label))?;
         let last = emq_id::unix_ms(second.last().map_or(0, |r| r.snowflake));
         ensure!(mark >= last, "{}: released with mark {mark}, before its last id ({last})", h.label);
