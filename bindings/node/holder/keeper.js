@@ -37,7 +37,7 @@ class LeaseWireError extends Error {
   constructor(message, { redirect = false } = {}) {
     super(message);
     this.name = 'LeaseWireError';
-    /** Whether the reply moved the slot (`MOVED`/`ASK`): the client's slot map is stale. */
+    /** Whether the reply redirected the write (`MOVED`, or `ASK` while the reserve's slot migrates): try again through the client's slot map. */
     this.redirect = redirect;
   }
 }
