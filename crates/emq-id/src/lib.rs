@@ -44,6 +44,7 @@ mod family;
 mod hash;
 mod high_water;
 mod id;
+mod keeper;
 mod keyspace;
 mod lease;
 mod mint;
@@ -70,6 +71,7 @@ pub use family::{check_name, Family, Param, Pattern, JOB_NS, MAX_NAME_LEN};
 pub use hash::hash32;
 pub use high_water::{raise_mark, state_after, state_ms, step_shared_under, step_under};
 pub use id::{Id, BINARY_LEN};
+pub use keeper::{read_lease_error, redirect, Action, Keeper, Next, Outcome, Phase, Redirect, Step};
 pub use keyspace::{
     check_queue, job_key, job_prefix, key, parse_key, prefix_bytes, queue_key, queue_prefix, reserve, Key, ParsedKey,
     BUS_VERSION, KEYSPACE, MAX_KEY_LEN, MAX_QUEUE_LEN, VERSION_KEY,

@@ -24,7 +24,7 @@ pub struct Check {
 }
 
 /// The sections, in file order. A file may leave one out; an unknown one is an error.
-pub const SECTIONS: [&str; 19] = concat(NON_LEASE_SECTIONS, LEASE_SECTIONS);
+pub const SECTIONS: [&str; 21] = concat(NON_LEASE_SECTIONS, LEASE_SECTIONS);
 
 /// `a` then `b`, in a constant.
 const fn concat<const A: usize, const B: usize, const C: usize>(
@@ -42,8 +42,17 @@ const fn concat<const A: usize, const B: usize, const C: usize>(
 
 /// The sections of node leases (emq-lease/3): a target whose runtime has no
 /// lease API declares the others as its scope.
-pub const LEASE_SECTIONS: [&str; 7] =
-    ["lease_scripts", "lease_keys", "lease_acquire", "lease_errors", "lease_renewals", "lease_starts", "lease_waits"];
+pub const LEASE_SECTIONS: [&str; 9] = [
+    "lease_scripts",
+    "lease_keys",
+    "lease_acquire",
+    "lease_errors",
+    "lease_renewals",
+    "lease_starts",
+    "lease_waits",
+    "lease_replies",
+    "lease_keepers",
+];
 
 /// Every section but the lease sections.
 pub const NON_LEASE_SECTIONS: [&str; 12] = [
@@ -245,6 +254,35 @@ pub fn checks(file: &Value) -> Result<Vec<Check>> {
                     let mut request = request.as_object().cloned().context("a request object")?;
                     request.insert("op".into(), json!("lease_wait"));
                     add("lease_wait", Value::Object(request), outcome(case, "gate", &["wait_ms"], &at)?);
+                }
+                "lease_replies" => {
+                    let request = json!({"op": "lease_reply", "error": field(case, "error", &at)?, "asked": field(case, "asked", &at)?});
+                    add("lease_reply", request, Expect::Ok(pick(case, &["outcome", "redirect"], &at)?));
+                }
+                "lease_keepers" => {
+                    let steps = field(case, "steps", &at)?
+                        .as_array()
+                        .with_context(|| format!("{at}: steps is not an array"))?;
+                    let (mut asked, mut answers) = (vec![], vec![]);
+                    for step in steps {
+                        if step.get("next").is_some() {
+                            asked.push(pick(step, &["at"], &at)?);
+                            answers.push(pick(step, &["next", "phase"], &at)?);
+                        } else {
+                            asked.push(pick(step, &["outcome", "sent", "at"], &at)?);
+                            let answer = match step.get("refusal") {
+                                Some(_) => pick(step, &["action", "after_ms", "phase", "refusal"], &at)?,
+                                None => pick(step, &["action", "after_ms", "phase"], &at)?,
+                            };
+                            answers.push(answer);
+                        }
+                    }
+                    let mut request = pick(case, &["ttl_ms", "margin_ms", "since"], &at)?;
+                    request["op"] = json!("lease_keeper");
+                    request["steps"] = json!(asked);
+                    let mut answer = pick(case, &["renew_every_ms", "retry_ms"], &at)?;
+                    answer["steps"] = json!(answers);
+                    add("lease_keeper", request, Expect::Ok(answer));
                 }
                 _ => unreachable!("SECTIONS is exhaustive"),
             }

@@ -31,6 +31,10 @@ pub fn one_wrong_value(file: &Value, section: &str) -> Value {
         "lease_renewals" => case["gate"] = Value::from("node"),
         "lease_starts" => bump_decimal(&mut case["snowflake"]),
         "lease_waits" => case["wait_ms"] = Value::from(case["wait_ms"].as_u64().unwrap() + 1),
+        "lease_replies" => case["outcome"] = Value::from(if case["outcome"] == "fault" { "leased" } else { "fault" }),
+        "lease_keepers" => {
+            case["steps"][1]["after_ms"] = Value::from(case["steps"][1]["after_ms"].as_u64().unwrap() + 1)
+        }
         other => panic!("no mutation for section {other}"),
     }
     file

@@ -7,6 +7,7 @@
 //! spelling of exact bytes.
 
 pub mod hex;
+pub mod keeper;
 pub mod keyspace;
 pub mod lease;
 pub mod rng;
@@ -69,6 +70,8 @@ pub fn generate() -> Value {
     file.insert("lease_renewals".into(), Value::Array(lease::renewals()));
     file.insert("lease_starts".into(), Value::Array(lease::starts()));
     file.insert("lease_waits".into(), Value::Array(lease::waits()));
+    file.insert("lease_replies".into(), Value::Array(keeper::replies()));
+    file.insert("lease_keepers".into(), Value::Array(keeper::keepers()));
     Value::Object(file)
 }
 

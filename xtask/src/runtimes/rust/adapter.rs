@@ -156,6 +156,45 @@ fn translate(r: &Value) -> Answer {
                 Ok(json!({ "wait_ms": terms.wait_ms() }))
             })
         }
+        "lease_reply" => {
+            let error = r.get("error").and_then(Value::as_str).context("error is not a string")?;
+            let asked = r.get("asked").and_then(Value::as_bool).context("asked is not a boolean")?;
+            let redirect = emq_id::redirect(error)
+                .map(|d| json!({ "ask": d.ask, "slot": d.slot, "host": d.host, "port": d.port }));
+            Ok(json!({ "outcome": emq_id::read_lease_error(error, asked).name(), "redirect": redirect }))
+        }
+        "lease_keeper" => return lease_keeper(r),
         other => anyhow::bail!("unknown op {other:?}"),
     })
+}
+
+/// Runs a keeper through the request's steps: the write due at `at`, or a
+/// write's outcome settled; answers what the keeper said at each.
+fn lease_keeper(r: &Value) -> Answer {
+    let (ttl, margin) = (number(r, "ttl_ms")?, number(r, "margin_ms")?);
+    let terms = match emq_id::LeaseTerms::new(ttl.max(0) as u64, margin.max(0) as u64) {
+        Ok(terms) => terms,
+        Err(e) => return Ok(Err(e)),
+    };
+    let mut keeper = emq_id::Keeper::starting(terms, number(r, "since")?.max(0) as u64);
+    let steps = r.get("steps").and_then(Value::as_array).context("steps is not an array")?;
+    let mut answers = vec![];
+    for step in steps {
+        let at = number(step, "at")?.max(0) as u64;
+        let Some(outcome) = step.get("outcome") else {
+            let next = keeper.next(at);
+            answers.push(json!({ "next": next.name(), "phase": keeper.phase().name() }));
+            continue;
+        };
+        let name = outcome.as_str().context("outcome is not a string")?;
+        let outcome = emq_id::Outcome::from_name(name).with_context(|| format!("no outcome {name:?}"))?;
+        let done = keeper.settle(outcome, number(step, "sent")?.max(0) as u64, at);
+        let mut answer =
+            json!({ "action": done.action.name(), "after_ms": done.after_ms, "phase": keeper.phase().name() });
+        if done.action == emq_id::Action::GiveUp {
+            answer["refusal"] = json!(emq_id::Keeper::refusal(outcome).map(|e| e.gate().name()));
+        }
+        answers.push(answer);
+    }
+    Ok(Ok(json!({ "renew_every_ms": terms.renew_every_ms(), "retry_ms": terms.retry_ms(), "steps": answers })))
 }
