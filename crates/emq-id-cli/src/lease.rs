@@ -21,6 +21,7 @@ fn failure(e: LeaseError, addr: &str) -> Failure {
     }
     match e {
         LeaseError::Gate(e) => Failure::gate(e, addr.as_bytes()),
+        LeaseError::Refused { refusal, reply } => Failure::Gate(refusal, format!("{addr:?} answered {reply:?}")),
         LeaseError::Io(e) => Failure::Io(format!("{addr}: {e}")),
     }
 }

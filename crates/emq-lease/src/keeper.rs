@@ -1,32 +1,26 @@
-//! The holder's background thread: one state machine over one connection.
+//! The holder's background thread: the core's [`emq_id::Keeper`] decides,
+//! this file does its I/O over one connection.
 //!
-//! - **Held** (published: minting threads mint on it): renewed every third of
-//!   the TTL; an acknowledged renewal moves the fence and the mark, an
-//!   unacknowledged one is tried again soon and moves nothing; a renewal
-//!   answered "gone" stops the minter and the holder takes another node at
-//!   once; so does a lease no renewal reached for a whole TTL (it has expired
-//!   on the server, whatever the connection says). A lease whose renewals
-//!   are answered but not acknowledged is kept: fenced, it mints nothing, and
-//!   it mints again once a replica acknowledges.
-//! - **Pending** (taken, not yet acknowledged: nothing minted on it): renewed
-//!   until a renewal is acknowledged (then it is published) or answered gone.
-//! - **Neither**: `acquire` from a random node, with `now` no earlier than
-//!   one past this holder's last minted millisecond, so its ids keep their
-//!   order across leases.
-//!
-//! Any I/O fault drops the connection; the next try finds the reserve's
-//! primary again through the route.
+//! The core says which write is due (acquire, or renew the held or pending
+//! lease; a held lease no write reached for a whole TTL has expired) and,
+//! from what each write came to, what to do and when to write next: publish
+//! a lease, tell its minter an acknowledged renewal, keep a lease pending,
+//! lose one, follow an `ASK` (the same write, `ASKING` in front, on a
+//! connection to the node named), find the primary again after `MOVED`, try
+//! again what did not run, or reconnect after a fault. An acquire starts no
+//! earlier than one past this holder's last minted millisecond, so its ids
+//! keep their order across leases.
 
 use std::io;
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::sync::Arc;
+use std::sync::{Arc, PoisonError};
 use std::time::{Duration, Instant};
 
-use emq_id::{Acquired, LeaseTerms, LeasedMinter};
-use emq_resp::Connection;
+use emq_id::{Acquired, Action, LeasedMinter, Next, Outcome, Step};
+use emq_resp::{Connection, Reply};
 
-use crate::route::Route;
-use crate::script::{Wire, Written};
+use crate::route::{address, Route};
+use crate::script::{protocol, send, Write};
 use crate::{token, Held, LeaseError, LeaseOptions, Shared};
 
 /// One lease and its minter.
@@ -36,18 +30,26 @@ pub struct Lease {
     pub held: Held,
 }
 
+/// What a write came to, besides the core's reading of it.
+enum Came {
+    /// The script ran: `WAIT`'s reading.
+    Ran(Result<(), emq_id::Error>),
+    /// The script answered this error.
+    Refused(String),
+    /// No reply could be read, or one the protocol does not give.
+    Failed(LeaseError),
+}
+
 pub struct Keeper {
     route: Route,
     conn: Option<Connection>,
     options: LeaseOptions,
     shared: Arc<Shared>,
+    core: emq_id::Keeper,
     /// The lease minting threads use, when one is held.
     held: Option<Arc<Lease>>,
     /// A lease taken whose acquire is not acknowledged yet.
     pending: Option<Lease>,
-    /// When the held lease's last write the server answered was sent
-    /// (monotonic ms): a TTL later it has expired there.
-    answered_at: u64,
     /// One past this holder's last minted millisecond: no later lease starts before it.
     not_before: u64,
     ordinals: u32,
@@ -55,98 +57,139 @@ pub struct Keeper {
 
 impl Keeper {
     pub fn new(route: Route, options: LeaseOptions, shared: Arc<Shared>) -> Keeper {
-        Keeper {
-            route,
-            conn: None,
-            options,
-            shared,
-            held: None,
-            pending: None,
-            answered_at: 0,
-            not_before: 0,
-            ordinals: 0,
-        }
-    }
-
-    fn terms(&self) -> LeaseTerms {
-        self.options.terms
+        let core = emq_id::Keeper::starting(options.terms, emq_id::monotonic_ms());
+        Keeper { route, conn: None, options, shared, core, held: None, pending: None, not_before: 0, ordinals: 0 }
     }
 
     /// The first acquire, in the caller's thread: held, or the refusal (an
-    /// unacknowledged lease released first), or the fault.
+    /// unacknowledged lease released first), or the fault. What did not run
+    /// is tried again for up to a TTL, as the core says.
     pub fn first(&mut self) -> Result<(), LeaseError> {
-        self.conn = Some(self.route.connect()?);
-        match self.acquire()? {
-            None => Ok(()),
-            Some(refusal) => {
-                let _ = self.release();
-                Err(LeaseError::Gate(refusal))
+        loop {
+            let (step, came) = self.acquire();
+            match step.action {
+                Action::Publish => return Ok(()),
+                Action::GiveUp => return Err(self.give_up(came)),
+                _ => std::thread::sleep(Duration::from_millis(step.after_ms)),
             }
         }
     }
 
-    /// Renews and re-acquires until `stopped` says so, then releases.
+    /// Writes when the core says, until `stopped` says so, then releases.
     pub fn run(mut self, stopped: &mpsc::Receiver<()>) -> Result<bool, LeaseError> {
-        let mut due = Instant::now() + self.every();
+        let mut due = Instant::now() + Duration::from_millis(self.options.terms.renew_every_ms());
         loop {
             match stopped.recv_timeout(due.saturating_duration_since(Instant::now())) {
                 Err(RecvTimeoutError::Timeout) => {}
                 _ => return self.release(),
             }
-            due = self.tick();
+            due = Instant::now() + Duration::from_millis(self.tick().after_ms);
         }
     }
 
-    fn every(&self) -> Duration {
-        Duration::from_millis((self.terms().ttl_ms / 3).max(1))
+    /// The write due now, sent and settled.
+    fn tick(&mut self) -> Step {
+        self.count_fenced();
+        match self.core.next(emq_id::monotonic_ms()) {
+            Next::Renew => self.renew(),
+            Next::Expired => {
+                self.lose();
+                self.acquire().0
+            }
+            Next::Acquire => self.acquire().0,
+        }
     }
 
-    /// One step of the state machine; answers when the next is due.
-    fn tick(&mut self) -> Instant {
-        let soon = Instant::now() + self.options.retry();
-        self.expire_fenced();
-        let step = match self.connection() {
-            Ok(()) if self.held.is_some() => self.renew_held(),
-            Ok(()) if self.pending.is_some() => self.renew_pending(),
-            Ok(()) => self.acquire().map(|refusal| refusal.is_none()),
-            Err(e) => Err(e),
-        };
-        match step {
-            // A held lease renewed, or one just taken: the next renewal a third of the TTL on.
-            Ok(true) => Instant::now() + self.every(),
-            Ok(false) => soon,
-            Err(_) => {
-                self.conn = None;
-                soon
+    /// A held lease whose fence closed: the holder cannot mint (counted as time without a lease).
+    fn count_fenced(&mut self) {
+        let Some(lease) = &self.held else { return };
+        if emq_id::monotonic_ms() >= lease.minter.fence_ms() {
+            self.shared.stats().unleased_since.get_or_insert_with(Instant::now);
+        }
+    }
+
+    fn connection(&mut self) -> io::Result<&mut Connection> {
+        if self.conn.is_none() {
+            self.conn = Some(self.route.connect()?);
+        }
+        self.conn.as_mut().ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "no connection"))
+    }
+
+    /// Sends `write` (sent at monotonic `sent`) and settles what it came to,
+    /// following an `ASK` once. `held` reads a script's answer: whether the
+    /// lease is the owner's (`None`: a reply the protocol does not give).
+    fn write(&mut self, write: &Write, sent: u64, mut held: impl FnMut(&Reply) -> Option<bool>) -> (Step, Came) {
+        let (replicas, wait_ms) = (self.options.replicas, self.options.terms.wait_ms());
+        let mut there: Option<Connection> = None;
+        loop {
+            let asked = there.is_some();
+            let conn = match there.as_mut() {
+                Some(conn) => Ok(conn),
+                None => self.connection(),
+            };
+            let (outcome, came, host) = match conn.and_then(|c| Ok((send(c, write, replicas, wait_ms, asked)?, c))) {
+                Err(e) => (Outcome::Fault, Came::Failed(e.into()), String::new()),
+                Ok((replies, conn)) => {
+                    let host = conn.host().to_string();
+                    match (replies.script.error(), &replies.wait) {
+                        (Some(e), _) => (emq_id::read_lease_error(e, asked), Came::Refused(e.to_string()), host),
+                        (None, Some(Reply::Error(e))) => {
+                            (Outcome::Fault, Came::Failed(protocol(&format!("WAIT: {e}")).into()), host)
+                        }
+                        (None, wait) => {
+                            let acknowledged = match wait.as_ref().map(|w| w.as_int()) {
+                                None => Ok(()),
+                                Some(Some(n)) => emq_id::parse_wait(n, replicas),
+                                Some(None) => {
+                                    Err(emq_id::Error::from_gate(emq_id::Gate::Range, "WAIT answers a count"))
+                                }
+                            };
+                            match held(&replies.script) {
+                                Some(held) => {
+                                    let outcome = emq_id::Outcome::of_write(held, acknowledged.is_ok());
+                                    (outcome, Came::Ran(acknowledged), host)
+                                }
+                                None => {
+                                    let what = format!("{} answered {:?}", write.script.name, replies.script);
+                                    (Outcome::Fault, Came::Failed(protocol(&what).into()), host)
+                                }
+                            }
+                        }
+                    }
+                }
+            };
+            let step = self.core.settle(outcome, sent, emq_id::monotonic_ms());
+            match (step.action, &came) {
+                (Action::Follow, Came::Refused(e)) => {
+                    // The reserve's slot is migrating and its one key has left:
+                    // the write runs where the key is, and its `WAIT` on that
+                    // connection counts the replicas of the node that ran it.
+                    let to = emq_id::redirect(e).map(|r| address(r, &host)).unwrap_or_default();
+                    match Connection::open_with(&to, self.options.timeouts) {
+                        Ok(conn) => there = Some(conn),
+                        Err(e) => {
+                            let fault = io::Error::new(e.kind(), format!("{to} (ASK): {e}"));
+                            let step = self.core.settle(Outcome::Fault, sent, emq_id::monotonic_ms());
+                            return (self.after(step), Came::Failed(fault.into()));
+                        }
+                    }
+                }
+                (Action::Reroute, Came::Refused(e)) => {
+                    self.route.moved(e, &host);
+                    self.conn = None;
+                    return (step, came);
+                }
+                _ => return (self.after(step), came),
             }
         }
     }
 
-    fn connection(&mut self) -> io::Result<()> {
-        if self.conn.is_none() {
-            self.conn = Some(self.route.connect()?);
+    /// What every step but the lease's own does to the connection.
+    fn after(&mut self, step: Step) -> Step {
+        if matches!(step.action, Action::Reconnect | Action::Reroute | Action::GiveUp) {
+            self.conn = None;
         }
-        Ok(())
-    }
-
-    fn wire(&mut self) -> io::Result<Wire<'_>> {
-        let conn = self.conn.as_mut().ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "no connection"))?;
-        Ok(Wire { conn, route: &mut self.route, replicas: self.options.replicas, terms: self.options.terms })
-    }
-
-    /// A held lease whose fence closed: the holder cannot mint (counted as
-    /// time without a lease); a whole TTL after the last write the server
-    /// answered, it has expired there and is given up.
-    fn expire_fenced(&mut self) {
-        let Some(lease) = &self.held else { return };
-        let now = emq_id::monotonic_ms();
-        if now >= lease.minter.fence_ms() {
-            let mut stats = self.shared.stats();
-            stats.unleased_since.get_or_insert_with(Instant::now);
-        }
-        if now >= self.answered_at.saturating_add(self.terms().ttl_ms) {
-            self.lose();
-        }
+        step
     }
 
     /// Stops the held lease's minter and unpublishes it.
@@ -154,18 +197,17 @@ impl Keeper {
         let Some(lease) = self.held.take() else { return };
         lease.minter.stop();
         self.not_before = self.not_before.max(lease.minter.high_water() + 1);
-        *self.shared.current.write().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        *self.shared.current.write().unwrap_or_else(PoisonError::into_inner) = None;
         let mut stats = self.shared.stats();
         stats.lost += 1;
         stats.unleased_since.get_or_insert_with(Instant::now);
     }
 
     /// Makes `lease` the one minting threads use.
-    fn publish(&mut self, lease: Lease, answered_at: u64) {
+    fn publish(&mut self, lease: Lease) {
         let lease = Arc::new(lease);
         self.held = Some(lease.clone());
-        self.answered_at = answered_at;
-        *self.shared.current.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Some(lease);
+        *self.shared.current.write().unwrap_or_else(PoisonError::into_inner) = Some(lease);
         let mut stats = self.shared.stats();
         stats.taken += 1;
         Self::leased_again(&mut stats);
@@ -177,117 +219,134 @@ impl Keeper {
         }
     }
 
-    /// Takes a node. `None`: held (acknowledged); `Some`: the refusal (every
-    /// node leased, or the acquire not acknowledged: then pending).
-    fn acquire(&mut self) -> io::Result<Option<emq_id::Error>> {
+    /// Takes a node from a random one on: the step, and what the write came to.
+    fn acquire(&mut self) -> (Step, Came) {
         let token = token::fresh();
         let start = token::below(u64::from(emq_id::LEASE_NODES));
         let now = emq_id::now_ms().max(i64::try_from(self.not_before).unwrap_or(i64::MAX));
         let sent = emq_id::monotonic_ms();
-        let terms = self.terms();
+        let terms = self.options.terms;
         // A clock the contract cannot hold is refused before a node is taken
         // (a dry start: the same checks on the same clock, no node involved).
         if let Err(refusal) = LeasedMinter::start(Acquired { node: 0, previous_mark: None }, now, sent, terms) {
-            return Ok(Some(refusal));
+            let step = self.core.settle(Outcome::Fault, sent, emq_id::monotonic_ms());
+            return (self.after(step), Came::Failed(LeaseError::Gate(refusal)));
         }
-        let (acquired, acknowledged) = match self.wire()?.acquire(&token, start, now)? {
-            Written::Refused(refusal) => return Ok(Some(refusal)),
-            Written::Answered(acquired, acknowledged) => (acquired, acknowledged),
-        };
-        // Only a mark near the end of the contract's time fails here: the node
-        // is left to its TTL, and the refusal says why.
-        let minter = match LeasedMinter::start(acquired, now, sent, terms) {
-            Ok(minter) => minter,
-            Err(refusal) => return Ok(Some(refusal)),
-        };
+        let mut started = None;
+        let mut refused = None;
+        let write = Write::acquire(&token, terms.ttl_ms, start, now);
+        let (step, came) = self.write(&write, sent, |reply| {
+            let pair = reply.as_array().filter(|p| p.len() == 2)?;
+            let acquired = emq_id::parse_acquire(pair[0].as_int()?, pair[1].as_int()?).ok()?;
+            // Only a mark near the end of the contract's time fails here: the
+            // node is left to its TTL, and the refusal says why.
+            match LeasedMinter::start(acquired, now, sent, terms) {
+                Ok(minter) => started = Some((acquired, minter)),
+                Err(refusal) => refused = Some(refusal),
+            }
+            started.is_some().then_some(true)
+        });
+        if let (Some(refusal), Came::Failed(_)) = (refused, &came) {
+            return (step, Came::Failed(LeaseError::Gate(refusal)));
+        }
+        let Some((acquired, minter)) = started else { return (step, came) };
         self.ordinals += 1;
         let held = Held { node: acquired.node, previous_mark: acquired.previous_mark, ordinal: self.ordinals };
         let lease = Lease { minter: Arc::new(minter), token, held };
-        match acknowledged {
-            Ok(()) => {
-                self.publish(lease, sent);
-                Ok(None)
-            }
-            Err(refusal) => {
-                self.pending = Some(lease);
-                Ok(Some(refusal))
-            }
+        match step.action {
+            Action::Publish => self.publish(lease),
+            // Taken, not acknowledged: renewed until a renewal is (or, first, released).
+            Action::Pend | Action::GiveUp => self.pending = Some(lease),
+            _ => {}
         }
+        (step, came)
     }
 
-    /// Renews the held lease: `true` when acknowledged.
-    fn renew_held(&mut self) -> io::Result<bool> {
-        let Some(lease) = self.held.clone() else { return Ok(false) };
-        let sent = emq_id::monotonic_ms();
-        let mark = lease.minter.next_mark(emq_id::now_ms());
-        match self.wire()?.renew(lease.held.node, &lease.token, mark, false)? {
-            Written::Answered(Ok(()), Ok(())) => {
-                lease.minter.renewed(sent, mark);
-                self.answered_at = sent;
-                Self::leased_again(&mut self.shared.stats());
-                Ok(true)
-            }
-            Written::Answered(Ok(()), Err(_unacknowledged)) => {
-                self.answered_at = sent; // still this holder's on the primary: kept, fenced
-                Ok(false)
-            }
-            // The renewal did not run (`NOREPLICAS`): nothing changed; try again soon.
-            Written::Refused(_) => Ok(false),
-            Written::Answered(Err(()), _) => {
-                self.lose();
-                // Another node at once: the fleet's nodes are few to spare.
-                Ok(self.acquire()?.is_none())
-            }
-        }
-    }
-
-    /// Renews the pending lease: published once a renewal is acknowledged.
-    fn renew_pending(&mut self) -> io::Result<bool> {
-        let Some(lease) = self.pending.take() else { return Ok(false) };
-        let sent = emq_id::monotonic_ms();
-        let mark = lease.minter.next_mark(emq_id::now_ms());
-        let written = match self.wire().and_then(|mut w| w.renew(lease.held.node, &lease.token, mark, false)) {
-            Ok(written) => written,
-            Err(e) => {
-                self.pending = Some(lease);
-                return Err(e);
-            }
+    /// Renews the held or pending lease.
+    fn renew(&mut self) -> Step {
+        let Some((node, token, minter)) =
+            self.held.as_deref().or(self.pending.as_ref()).map(|l| (l.held.node, l.token.clone(), l.minter.clone()))
+        else {
+            return self.acquire().0;
         };
-        match written {
-            Written::Answered(Ok(()), Ok(())) => {
-                lease.minter.renewed(sent, mark);
-                self.publish(lease, sent);
-                Ok(true)
+        let sent = emq_id::monotonic_ms();
+        let mark = minter.next_mark(emq_id::now_ms());
+        let write = Write::renew(&token, self.options.terms.ttl_ms, mark, node);
+        let (step, _) = self.write(&write, sent, renewed);
+        match step.action {
+            Action::Renewed => {
+                minter.renewed(sent, mark);
+                Self::leased_again(&mut self.shared.stats());
             }
-            Written::Answered(Ok(()), Err(_unacknowledged)) => {
-                self.pending = Some(lease);
-                Ok(false)
+            Action::Publish => {
+                minter.renewed(sent, mark);
+                if let Some(lease) = self.pending.take() {
+                    self.publish(lease);
+                }
             }
-            Written::Refused(_) => {
-                self.pending = Some(lease); // the renewal did not run (`NOREPLICAS`)
-                Ok(false)
+            Action::Lose if self.held.is_some() => self.lose(),
+            Action::Lose => {
+                // Lost before it counted (a failover took it): nothing was minted on it.
+                if let Some(lease) = self.pending.take() {
+                    lease.minter.stop();
+                }
             }
-            // Lost before it counted (a failover took it): take another.
-            Written::Answered(Err(()), _) => Ok(self.acquire()?.is_none()),
+            _ => {}
+        }
+        step
+    }
+
+    /// The first acquire's error: the core's refusal (naming the server's
+    /// reply when the reserve did not run it), `WAIT`'s (the taken lease
+    /// released first), or the fault.
+    fn give_up(&mut self, came: Came) -> LeaseError {
+        match came {
+            Came::Failed(e) => e,
+            Came::Ran(Err(unacknowledged)) => {
+                let _ = self.release();
+                LeaseError::Gate(unacknowledged)
+            }
+            Came::Ran(Ok(())) => LeaseError::Io(protocol("the first acquire gave up on a write that counted")),
+            Came::Refused(reply) => match emq_id::parse_acquire_error(&reply) {
+                Some(leased) => LeaseError::Gate(leased),
+                None => match emq_id::Keeper::refusal(emq_id::read_lease_error(&reply, false)) {
+                    Some(refusal) => LeaseError::Refused { refusal, reply },
+                    None => LeaseError::Io(io::Error::other(format!("acquire: {reply}"))),
+                },
+            },
         }
     }
 
     /// Stops minting and releases what is held or pending: `true` when a
     /// held lease was handed back. The release is not waited on: losing it
-    /// in a failover leaves the mark higher, which is safe.
+    /// in a failover leaves the mark higher, which is safe. An `ASK` is
+    /// followed; a release that did not run leaves the lease to its TTL.
     fn release(&mut self) -> Result<bool, LeaseError> {
         let held = self.held.take();
         let was_held = held.is_some();
-        *self.shared.current.write().unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        *self.shared.current.write().unwrap_or_else(PoisonError::into_inner) = None;
         let lease: Option<Arc<Lease>> = held.or_else(|| self.pending.take().map(Arc::new));
         let Some(lease) = lease else { return Ok(false) };
         lease.minter.stop();
-        self.connection()?;
-        let mut wire = self.wire()?;
-        wire.replicas = 0;
-        match wire.renew(lease.held.node, &lease.token, lease.minter.high_water(), true)? {
-            Written::Answered(answer, _) => Ok(answer.is_ok() && was_held),
-            Written::Refused(e) => Err(LeaseError::Gate(e)),
+        let write = Write::release(&lease.token, lease.minter.high_water(), lease.held.node);
+        let timeouts = self.options.timeouts;
+        let conn = self.connection()?;
+        let mut reply = send(conn, &write, 0, 0, false)?.script;
+        if let Some(to) = reply.error().and_then(emq_id::redirect).filter(|r| r.ask).map(|r| address(r, conn.host())) {
+            reply = send(&mut Connection::open_with(&to, timeouts)?, &write, 0, 0, true)?.script;
         }
+        match reply.error() {
+            Some(e) => Err(LeaseError::Io(io::Error::other(format!("release: {e}")))),
+            None => Ok(renewed(&reply) == Some(true) && was_held),
+        }
+    }
+}
+
+/// A renewal's or release's answer: `1` held, `0` gone (`None`: neither).
+fn renewed(reply: &Reply) -> Option<bool> {
+    match emq_id::parse_renewal(reply.as_int()?) {
+        Ok(()) => Some(true),
+        Err(e) if e.gate() == emq_id::Gate::Node => Some(false),
+        Err(_) => None,
     }
 }

@@ -38,6 +38,10 @@ pub enum LeaseError {
     /// acknowledged by enough replicas, the lease lost or fenced; `range`:
     /// terms or a clock the protocol cannot keep).
     Gate(emq_id::Error),
+    /// The reserve did not run the first acquire for a whole TTL (`node`):
+    /// `reply` is the server's last answer, which names its state
+    /// (`CLUSTERDOWN…`, `TRYAGAIN…`, `LOADING…`, `NOREPLICAS…`).
+    Refused { refusal: emq_id::Error, reply: String },
     /// Valkey could not be reached or answered something else.
     Io(io::Error),
 }
@@ -46,6 +50,7 @@ impl std::fmt::Display for LeaseError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             LeaseError::Gate(e) => write!(f, "{}", e.message()),
+            LeaseError::Refused { refusal, reply } => write!(f, "{}: {reply}", refusal.message()),
             LeaseError::Io(e) => write!(f, "valkey: {e}"),
         }
     }
@@ -99,12 +104,10 @@ impl LeaseOptions {
         LeaseOptions { timeouts, ..self }
     }
 
-    /// How soon a failed or unacknowledged write, or a refused acquire, is
-    /// tried again: a twentieth of the TTL, within 10 to 250 ms. This bounds
-    /// the time a holder stays without a lease beyond what Valkey itself takes
-    /// (a failover, a replica coming back).
+    /// How soon a write that did not count is tried again: the core's
+    /// [`LeaseTerms::retry_ms`].
     pub fn retry(&self) -> Duration {
-        Duration::from_millis((self.terms.ttl_ms / 20).clamp(10, 250))
+        Duration::from_millis(self.terms.retry_ms())
     }
 }
 

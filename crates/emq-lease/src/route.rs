@@ -6,15 +6,15 @@ use std::io;
 
 use emq_resp::{Connection, Timeouts};
 
-/// The node a redirect (`MOVED <slot> <host:port>` or `ASK …`, by `kind`)
-/// names; an endpoint the server cannot name (`:port`, `?:port`) is on
-/// `host`, the one the redirected connection was opened to.
-pub fn redirect(kind: &str, reply: &str, host: &str) -> Option<String> {
-    let target = reply.strip_prefix(kind)?.split_whitespace().nth(1)?;
-    Some(match target.strip_prefix(':').or_else(|| target.strip_prefix("?:")) {
-        Some(port) => format!("{host}:{port}"),
-        None => target.to_string(),
-    })
+/// The address of the node a redirect names: its host, or `from`, the host
+/// the redirected connection was opened to, when the node could not name its own.
+pub fn address(to: emq_id::Redirect<'_>, from: &str) -> String {
+    let host = to.host.unwrap_or(from).trim_start_matches('[').trim_end_matches(']');
+    if host.contains(':') {
+        format!("[{host}]:{}", to.port)
+    } else {
+        format!("{host}:{}", to.port)
+    }
 }
 
 /// Seeds, the primaries learned from slot maps, and a `MOVED` target to try first.
@@ -35,10 +35,10 @@ impl Route {
         Ok(Route { seeds, learned: vec![], moved: None, timeouts })
     }
 
-    /// Remembers a `MOVED` reply's target (`<slot> <host>:<port>`), tried first next time;
-    /// an empty host is the one `from` was opened to.
-    pub fn moved(&mut self, reply: &str, from: &Connection) {
-        self.moved = redirect("MOVED ", reply, from.host()).or(self.moved.take());
+    /// Remembers a `MOVED` reply's target, tried first next time; a node
+    /// that cannot name its host is on `from`'s.
+    pub fn moved(&mut self, reply: &str, from: &str) {
+        self.moved = emq_id::redirect(reply).filter(|r| !r.ask).map(|r| address(r, from)).or(self.moved.take());
     }
 
     /// A connection to the primary that owns the reserve's slot, found
@@ -106,11 +106,11 @@ mod tests {
 
     #[test]
     fn a_redirect_names_its_node_or_the_one_it_came_from() {
-        let named = redirect("ASK ", "ASK 9051 10.0.0.2:7001", "10.0.0.1");
-        assert_eq!(named.as_deref(), Some("10.0.0.2:7001"));
-        assert_eq!(redirect("MOVED ", "MOVED 9051 :7001", "10.0.0.1").as_deref(), Some("10.0.0.1:7001"));
-        assert_eq!(redirect("ASK ", "ASK 9051 ?:7001", "10.0.0.1").as_deref(), Some("10.0.0.1:7001"));
-        assert_eq!(redirect("ASK ", "MOVED 9051 10.0.0.2:7001", "10.0.0.1"), None);
-        assert_eq!(redirect("ASK ", "ASK 9051", "10.0.0.1"), None);
+        let at = |text| address(emq_id::redirect(text).unwrap(), "10.0.0.1");
+        assert_eq!(at("ASK 9051 10.0.0.2:7001"), "10.0.0.2:7001");
+        assert_eq!(at("MOVED 9051 :7001"), "10.0.0.1:7001");
+        assert_eq!(at("ASK 9051 ?:7001"), "10.0.0.1:7001");
+        assert_eq!(at("ASK 9051 [2001:db8::1]:7001"), "[2001:db8::1]:7001");
+        assert_eq!(address(emq_id::redirect("ASK 9051 :7001").unwrap(), "[::1]"), "[::1]:7001");
     }
 }

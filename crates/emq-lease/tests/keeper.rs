@@ -215,3 +215,67 @@ fn a_write_redirected_by_ask_runs_and_is_waited_on_where_it_was_sent() {
     assert!(ran.contains(&"renew"), "{ran:?}");
     assert_eq!(*asked.lock().unwrap(), ran, "every write tried at the source first");
 }
+
+#[test]
+fn a_cluster_not_up_yet_is_waited_for_within_a_ttl() {
+    // `CLUSTERDOWN` for the first 150 ms (half the TTL): the acquire did not
+    // run, and is tried again until it does.
+    let up_at = Instant::now() + Duration::from_millis(150);
+    let (addr, seen) = server(Box::new(move |c| {
+        standalone(c).unwrap_or_else(|| match script_of(c) {
+            "acquire" if Instant::now() < up_at => b"-CLUSTERDOWN The cluster is down\r\n".to_vec(),
+            "acquire" => b"*2\r\n:7\r\n:-1\r\n".to_vec(),
+            _ => b":1\r\n".to_vec(),
+        })
+    }));
+    let lease = Lease::acquire(&addr, options()).expect("taken once the cluster is up");
+    assert_eq!(lease.node(), Some(7));
+    let tries = seen.lock().unwrap().iter().filter(|s| **s == "acquire").count();
+    assert!(tries >= 2, "{tries} acquires: the first refusal was not tried again");
+}
+
+#[test]
+fn a_reserve_that_never_runs_the_acquire_is_refused_by_name_after_a_ttl() {
+    for (reply, named) in [
+        ("-CLUSTERDOWN The cluster is down\r\n", "CLUSTERDOWN The cluster is down"),
+        ("-TRYAGAIN Multiple keys request during rehashing of slot\r\n", "TRYAGAIN"),
+        ("-NOREPLICAS Not enough good replicas to write.\r\n", "NOREPLICAS"),
+    ] {
+        let (addr, _) = server(Box::new(move |c| standalone(c).unwrap_or_else(|| reply.as_bytes().to_vec())));
+        let start = Instant::now();
+        match Lease::acquire(&addr, options()) {
+            Err(LeaseError::Refused { refusal, reply }) => {
+                assert_eq!(refusal.gate(), Gate::Node);
+                assert!(reply.starts_with(named), "{reply}");
+                let e = LeaseError::Refused { refusal, reply };
+                assert!(e.to_string().contains(named), "{e}");
+            }
+            Err(e) => panic!("{named}: refused as {e:?}, not by name"),
+            Ok(_) => panic!("{named}: a lease was returned"),
+        }
+        assert!(start.elapsed() >= Duration::from_millis(300), "gave up after {:?}, within the TTL", start.elapsed());
+    }
+}
+
+#[test]
+fn a_held_lease_rides_out_writes_that_did_not_run() {
+    // Every renewal for 150 ms (half the TTL) answered `TRYAGAIN`, then
+    // `CLUSTERDOWN`: the lease is kept, renewed once they run again.
+    let (down_from, down_until) =
+        (Instant::now() + Duration::from_millis(200), Instant::now() + Duration::from_millis(350));
+    let (addr, _) = server(Box::new(move |c| {
+        standalone(c).unwrap_or_else(|| match script_of(c) {
+            "acquire" => b"*2\r\n:7\r\n:-1\r\n".to_vec(),
+            "renew" if (down_from..down_until).contains(&Instant::now()) => {
+                b"-TRYAGAIN Multiple keys request during rehashing of slot\r\n".to_vec()
+            }
+            _ => b":1\r\n".to_vec(),
+        })
+    }));
+    let lease = Lease::acquire(&addr, options()).unwrap();
+    thread::sleep(Duration::from_millis(600));
+    assert!(lease.next().is_ok());
+    let stats = lease.stats();
+    assert_eq!((stats.taken, stats.lost), (1, 0));
+    assert!(lease.release().unwrap());
+}

@@ -4,12 +4,13 @@
 //! `CLUSTER KEYSLOT`) and by the colocation test on a three-primary cluster,
 //! with stream entry ids checked on the same cluster, node leases proven
 //! on live clusters (`leases`), and through failovers and killed holders
-//! (`chaos`).
+//! (`chaos`), and while the reserve's slot migrates (`resharding`, `migration`).
 
 pub mod adapter;
 pub mod chaos;
 pub mod colocation;
 pub mod leases;
+pub mod migration;
 pub mod reserve;
 pub mod resharding;
 pub mod server;

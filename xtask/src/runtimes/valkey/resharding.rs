@@ -21,6 +21,7 @@ use emq_id::LeaseTerms;
 use emq_lease::{Lease, LeaseOptions};
 use emq_resp::{Connection, Reply};
 
+use super::migration::Migration;
 use super::reserve;
 use super::server::{Cluster, Node};
 
@@ -59,69 +60,6 @@ fn owner_of(cluster: &Cluster, slot: u16) -> Result<usize> {
     let map = emq_resp::slot_map(&mut cluster.nodes[0].connect()?)?;
     let addr = emq_resp::owner(&map, slot).context("no owner of the reserve's slot")?;
     cluster.nodes.iter().position(|n| n.addr == addr).context("the owner is not one of the cluster's nodes")
-}
-
-/// One slot moving from one primary to another, as a resharding moves it.
-struct Migration<'a> {
-    slot: String,
-    from: &'a Node,
-    to: &'a Node,
-    to_id: String,
-    all: &'a [Node],
-}
-
-impl<'a> Migration<'a> {
-    fn begin(cluster: &'a Cluster, from: usize, to: usize) -> Result<Migration<'a>> {
-        let slot = emq_id::slot(emq_id::LEASE_KEY.as_bytes()).to_string();
-        let (source, target) = (&cluster.nodes[from], &cluster.nodes[to]);
-        let id = |n: &Node| -> Result<String> { n.connect()?.cmd(&["CLUSTER", "MYID"])?.as_text().context("MYID") };
-        let (from_id, to_id) = (id(source)?, id(target)?);
-        ok(target.connect()?.cmd(&["CLUSTER", "SETSLOT", &slot, "IMPORTING", &from_id])?, "SETSLOT IMPORTING")?;
-        ok(source.connect()?.cmd(&["CLUSTER", "SETSLOT", &slot, "MIGRATING", &to_id])?, "SETSLOT MIGRATING")?;
-        Ok(Migration { slot, from: source, to: target, to_id, all: &cluster.nodes })
-    }
-
-    /// `MIGRATE`s `keys` from the source to the target in one batch.
-    fn move_keys(&self, keys: &[String]) -> Result<()> {
-        let port = self.to.port.to_string();
-        // REPLACE: the control leaves keys of its own on the target.
-        let mut call = vec!["MIGRATE", "127.0.0.1", port.as_str(), "", "0", "5000", "REPLACE", "KEYS"];
-        call.extend(keys.iter().map(String::as_str));
-        match self.from.connect()?.cmd(&call)? {
-            Reply::Status(s) if s == "OK" || s == "NOKEY" => Ok(()),
-            other => bail!("MIGRATE: {other:?}"),
-        }
-    }
-
-    /// Every key the source still holds in the slot, in batches of `batch`.
-    fn move_the_rest(&self, batch: usize) -> Result<()> {
-        loop {
-            let count = batch.to_string();
-            let reply = self.from.connect()?.cmd(&["CLUSTER", "GETKEYSINSLOT", &self.slot, &count])?;
-            let keys: Vec<String> =
-                reply.as_array().context("GETKEYSINSLOT")?.iter().filter_map(Reply::as_text).collect();
-            if keys.is_empty() {
-                return Ok(());
-            }
-            self.move_keys(&keys)?;
-        }
-    }
-
-    /// Moves what is left, then gives the slot to the target on every node.
-    fn finish(self) -> Result<()> {
-        self.move_the_rest(100)?;
-        for node in std::iter::once(self.to).chain(std::iter::once(self.from)).chain(self.all) {
-            ok(node.connect()?.cmd(&["CLUSTER", "SETSLOT", &self.slot, "NODE", &self.to_id])?, "SETSLOT NODE")?;
-        }
-        Ok(())
-    }
-}
-
-fn ok(reply: Reply, what: &str) -> Result<()> {
-    match reply {
-        Reply::Status(s) if s == "OK" => Ok(()),
-        other => bail!("{what}: {other:?}"),
-    }
 }
 
 /// `EVAL` sent as a cluster client sends it: to the slot's owner `at`, and
@@ -178,7 +116,7 @@ fn undeclared_keys_grant_a_held_node(cluster: &Cluster, from: usize, to: usize) 
     let calls: Vec<Vec<&[u8]>> = writes.iter().map(|w| w.iter().map(|a| a.as_bytes()).collect()).collect();
     c.pipeline(&calls.iter().map(Vec::as_slice).collect::<Vec<_>>())?;
 
-    let migration = Migration::begin(cluster, from, to)?;
+    let migration = Migration::begin(&cluster.nodes, from, to)?;
     let moved: Vec<String> = (300..emq_id::LEASE_NODES)
         .filter(|&n| n != FREE)
         .flat_map(|n| [format!("{{emq}}:node:{n}"), format!("{{emq}}:node:{n}:mark")])
@@ -245,7 +183,7 @@ fn declared_key_follows_the_migration(cluster: &Cluster, from: usize, to: usize)
         Ok(())
     };
 
-    let migration = Migration::begin(cluster, from, to)?;
+    let migration = Migration::begin(&cluster.nodes, from, to)?;
     migration.move_keys(&fillers[..100])?;
     stage(source, "with the slot migrating and the lease key on the source", false)?;
     migration.move_keys(&[emq_id::LEASE_KEY.to_string()])?;
@@ -282,7 +220,7 @@ fn holder_through_a_paused_migration(cluster: &Cluster, from: usize, to: usize) 
         Ok(minted)
     };
     let before = mint_for(1_000)?;
-    let migration = Migration::begin(cluster, from, to)?;
+    let migration = Migration::begin(&cluster.nodes, from, to)?;
     migration.move_keys(&[emq_id::LEASE_KEY.to_string()])?;
     let during = mint_for(3 * terms.ttl_ms)?;
     migration.finish()?;

@@ -102,6 +102,13 @@ impl Replicated {
         bail!("no live node names a live primary of the reserve's slot")
     }
 
+    /// A live primary other than `p`: where a resharding moves the reserve's slot.
+    pub fn other_primary(&self, p: usize) -> Result<usize> {
+        (0..self.nodes.len())
+            .find(|&i| i != p && self.alive[i] && self.role(i).as_deref() == Some("master"))
+            .context("no live primary besides the reserve's")
+    }
+
     fn role(&self, i: usize) -> Option<String> {
         let reply = self.cmd(&self.nodes[i], &["ROLE"]).ok()?;
         reply.as_array().and_then(|r| r.first()).and_then(Reply::as_text)

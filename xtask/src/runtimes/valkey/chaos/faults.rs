@@ -1,14 +1,20 @@
 //! The faults, each done to a live fleet: a failover that loses a lease
 //! write, the reserve's primary killed and failed over by the cluster, a
-//! holder killed mid-mint, a holder paused past its fence.
+//! holder killed mid-mint, a holder paused past its fence, and a resharding
+//! that moves the reserve's slot to another primary and back.
 
 use std::time::Duration;
 
 use anyhow::{ensure, Context, Result};
 
+use super::super::migration::Migration;
 use super::super::reserve;
 use super::Fleet;
 use crate::{poll, POLL};
+
+/// Keys of the reserve's slot besides the lease key, moved in batches of `BATCH`.
+const BULK: usize = 400;
+const BATCH: usize = 25;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fault {
@@ -16,6 +22,7 @@ pub enum Fault {
     PrimaryKilled,
     HolderKilled,
     HolderPaused,
+    Resharding,
 }
 
 impl Fault {
@@ -25,6 +32,7 @@ impl Fault {
             Fault::PrimaryKilled => "reserve's primary killed (automatic failover)",
             Fault::HolderKilled => "holder killed mid-mint",
             Fault::HolderPaused => "holder paused past its fence",
+            Fault::Resharding => "reserve's slot migrated to another primary and back, paused mid-split",
         }
     }
 }
@@ -47,7 +55,50 @@ impl Fleet {
                 std::thread::sleep(Duration::from_millis(self.orders.terms.ttl_ms + 500));
                 self.holders[i].pause(false)
             }
+            Fault::Resharding => self.resharding(),
         }
+    }
+
+    /// The reserve's slot moved to another primary and back, as a resharding
+    /// moves it: the slot's other keys in batches, and half-way each time a
+    /// pause longer than a TTL with a new holder starting mid-split. Going,
+    /// the lease key moves before the pause (every lease write is redirected
+    /// by `ASK` while it lasts); coming back, after it (the writes run on the
+    /// source while the other keys are split).
+    fn resharding(&mut self) -> Result<()> {
+        let p = self.cluster.reserve_primary()?;
+        let q = self.cluster.other_primary(p)?;
+        let mut c = self.cluster.connect(p)?;
+        // Keys of the reserve's slot besides the lease key, for the batches to move.
+        let mut fill: Vec<String> = vec!["MSET".into()];
+        for i in 0..BULK {
+            fill.extend([format!("{{emq}}:chaos:bulk:{i}"), "x".repeat(64)]);
+        }
+        let fill: Vec<&str> = fill.iter().map(String::as_str).collect();
+        ensure!(c.cmd(&fill)? == emq_resp::Reply::Status("OK".into()), "MSET of the slot's other keys");
+        self.migrate(p, q, true)?;
+        self.cluster.wait_replicated(q)?;
+        self.migrate(q, p, false)?;
+        self.cluster.wait_replicated(p)
+    }
+
+    fn migrate(&mut self, from: usize, to: usize, key_before_the_pause: bool) -> Result<()> {
+        let ttl = self.orders.terms.ttl_ms;
+        let migration = Migration::begin(&self.cluster.nodes, from, to)?;
+        let lease_key = emq_id::LEASE_KEY.to_string();
+        let others: Vec<String> = migration.keys_left(4 * BULK)?.into_iter().filter(|k| *k != lease_key).collect();
+        for batch in others[..others.len() / 2].chunks(BATCH) {
+            migration.move_keys(batch)?;
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        if key_before_the_pause {
+            migration.move_keys(&[lease_key])?;
+        }
+        let joining = self.spawn_holder()?;
+        self.holders.push(joining);
+        std::thread::sleep(Duration::from_millis(ttl + 500));
+        migration.move_the_rest(BATCH, Duration::from_millis(10))?;
+        migration.finish()
     }
 
     fn live_holder(&mut self) -> usize {

@@ -46,7 +46,8 @@ const FREE: u64 = 24;
 /// 3 s leases fenced 0.5 s early: renewals every second, so a fault's effect shows within seconds.
 const TERMS: (u64, u64) = (3_000, 500);
 /// The schedule after the lossy failover: shuffled by the seed.
-const FAULTS: [(Fault, usize); 3] = [(Fault::PrimaryKilled, 5), (Fault::HolderKilled, 3), (Fault::HolderPaused, 2)];
+const FAULTS: [(Fault, usize); 4] =
+    [(Fault::PrimaryKilled, 5), (Fault::HolderKilled, 3), (Fault::HolderPaused, 2), (Fault::Resharding, 2)];
 
 /// One fault done, with when.
 pub struct Event {
@@ -142,6 +143,13 @@ fn fleet(replicas: u32, seed: u64, terms: LeaseTerms, programs: &[Program]) -> R
         std::thread::sleep(Duration::from_millis(1_000));
     }
     std::thread::sleep(Duration::from_millis(1_000));
+    // No holder gives up: every one the harness did not kill is still running.
+    let quit: Vec<&str> = fleet
+        .holders
+        .iter_mut()
+        .filter_map(|h| (h.ended_ms.is_none() && h.has_ended()).then_some(h.label.as_str()))
+        .collect();
+    ensure!(quit.is_empty(), "holders that exited by themselves: {quit:?}");
     for h in &mut fleet.holders {
         h.finish();
     }

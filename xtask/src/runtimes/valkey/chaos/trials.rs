@@ -10,7 +10,13 @@
 //!    from under it) and **re-acquire** (a second lease on another node, its
 //!    ids after every id of the first); **release** (the lease's token gone, the
 //!    node's mark at or past its last id).
-//! 3. The lossy failover, `replicas 1`: acquires that reached only the
+//! 3. A resharding, `replicas 1`: the reserve's slot migrates to another
+//!    primary with the lease key moved first and the migration left half
+//!    done for three TTLs. Each holder **renews** through it (every write
+//!    redirected by `ASK`: its first lease kept, minting on); a second
+//!    holder of each runtime **acquires** mid-split and mints; the first
+//!    ones **release** mid-split (the lease key's token gone on the target).
+//! 4. The lossy failover, `replicas 1`: acquires that reached only the
 //!    primary (its replica lagging) mint nothing; the primary dies with them;
 //!    once the promoted replica has a replica of its own every holder mints,
 //!    from after the takeover, and no id repeats.
@@ -22,6 +28,7 @@ use std::time::{Duration, Instant};
 use anyhow::{bail, ensure, Context, Result};
 use emq_id::LeaseTerms;
 
+use super::super::migration::Migration;
 use super::super::reserve;
 use super::cluster::Replicated;
 use super::faults::fill_replica_link;
@@ -49,6 +56,7 @@ pub fn run(programs: &[Program], dir: &Path) -> Result<()> {
     let mut cluster = Replicated::start()?;
     let life = lifecycle(&cluster, programs, &dir, terms).context("acquire, renew, loss, re-acquire, release")?;
     pass(&life, "acquire, renew, loss, re-acquire, release");
+    pass(&resharding(&cluster, programs, &dir, terms).context("a resharding")?, "resharding (ASK followed)");
     pass(&lossy_failover(&mut cluster, programs, &dir, terms).context("the lossy failover")?, "lossy failover");
     println!("\nholders, the same live tests in every runtime (TTL {} ms, margin {} ms):", TERMS.0, TERMS.1);
     for (runtime, tests) in &passed {
@@ -154,6 +162,43 @@ fn lifecycle(cluster: &Replicated, programs: &[Program], dir: &Path, terms: Leas
         reserve::free(&mut c, &[lost])?;
     }
     Ok(holders)
+}
+
+fn resharding(cluster: &Replicated, programs: &[Program], dir: &Path, terms: LeaseTerms) -> Result<Vec<Holder>> {
+    let orders = Orders { seeds: cluster.seeds(), replicas: 1, terms };
+    let mut first = spawn_all(programs, dir, "resharding", &orders)?;
+    wait_until(&first, Duration::from_secs(20), "acquired and minted", |r| !r.is_empty())?;
+    let (p, ttl) = (cluster.reserve_primary()?, terms.ttl_ms);
+    let q = cluster.other_primary(p)?;
+    let migration = Migration::begin(&cluster.nodes, p, q)?;
+    migration.move_keys(&[emq_id::LEASE_KEY.to_string()])?;
+    let split = now();
+    let mut joining = spawn_all(programs, dir, "resharding-joining", &orders)?;
+    // Three TTLs mid-split: the first holders mint on through renewals that
+    // ASK redirects, and the joining ones take their nodes the same way.
+    wait_until(&first, Duration::from_secs(20), "minted over three TTLs of the split on its first lease", |r| {
+        r.last().is_some_and(|last| last.lease == 1 && last.at >= split + 3 * ttl)
+    })?;
+    wait_until(&joining, Duration::from_secs(20), "acquired mid-split and minted", |r| !r.is_empty())?;
+    let mut c = cluster.connect(q)?;
+    for h in &mut first {
+        h.finish();
+        let records = read(h)?;
+        in_order(h, &records)?;
+        let node = emq_id::node(records[0].snowflake);
+        ensure!(records.iter().all(|r| r.lease == 1), "{}: lost its lease mid-split", h.label);
+        let stats = h.stats.as_ref().with_context(|| format!("{}: no stats line", h.label))?;
+        ensure!(stats["taken"] == 1 && stats["lost"] == 0, "{}: stats {stats}", h.label);
+        // Released mid-split: the key, on the target, no longer has its token.
+        ensure!(reserve::is_released(&mut c, node)?, "{}: node {node} not released mid-split", h.label);
+    }
+    migration.finish()?;
+    for h in &mut joining {
+        h.finish();
+        in_order(h, &read(h)?)?;
+    }
+    cluster.wait_replicated(q)?;
+    Ok(first)
 }
 
 fn lossy_failover(
