@@ -99,6 +99,30 @@ def lease_start(r: Request) -> Any:
     return {"snowflake": str(snowflake), "fence_ms": minter.fence_ms, "next_mark": minter.next_mark(now)}
 
 
+def lease_reply(r: Request) -> Any:
+    to = emq_id.redirect(r["error"])
+    where = None if to is None else {"ask": to.ask, "slot": to.slot, "host": to.host, "port": to.port}
+    return {"outcome": emq_id.read_lease_error(r["error"], r["asked"]), "redirect": where}
+
+
+def lease_keeper(r: Request) -> Any:
+    """A keeper run through the request's steps: the write due at ``at``, or a write's outcome settled."""
+    terms = emq_id.LeaseTerms(r["ttl_ms"], r["margin_ms"])
+    keeper = emq_id.LeaseKeeper(terms, r["since"])
+    steps: list[Any] = []
+    for step in r["steps"]:
+        if "outcome" not in step:
+            steps.append({"next": keeper.next(step["at"]), "phase": keeper.phase})
+            continue
+        done = keeper.settle(step["outcome"], step["sent"], step["at"])
+        answer: Answer = {"action": done.action, "after_ms": done.after_ms, "phase": keeper.phase}
+        if done.action == "give_up":
+            refusal = emq_id.LeaseKeeper.refusal(step["outcome"])
+            answer["refusal"] = None if refusal is None else refusal.gate
+        steps.append(answer)
+    return {"renew_every_ms": terms.renew_every_ms, "retry_ms": terms.retry_ms, "steps": steps}
+
+
 def translate(r: Request) -> Answer:
     op = r.get("op")
     if op == "decode":
@@ -145,6 +169,10 @@ def translate(r: Request) -> Answer:
         return ok(lambda: lease_start(r))
     if op == "lease_wait":
         return ok(lambda: lease_wait(r))
+    if op == "lease_reply":
+        return ok(lambda: lease_reply(r))
+    if op == "lease_keeper":
+        return ok(lambda: lease_keeper(r))
     return {"unsupported": f"unknown op {op!r}"}
 
 

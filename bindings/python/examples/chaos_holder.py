@@ -106,15 +106,16 @@ def main() -> int:
 
 
 def retry_s(terms: emq_id.LeaseTerms) -> float:
-    return min(max(terms.ttl_ms // 20, 10), 250) / 1000
+    """How soon a refused first acquire is asked again: the core's retry delay."""
+    return terms.retry_ms / 1000
 
 
 def hold_synchronously(args: argparse.Namespace, terms: emq_id.LeaseTerms, closed: threading.Event) -> Any:
     """``Lease`` over redis-py: mints until ``closed``, releases; its stats (``None``: no lease)."""
     valkey: Any = None
     with open(args.out, "wb") as out:
-        # Joining the fleet: the first acquire is refused while no node is free or no replica
-        # acknowledges it, and fails while the cluster fails over; a holder keeps asking.
+        # Joining the fleet: the first acquire is refused while no node is free, no replica
+        # acknowledges it, or the reserve did not run it for a TTL (a failover); a holder keeps asking.
         while True:
             try:
                 valkey = valkey or client(args.seeds)

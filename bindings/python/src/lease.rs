@@ -132,7 +132,7 @@ pub fn parse_wait(acknowledged: &Bound<'_, PyAny>, replicas: &Bound<'_, PyAny>) 
 /// TTL 3 ms to a day, margin at least 1 ms and at most two thirds of the TTL.
 #[pyclass(frozen, eq, hash, module = "emq_id", name = "LeaseTerms")]
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct LeaseTerms(emq_id::LeaseTerms);
+pub struct LeaseTerms(pub emq_id::LeaseTerms);
 
 impl core::hash::Hash for LeaseTerms {
     fn hash<H: core::hash::Hasher>(&self, state: &mut H) {
@@ -177,6 +177,18 @@ impl LeaseTerms {
     #[getter]
     fn wait_ms(&self) -> u64 {
         self.0.wait_ms()
+    }
+
+    /// How often a held lease is renewed (ms): a third of the TTL.
+    #[getter]
+    fn renew_every_ms(&self) -> u64 {
+        self.0.renew_every_ms()
+    }
+
+    /// How soon a write that did not count is tried again (ms): a twentieth of the TTL, 10 to 250.
+    #[getter]
+    fn retry_ms(&self) -> u64 {
+        self.0.retry_ms()
     }
 
     fn __repr__(&self) -> String {

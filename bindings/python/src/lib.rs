@@ -9,7 +9,8 @@
 //! (limits, names, gates, self-check vectors) are the core's tables, added to
 //! the module here, so Python copies none. `codec.rs` holds the id, `place.rs`
 //! slots and the keyspace, `mint.rs` the minters, `lease.rs` node leases,
-//! `time.rs` the `datetime` conversions.
+//! `keeper.rs` the lease keeper's decisions, `time.rs` the `datetime`
+//! conversions.
 //!
 //! A panic inside a call reaches Python as `pyo3_runtime.PanicException` in
 //! the caller; the interpreter lives on.
@@ -19,6 +20,7 @@ use pyo3::prelude::*;
 mod codec;
 mod error;
 mod host;
+mod keeper;
 mod lease;
 mod mint;
 mod place;
@@ -45,6 +47,8 @@ mod extension {
     use super::codec::{compare, decode, encode, hash32, is_valid, min_for, node, parse, seq, unix_ms, Decoded};
     #[pymodule_export]
     use super::error::_gate_refusal;
+    #[pymodule_export]
+    use super::keeper::{read_lease_error, redirect, LeaseKeeper, Redirect, Step};
     #[pymodule_export]
     use super::lease::{
         monotonic_ms, parse_acquire, parse_acquire_error, parse_renewal, parse_wait, Acquired, LeaseScript, LeaseTerms,

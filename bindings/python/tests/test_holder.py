@@ -1,7 +1,9 @@
 """The one-call holder (emq_id.holder) without a server: the options it
-refuses, and the wire it writes, against a scripted stand-in for a redis-py
-client. The live protocol, failovers included, runs in `cargo xtask chaos`
-(bindings/python/examples/chaos_holder.py in the fleet)."""
+refuses, the wire it writes, and what it does with each reply the core reads
+(a redirect followed, a write that did not run tried again, a lease lost),
+against a scripted stand-in for a redis-py client whose error replies are
+redis-py's own. The live protocol, failovers included, runs in
+test_holder_live.py and `cargo xtask chaos` (examples/chaos_holder.py)."""
 
 from __future__ import annotations
 
@@ -10,15 +12,24 @@ import threading
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
+from redis._parsers import BaseParser
 
 import emq_id
 from emq_id.holder import AsyncLease, Held, HolderStats, Lease, LeaseWireError, Minted
 
 Command = Tuple[Any, ...]
+PARSER: Any = BaseParser
+
+
+def error(text: str) -> Exception:
+    """The exception redis-py makes of an error reply (``MOVED 9051 …`` is a ``MovedError("9051 …")``)."""
+    made: Exception = PARSER.parse_error(text)
+    return made
 
 
 class Server:
-    """Answers lease writes as scripted: ``acks`` is WAIT's reply, ``acquire`` the acquire's."""
+    """Answers lease writes as scripted: ``acks`` is WAIT's reply, ``acquire`` the acquire's,
+    ``renew`` the renewal's and the release's. A list answers in turn, its last answer for good."""
 
     def __init__(self, acks: int = 1, acquire: object = None, renew: object = 1) -> None:
         self.acks = acks
@@ -29,8 +40,16 @@ class Server:
     def answer(self, command: Command) -> object:
         if command[0] == "WAIT":
             return self.acks
+        if command[0] == "ASKING":
+            return b"OK"
         name = next(n for n, s in emq_id.LEASE_SCRIPTS.items() if s.text == command[1])
-        return self.acquire if name == "acquire" else self.renew
+        return self.next("acquire" if name == "acquire" else "renew")
+
+    def next(self, name: str) -> object:
+        answers = getattr(self, name)
+        if isinstance(answers, list) and answers and not isinstance(answers[0], int):
+            return answers.pop(0) if len(answers) > 1 else answers[0]
+        return answers
 
     def scripts(self) -> List[List[str]]:
         """Each round trip's commands by name (the script's, then WAIT)."""
@@ -109,7 +128,7 @@ def test_every_write_declares_the_lease_key_and_names_its_node_in_argv() -> None
     terms = emq_id.LeaseTerms(3_000, 500)
     lease = Lease.acquire(Client(server), replicas=1, terms=terms)
     lease.next()
-    lease._tick()  # a renewal now, as the renewer's thread sends it
+    lease._drive(lease._holder.write())  # a renewal now, as the renewer's thread sends it
     assert lease.release() is True
     assert server.scripts()[:2] == [["acquire", "WAIT"], ["renew", "WAIT"]] and server.scripts()[-1] == ["release"]
     acquire, renew, release = server.rounds[0][0], server.rounds[1][0], server.rounds[-1][0]
@@ -132,11 +151,12 @@ def test_an_unacknowledged_acquire_mints_nothing_and_is_released() -> None:
 
 
 def test_every_node_leased_is_refused_with_node() -> None:
-    server = Server(acquire=Exception("EMQLEASE every node is leased"))
-    with pytest.raises(emq_id.EmqIdError) as refused:
-        Lease.acquire(Client(server), replicas=0)
-    assert refused.value.gate == "node"
-    assert server.scripts() == [["acquire"]]
+    for reply in ("EMQLEASE every node is leased", "ERR EMQLEASE every node is leased"):
+        server = Server(acquire=[error(reply)])
+        with pytest.raises(emq_id.EmqIdError) as refused:
+            Lease.acquire(Client(server), replicas=0)
+        assert refused.value.gate == "node" and str(refused.value) == str(emq_id.LeaseKeeper.refusal("leased"))
+        assert server.scripts() == [["acquire"]]
 
 
 def test_minting_from_several_threads_repeats_nothing() -> None:
@@ -195,48 +215,87 @@ def test_the_async_holder_has_the_same_surface() -> None:
     assert seen["rounds"] == [["acquire", "WAIT"], ["release"]] and seen["after"] is None
 
 
-class Moved(Exception):
-    """What redis-py's cluster parser makes of ``MOVED 9051 10.0.0.2:6379``."""
-
-    def __init__(self) -> None:
-        super().__init__("9051 10.0.0.2:6379")
-        self.slot_id, self.host, self.port = 9051, "10.0.0.2", 6379
-
-
 class Cluster:
-    """What the holder uses of ``redis.cluster.RedisCluster``: the reserve's node, and its nodes manager."""
+    """What the holder uses of ``redis.cluster.RedisCluster``: the reserve's node, the nodes it
+    knows (each a client of its own server), and its nodes manager."""
 
-    def __init__(self, server: Server) -> None:
-        self.node = Client(server)
+    def __init__(self, *servers: Server) -> None:
+        self.nodes = {("10.0.0.%d" % (i + 1), 6379): Client(s) for i, s in enumerate(servers)}
+        self.primary = ("10.0.0.1", 6379)
         self.nodes_manager = self
-        self.moved: List[object] = []
-        self.keys: List[str] = []
+        self.moved: List[Tuple[int, str, int]] = []
+        self.reloads = 0
 
     def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> Pipeline:
-        raise AssertionError("a lease write goes to the reserve's node, not through the cluster pipeline")
+        raise AssertionError("a lease write goes to a node's own client, not through the cluster's")
 
     def execute_command(self, *args: Any) -> object:
         raise AssertionError("unused")
 
-    def get_node_from_key(self, key: str) -> str:
-        self.keys.append(key)
-        return "node"
+    def get_node_from_key(self, key: str) -> Any:
+        assert key == emq_id.LEASE_KEY
+        return self.get_node(*self.primary)
 
-    def get_redis_connection(self, node: str) -> Client:
-        return self.node
+    def get_node(self, host: str, port: int) -> Any:
+        return type("Node", (), {"host": host, "port": port})() if (host, port) in self.nodes else None
 
-    def move_slot(self, e: object) -> None:
-        self.moved.append(e)
+    def get_redis_connection(self, node: Any) -> Client:
+        return self.nodes[(node.host, node.port)]
+
+    def move_slot(self, e: Any) -> None:
+        self.moved.append((e.slot_id, e.host, e.port))
+        self.primary = (e.host, e.port)
+
+    def initialize(self) -> None:
+        self.reloads += 1
 
 
-def test_a_cluster_write_goes_to_the_reserves_node_and_follows_moved() -> None:
-    moved = Moved()
-    cluster = Cluster(Server(acquire=moved))
-    with pytest.raises(LeaseWireError) as fault:
-        Lease.acquire(cluster)
-    assert fault.value.redirect is moved and cluster.moved == [moved]
-    assert cluster.keys == [emq_id.LEASE_KEY]
-    cluster.node.server.acquire = [3, 1769526697641]
-    lease = Lease.acquire(cluster)
-    assert lease.held == Held(3, 1769526697641, 1)
+def test_a_cluster_acquire_follows_moved_to_the_node_named() -> None:
+    source, target = Server(acquire=[error("MOVED 9051 10.0.0.2:6379")]), Server()
+    cluster = Cluster(source, target)
+    lease = Lease.acquire(cluster, terms=emq_id.LeaseTerms(3_000, 500))
+    assert lease.held == Held(7, None, 1) and cluster.moved == [(9051, "10.0.0.2", 6379)]
+    assert source.scripts() == [["acquire", "WAIT"]] and target.scripts() == [["acquire", "WAIT"]]
+    assert lease.release() is True and target.scripts()[-1] == ["release"]
+
+
+def test_an_ask_is_followed_with_asking_the_script_and_wait_on_one_connection_of_the_node() -> None:
+    # The source has no replica acknowledging: a WAIT sent there would refuse the write.
+    source, target = Server(acks=0, acquire=[error("ASK 9051 10.0.0.2:6379")]), Server(acks=1)
+    cluster = Cluster(source, target)
+    lease = Lease.acquire(cluster, terms=emq_id.LeaseTerms(3_000, 500))
+    assert lease.held == Held(7, None, 1) and cluster.moved == []
+    assert source.scripts() == [["acquire", "WAIT"]] and target.scripts() == [["ASKING", "acquire", "WAIT"]]
+    # An ASK answered after ASKING is not followed again: the first acquire gives up with it.
+    source.acquire = target.acquire = [error("ASK 9051 10.0.0.2:6379")]
+    with pytest.raises(LeaseWireError) as twice:
+        Lease.acquire(cluster, terms=emq_id.LeaseTerms(3_000, 500))
+    assert "ASK 9051" in str(twice.value) and twice.value.redirect is not None
+    lease.release()
+
+
+def test_what_did_not_run_is_tried_again_then_refused_by_the_node_gate_naming_the_reply() -> None:
+    for reply in ("TRYAGAIN Multiple keys request during rehashing of slot", "NOREPLICAS Not enough good replicas to write."):
+        server = Server(acquire=[error(reply), error(reply), [7, -1]])
+        lease = Lease.acquire(Client(server), terms=emq_id.LeaseTerms(600, 100))
+        assert lease.held == Held(7, None, 1) and len(server.rounds) == 3
+        lease.release()
+    server = Server(acquire=[error("CLUSTERDOWN The cluster is down")])
+    start = emq_id.monotonic_ms()
+    with pytest.raises(emq_id.EmqIdError) as refused:
+        Lease.acquire(Client(server), terms=emq_id.LeaseTerms(300, 50))
+    assert emq_id.monotonic_ms() - start >= 300 and len(server.rounds) >= 3
+    assert refused.value.gate == "node" and str(refused.value).endswith(": CLUSTERDOWN The cluster is down")
+
+
+def test_a_renewal_answered_gone_loses_the_lease_and_takes_another() -> None:
+    server = Server(acquire=[[7, -1], [9, -1]])
+    lease = Lease.acquire(Client(server), terms=emq_id.LeaseTerms(3_000, 500))
+    first = lease.next()
+    server.renew = 0
+    lease._drive(lease._holder.write())  # the renewal: gone
+    assert lease.held is None and lease.stats.lost == 1
+    lease._drive(lease._holder.write())  # another node at once
+    assert lease.held == Held(9, None, 2) and lease.next() > first
+    server.renew = 1
     assert lease.release() is True

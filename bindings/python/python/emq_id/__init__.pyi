@@ -321,6 +321,12 @@ class LeaseTerms:
     @property
     def wait_ms(self) -> int:
         """The timeout (ms) of the ``WAIT`` sent after a lease write under these terms."""
+    @property
+    def renew_every_ms(self) -> int:
+        """How often a held lease is renewed (ms): a third of the TTL, at least 1."""
+    @property
+    def retry_ms(self) -> int:
+        """How soon a write that did not count is tried again (ms): a twentieth of the TTL, 10 to 250."""
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
@@ -357,3 +363,84 @@ class LeasedMinter:
 
 def monotonic_ms() -> int:
     """Milliseconds on this process's monotonic clock: the fence's clock."""
+
+# ---- The lease keeper (SPEC.md §5.2): what a holder writes next, when, and what each write came to.
+# Names are the core's; a holder is its client's I/O around them (``emq_id.holder``).
+
+#: What one lease write came to (the core's ``Outcome``).
+_Outcome = Literal["counted", "unacknowledged", "gone", "leased", "ask", "moved", "not_run", "fault"]
+#: What a holder does with an outcome (the core's ``Action``).
+_Action = Literal["publish", "renewed", "pend", "wait", "lose", "follow", "reroute", "retry", "reconnect", "give_up"]
+
+def read_lease_error(text: str | bytes, asked: bool) -> _Outcome:
+    """What an error reply to a lease script (its text, after ``-``) says of the write: ``leased``,
+    ``ask``, ``moved`` (``MOVED``, ``READONLY``), ``not_run`` (``TRYAGAIN``, ``CLUSTERDOWN``,
+    ``LOADING``, ``MASTERDOWN``, ``BUSY``, ``NOREPLICAS``) or ``fault``. ``asked``: the write went
+    after ``ASKING`` (an ``ASK`` to it is a fault, not followed twice)."""
+
+@final
+class Redirect:
+    """Where a ``MOVED`` or ``ASK`` reply sends a write."""
+
+    @property
+    def ask(self) -> bool:
+        """``ASK`` (followed once, with ``ASKING``), not ``MOVED``."""
+    @property
+    def slot(self) -> int: ...
+    @property
+    def host(self) -> str | None:
+        """The node's host (an IPv6 address without brackets), or ``None``: the host the
+        redirected connection was opened to."""
+    @property
+    def port(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+def redirect(text: str | bytes) -> Redirect | None:
+    """The node a ``MOVED <slot> <host>:<port>`` or ``ASK …`` reply names; ``None`` for any other text."""
+
+@final
+class Step:
+    """What to do with a write's outcome, and when the next write is due."""
+
+    @property
+    def action(self) -> _Action: ...
+    @property
+    def after_ms(self) -> int:
+        """Ms from now: a third of the TTL after a write that counted, ``retry_ms`` after one that did
+        not, ``0`` for at once (a lost lease, an ``ASK``) and when giving up."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class LeaseKeeper:
+    """A holder's lease as far as deciding goes (the core's ``Keeper``): which write is due, and
+    what each outcome means. Times are monotonic ms (``monotonic_ms()``). Not the lease itself:
+    the holder keeps the token and the minter."""
+
+    def __new__(cls, terms: LeaseTerms, since_mono_ms: int) -> LeaseKeeper:
+        """A keeper before its first acquire, begun at ``since_mono_ms``."""
+    def next(self, now_mono_ms: int) -> Literal["acquire", "renew", "expired"]:
+        """The write due: ``expired`` when no write of the held lease was answered for a whole TTL
+        (stop minting on it and count it lost, then acquire)."""
+    def settle(self, outcome: _Outcome, sent_mono_ms: int, now_mono_ms: int) -> Step:
+        """What a write sent at ``sent_mono_ms`` that came to ``outcome`` means, read at
+        ``now_mono_ms``; ``range`` for an outcome the core does not name."""
+    @property
+    def phase(self) -> Literal["starting", "unleased", "pending", "held"]: ...
+    @property
+    def asked(self) -> bool:
+        """Whether the write about to be sent follows an ``ASK``."""
+    @property
+    def terms(self) -> LeaseTerms: ...
+    @staticmethod
+    def refusal(outcome: _Outcome) -> EmqIdError | None:
+        """The first acquire's refusal when it gives up on ``outcome`` (gate ``node``): every node
+        leased, or the reserve not running the acquire for a whole TTL. ``None`` when the refusal
+        is another's: ``parse_wait``'s, or the holder's own fault."""
+    @staticmethod
+    def of_write(held: bool, acknowledged: bool) -> Literal["counted", "unacknowledged", "gone"]:
+        """The outcome of a write whose script answered without an error: ``held`` (the acquire
+        answered a node, the renewal ``1``), ``acknowledged`` (``parse_wait`` passed, or no ``WAIT``)."""

@@ -6,16 +6,17 @@ the redis-py client a program already has.
 >>> lease.mint("USR")                                             # doctest: +SKIP
 
 ``Lease.acquire`` returns once a node's acquire is acknowledged by ``replicas``
-replicas (``WAIT``); a daemon thread renews it every third of the TTL, follows
-a failover through the client's topology, and when the lease is lost or fenced
-takes another node, its ids after every id minted before. ``AsyncLease`` is the
-same over ``redis.asyncio`` with a task.
+replicas (``WAIT``); a daemon thread renews it, follows a failover or a slot
+migration through the client's topology, and when the lease is lost or
+expires takes another node, its ids after every id minted before.
+``AsyncLease`` is the same over ``redis.asyncio`` with a task.
 
-The scripts, the lease key, the acknowledgement rule and the arithmetic are
-the core's (``LEASE_SCRIPTS``, ``LEASE_KEY``, ``parse_wait``,
-``LeasedMinter``…): this module only moves them over the client's connection.
-``redis`` is not a dependency of the package: the client is whatever the
-caller passes.
+What to write, when, and what each reply means are the core's
+(``LeaseKeeper``, ``read_lease_error``, ``redirect``), as are the scripts, the
+lease key, the acknowledgement rule and the arithmetic (``LEASE_SCRIPTS``,
+``LEASE_KEY``, ``parse_wait``, ``LeasedMinter``…): this module only moves them
+over the client's connections. ``redis`` is not a dependency of the package:
+the client is whatever the caller passes.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import random
 import secrets
 import threading
 import time
-from typing import Any, NamedTuple, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Any, Dict, Generator, NamedTuple, Optional, Protocol, Tuple, TypeVar, Union
 
 from . import (
     EmqIdError,
@@ -34,16 +35,21 @@ from . import (
     LEASE_NODES,
     LEASE_REPLICAS,
     LEASE_SCRIPTS,
+    LeaseKeeper,
     LeasedMinter,
     LeaseScript,
     LeaseTerms,
     encode,
     monotonic_ms,
     parse_acquire,
-    parse_acquire_error,
     parse_renewal,
     parse_wait,
+    read_lease_error,
+    redirect,
 )
+
+if TYPE_CHECKING:
+    from . import _Outcome  # the core's outcome names (the stub's)
 
 __all__ = ["AsyncLease", "Client", "Held", "HolderStats", "Lease", "LeaseWireError", "Minted"]
 
@@ -82,8 +88,58 @@ class HolderStats(NamedTuple):
     longest_unleased_ms: int
 
 
+class LeaseWireError(Exception):
+    """Valkey answered a lease write with something the protocol does not give
+    (an error reply that is none of the protocol's, a reply of the wrong shape,
+    an ``ASK`` after ``ASKING``). Only ``acquire`` and ``release`` raise it, as
+    they raise the client's own connection errors; the renewer reconnects and
+    writes again. A redirect or a cluster that is not ready is never one: the
+    acquire follows or retries it, and after a TTL is refused (gate ``node``)."""
+
+    #: The client's error for a redirect the acquire could not follow (an ``ASK`` after ``ASKING``).
+    redirect: Optional[Exception] = None
+
+
 def _now_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+# ---- What the holder reads of redis-py: replies, and the text of an error reply.
+
+#: The error codes redis-py's parser strips from a reply's text, by the class it raises instead,
+#: for a redis-py that keeps no ``status_code`` on its errors.
+_CODES = {
+    "AskError": "ASK",
+    "MovedError": "MOVED",
+    "TryAgainError": "TRYAGAIN",
+    "ClusterDownError": "CLUSTERDOWN",
+    "MasterDownError": "MASTERDOWN",
+    "BusyLoadingError": "LOADING",
+    "ReadOnlyError": "READONLY",
+}
+
+
+def _error_text(error: BaseException) -> str:
+    """The error reply redis-py made ``error`` of, as the server sent it (its code put back)."""
+    message = error.args[0] if error.args else ""
+    text = message.decode("utf-8", "replace") if isinstance(message, bytes) else str(message)
+    code = getattr(error, "status_code", None) or _CODES.get(type(error).__name__)
+    return f"{code} {text}" if isinstance(code, str) and code else text
+
+
+def _is_reply(error: BaseException) -> bool:
+    """Whether a raised error is the server's reply (``LOADING`` is raised as a connection error),
+    not the connection's."""
+    if getattr(error, "status_code", None) or type(error).__name__ in _CODES:
+        return True
+    return any(c.__name__ == "ResponseError" for c in type(error).__mro__)
+
+
+def _int(reply: object) -> Optional[int]:
+    return reply if isinstance(reply, int) and not isinstance(reply, bool) else None
+
+
+# ---- The holder without I/O: the core's keeper, the leases, and the writes.
 
 
 class _Lease:
@@ -96,83 +152,83 @@ class _Lease:
 
 
 class _Write:
-    """One lease write: the script by ``EVAL``, and ``WAIT`` when ``replicas`` > 0."""
+    """One lease write: the script by ``EVAL``, and ``WAIT`` when ``replicas`` > 0;
+    the lease it renews or releases (``None``: an acquire), and what it carries."""
 
-    __slots__ = ("script", "keys", "args", "replicas", "wait_ms", "sent")
+    __slots__ = ("script", "args", "replicas", "wait_ms", "lease", "mark", "now", "sent")
 
-    def __init__(self, script: LeaseScript, keys: list[str], args: list[object], replicas: int, wait_ms: int) -> None:
+    def __init__(
+        self, script: LeaseScript, args: list[object], replicas: int, wait_ms: int, lease: Optional[_Lease] = None
+    ) -> None:
         self.script = script
-        self.keys = keys
         self.args = args
         self.replicas = replicas
         self.wait_ms = wait_ms
+        self.lease = lease
+        self.mark = 0  # a renewal's mark
+        self.now = 0  # an acquire's unix ms
         self.sent = monotonic_ms()
 
-    def commands(self) -> list[tuple[object, ...]]:
-        eval_ = ("EVAL", self.script.text, len(self.keys), *self.keys, *self.args)
-        return [eval_, ("WAIT", self.replicas, self.wait_ms)] if self.replicas else [eval_]
+    def commands(self, asking: bool) -> list[tuple[object, ...]]:
+        """The write's commands, pipelined on one connection: ``ASKING`` first when it follows an ``ASK``."""
+        commands: list[tuple[object, ...]] = [("ASKING",)] if asking else []
+        commands.append(("EVAL", self.script.text, 1, LEASE_KEY, *self.args))
+        if self.replicas:
+            commands.append(("WAIT", self.replicas, self.wait_ms))
+        return commands
 
 
-class LeaseWireError(Exception):
-    """Valkey answered a lease write with something the holder cannot use now
-    (``MOVED``, ``READONLY``, ``CLUSTERDOWN``, a reply the protocol does not
-    give). The holder refreshes the client's topology and tries again; only
-    ``acquire`` raises it (as it raises the client's own connection errors)."""
-
-    #: The script's error reply, when it redirected the write (``MOVED``/``ASK``).
-    redirect: Optional[Exception] = None
+#: A node of the cluster, ``(host, port)``: where a write follows an ``ASK`` to.
+_Node = Tuple[str, int]
 
 
-def _text(reply: object) -> str:
-    return reply.decode("utf-8", "replace") if isinstance(reply, bytes) else str(reply)
+class _Send(NamedTuple):
+    """I/O: send ``write`` on one connection of the reserve's primary, or of ``node`` after ``ASKING``."""
+
+    write: _Write
+    node: Optional[_Node]
 
 
-def _int(reply: object, what: str) -> int:
-    if isinstance(reply, int) and not isinstance(reply, bool):
-        return reply
-    raise LeaseWireError(f"lease script: {what}: {reply!r}")
+class _Sent(NamedTuple):
+    """What a send came to: the host it went to, and the replies (errors among them) or what the client raised."""
+
+    host: str
+    replies: list[object]
+    raised: Optional[BaseException] = None
 
 
-class _Answer(NamedTuple):
-    """What became of a write: ``refused`` (did not run, or every node leased),
-    else the script's reply and the acknowledgement (``None``: acknowledged)."""
+class _Refresh(NamedTuple):
+    """I/O: find the reserve's primary again (``MOVED``'s node first), or load the slot map."""
 
-    refused: Optional[EmqIdError]
-    reply: object
-    unacknowledged: Optional[EmqIdError]
+    moved: Optional[Tuple[int, str, int]]  # slot, host, port
 
 
-def _read(write: _Write, replies: list[object]) -> _Answer:
-    """The replies of one write, read as script.rs reads them."""
-    if not replies:
-        raise LeaseWireError("no reply")
-    reply = replies[0]
-    if isinstance(reply, Exception):
-        message = _text(reply.args[0] if reply.args else reply)
-        if "NOREPLICAS" in message or type(reply).__name__ == "NoReplicasError":
-            # min-replicas-to-write refused the script before it ran: no write happened.
-            try:
-                parse_wait(0, max(write.replicas, 1))
-            except EmqIdError as not_run:
-                return _Answer(not_run, None, None)
-        every_leased = parse_acquire_error(message)
-        if every_leased is None:
-            fault = LeaseWireError(f"{write.script.name}: {message}")
-            if hasattr(reply, "slot_id") and hasattr(reply, "host"):
-                fault.redirect = reply  # redis-py's MovedError / AskError: where the slot went
-            raise fault
-        return _Answer(every_leased, None, None)
+class _Sleep(NamedTuple):
+    """I/O: wait ``ms`` (the renewer stops here when the lease is released)."""
+
+    ms: int
+
+
+_Io = Union[_Send, _Refresh, _Sleep]
+T = TypeVar("T")
+#: A run of the holder: I/O requests out, each one's result in (a send's ``_Sent``), its answer at the end.
+_Run = Generator[_Io, Optional[_Sent], T]
+
+
+class _Read(NamedTuple):
+    """What a write came to (the core's outcome), and what the holder needs of it."""
+
+    outcome: _Outcome
+    #: The error reply's text, for an error reply.
+    text: str = ""
+    #: The host the write went to (a redirect without one names it).
+    host: str = ""
+    #: An acquire's lease, taken (counted or not).
+    lease: Optional[_Lease] = None
+    #: ``parse_wait``'s refusal of an unacknowledged write.
     unacknowledged: Optional[EmqIdError] = None
-    if write.replicas:
-        if len(replies) < 2 or isinstance(replies[1], Exception):
-            raise LeaseWireError(f"WAIT: {replies[1:]!r}")
-        try:
-            parse_wait(_int(replies[1], "WAIT"), write.replicas)
-        except EmqIdError as e:
-            if e.gate != "node":
-                raise LeaseWireError(str(e)) from None
-            unacknowledged = e
-    return _Answer(None, reply, unacknowledged)
+    #: The holder's own fault: what the client raised, or a reply the protocol does not give.
+    fault: Optional[BaseException] = None
 
 
 class _Stats:
@@ -188,8 +244,9 @@ class _Stats:
             if self.unleased_since is None:
                 self.unleased_since = monotonic_ms()
 
-    def leased_again(self) -> None:
+    def leased_again(self, taken: int = 0) -> None:
         with self.lock:
+            self.taken += taken
             if self.unleased_since is not None:
                 self.longest = max(self.longest, monotonic_ms() - self.unleased_since)
                 self.unleased_since = None
@@ -200,156 +257,251 @@ class _Stats:
             return HolderStats(self.taken, self.lost, now, max(self.longest, now or 0))
 
 
-class _Keeper:
-    """The holder's state machine, without I/O (keeper.rs's): ``plan`` says
-    the next write, ``settle`` reads its replies. Held: renewed; pending (an
-    acquire not acknowledged): renewed until a renewal is; neither: acquire."""
+class _Holder:
+    """The holder's leases around the core's ``LeaseKeeper``, without I/O: its
+    runs (``start``, ``keep``, ``release``) are generators that ask for each
+    send, refresh and sleep, so one body serves the thread and the task."""
 
     def __init__(self, replicas: int, terms: LeaseTerms) -> None:
         self.replicas = replicas
         self.terms = terms
+        self.keeper = LeaseKeeper(terms, monotonic_ms())
         self.current: Optional[_Lease] = None  # what minting threads read
         self.held: Optional[_Lease] = None
         self.pending: Optional[_Lease] = None
-        self.answered_at = 0
         self.not_before = 0
         self.ordinals = 0
         self.stats = _Stats()
-        self.every = max(terms.ttl_ms // 3, 1) / 1000
-        self.retry = min(max(terms.ttl_ms // 20, 10), 250) / 1000
-        self.now = 0
 
-    # -- writes
+    # -- the runs
 
-    def acquire_write(self, now: int) -> _Write:
-        token = secrets.token_hex(16)
-        self.now = now
-        args: list[object] = [token, self.terms.ttl_ms, random.randrange(LEASE_NODES), LEASE_NODES, self.now]
-        return _Write(LEASE_SCRIPTS["acquire"], [LEASE_KEY], args, self.replicas, self.terms.wait_ms)
+    def start(self) -> _Run[int]:
+        """The first acquire, retried while the core says so: the ms to the first renewal, or the refusal."""
+        while True:
+            after = yield from self.write()
+            if self.keeper.phase == "held":
+                return after
+            yield _Sleep(after)
 
-    def renew_write(self, lease: _Lease, mark: int, release: bool = False) -> _Write:
-        node = lease.held.node
-        if release:
-            return _Write(LEASE_SCRIPTS["release"], [LEASE_KEY], [lease.token, mark, node], 0, self.terms.wait_ms)
-        args: list[object] = [lease.token, self.terms.ttl_ms, mark, node]
-        return _Write(LEASE_SCRIPTS["renew"], [LEASE_KEY], args, self.replicas, self.terms.wait_ms)
+    def keep(self, after: int) -> _Run[None]:
+        """Renews, and takes another lease when one is lost, until the sleep between writes is stopped."""
+        while True:
+            yield _Sleep(after)
+            try:
+                after = yield from self.write()
+            except Exception:
+                after = self.terms.retry_ms  # nothing is given up after the first acquire
 
-    def plan(self) -> tuple[str, _Write, Optional[_Lease], int]:
-        """The next write: ``("renew" | "pending" | "acquire", write, lease, mark)``."""
-        self.expire_fenced()
-        lease = self.held or self.pending
-        if lease is not None:
-            mark = lease.minter.next_mark(_now_ms())
-            return ("renew" if self.held else "pending", self.renew_write(lease, mark), lease, mark)
-        # No earlier than one past this holder's last minted ms: its ids keep their order across leases.
-        now = max(_now_ms(), self.not_before)
-        # A clock the contract cannot hold is refused before a node is taken (a dry start).
-        LeasedMinter(parse_acquire(0, -1), now, monotonic_ms(), self.terms)
-        return ("acquire", self.acquire_write(now), None, 0)
-
-    # -- the state machine
-
-    def expire_fenced(self) -> None:
-        lease = self.held
-        if lease is None:
-            return
-        now = monotonic_ms()
-        if now >= lease.minter.fence_ms:
-            self.stats.unleased()
-        if now >= self.answered_at + self.terms.ttl_ms:
-            self.lose()
-
-    def lose(self) -> None:
-        lease, self.held = self.held, None
-        if lease is None:
-            return
-        lease.minter.stop()
-        self.not_before = max(self.not_before, lease.minter.high_water + 1)
-        self.current = None
-        with self.stats.lock:
-            self.stats.lost += 1
-            if self.stats.unleased_since is None:
-                self.stats.unleased_since = monotonic_ms()
-
-    def publish(self, lease: _Lease, answered_at: int) -> None:
-        self.held, self.answered_at, self.current = lease, answered_at, lease
-        with self.stats.lock:
-            self.stats.taken += 1
-        self.stats.leased_again()
-
-    def settle_acquire(self, write: _Write, answer: _Answer) -> Optional[EmqIdError]:
-        """``None``: held; else the refusal (every node leased; or pending)."""
-        if answer.refused is not None:
-            return answer.refused
-        pair = answer.reply
-        if not isinstance(pair, list) or len(pair) != 2:
-            raise LeaseWireError(f"acquire answers {{node, mark}}: {pair!r}")
+    def write(self) -> _Run[int]:
+        """The write due now, sent and settled: the ms to the next one. Raises the first acquire's refusal."""
         try:
-            acquired = parse_acquire(_int(pair[0], "node"), _int(pair[1], "mark"))
+            write: Optional[_Write] = self.due()
+        except EmqIdError as refusal:  # a clock the contract cannot hold: the holder's own fault
+            write, read = None, _Read("fault", fault=refusal)
+        if write is not None:
+            read = yield from self.send(write, None)
+        while True:
+            step = self.keeper.settle(read.outcome, write.sent if write else monotonic_ms(), monotonic_ms())
+            if step.action == "follow" and write is not None:
+                # The reserve's slot is migrating and its key has left: the write runs where the key
+                # is now, and its WAIT on that connection counts the replicas of the node that ran it.
+                to = redirect(read.text)
+                assert to is not None, "read_lease_error reads an ASK only when redirect does"
+                read = yield from self.send(write, (to.host or read.host, to.port))
+                continue
+            if step.action == "give_up":
+                yield from self.give_up(read)
+            if write is not None:
+                self.settled(step.action, write, read)
+            if step.action in ("reroute", "reconnect"):
+                to = redirect(read.text) if step.action == "reroute" else None
+                yield _Refresh(None if to is None else (to.slot, to.host or read.host, to.port))
+            return step.after_ms
+
+    def release(self) -> _Run[bool]:
+        """Stops minting and hands back what is held or pending: ``True`` when a held lease was.
+        The release is not waited on (lost in a failover, it leaves the mark higher: safe)."""
+        held, pending = self.held, self.pending
+        self.held = self.pending = self.current = None
+        lease = held or pending
+        if lease is None:
+            return False
+        lease.minter.stop()
+        write = _Write(LEASE_SCRIPTS["release"], [lease.token, lease.minter.high_water, lease.held.node], 0, 0, lease)
+        read = yield from self.send(write, None)
+        if read.outcome == "ask":
+            to = redirect(read.text)
+            assert to is not None
+            read = yield from self.send(write, (to.host or read.host, to.port))
+        if read.outcome not in ("counted", "gone"):
+            raise read.fault or LeaseWireError(f"release: {read.text}")
+        return held is not None and read.outcome == "counted"
+
+    # -- the writes
+
+    def due(self) -> _Write:
+        """The write the keeper says is due; a held lease that expired is lost first."""
+        now = monotonic_ms()
+        if self.held is not None and now >= self.held.minter.fence_ms:
+            self.stats.unleased()
+        due = self.keeper.next(now)
+        if due == "expired":
+            self.lose()
+        lease = self.held or self.pending
+        terms = self.terms
+        if due == "renew":
+            assert lease is not None, "the keeper renews a lease the holder keeps"
+            mark = lease.minter.next_mark(_now_ms())
+            args: list[object] = [lease.token, terms.ttl_ms, mark, lease.held.node]
+            write = _Write(LEASE_SCRIPTS["renew"], args, self.replicas, terms.wait_ms, lease)
+            write.mark = mark
+            return write
+        # No earlier than one past this holder's last minted ms: its ids keep their order across leases.
+        now_ms = max(_now_ms(), self.not_before)
+        # A clock the contract cannot hold is refused before a node is taken (a dry start).
+        LeasedMinter(parse_acquire(0, -1), now_ms, monotonic_ms(), terms)
+        token = secrets.token_hex(16)
+        args = [token, terms.ttl_ms, random.randrange(LEASE_NODES), LEASE_NODES, now_ms]
+        write = _Write(LEASE_SCRIPTS["acquire"], args, self.replicas, terms.wait_ms)
+        write.now = now_ms
+        return write
+
+    def send(self, write: _Write, node: Optional[_Node]) -> _Run[_Read]:
+        """Sends ``write`` (to ``node`` after ``ASKING``) and reads what it came to."""
+        sent = yield _Send(write, node)
+        assert sent is not None, "a send is answered with what it came to"
+        return self.read(write, sent, asked=node is not None)
+
+    def read(self, write: _Write, sent: _Sent, asked: bool) -> _Read:
+        """A write's replies, as the core reads them: an error reply by ``read_lease_error``,
+        else whether the lease is the owner's and whether ``WAIT`` acknowledged it."""
+        if sent.raised is not None:  # the client's error: a reply only for LOADING, which it raises
+            text = _error_text(sent.raised) if _is_reply(sent.raised) else ""
+            outcome = read_lease_error(text, asked) if text else "fault"
+            return _Read(outcome, text, sent.host, fault=sent.raised)
+        replies = list(sent.replies)
+        if asked and replies:
+            asking = replies.pop(0)
+            if isinstance(asking, BaseException):
+                return _Read("fault", host=sent.host, fault=LeaseWireError(f"ASKING: {_error_text(asking)}"))
+        if not replies:
+            return _Read("fault", host=sent.host, fault=LeaseWireError(f"{write.script.name}: no reply"))
+        reply = replies[0]
+        if isinstance(reply, BaseException):
+            text = _error_text(reply)
+            outcome = read_lease_error(text, asked)
+            if outcome != "fault":
+                return _Read(outcome, text, sent.host)
+            fault = LeaseWireError(f"{write.script.name}: {text}")
+            if redirect(text) is not None and isinstance(reply, Exception):
+                fault.redirect = reply  # an ASK after ASKING
+            return _Read(outcome, text, sent.host, fault=fault)
+        lease: Optional[_Lease] = None
+        try:
+            if write.lease is None:
+                lease = self.taken(write, reply)
+                held = True
+            else:
+                held = self.renewal(write, reply)
+            unacknowledged = self.acknowledged(write, replies[1:])
+        except (EmqIdError, LeaseWireError) as fault:
+            return _Read("fault", host=sent.host, fault=fault)
+        outcome = LeaseKeeper.of_write(held, unacknowledged is None)
+        return _Read(outcome, host=sent.host, lease=lease, unacknowledged=unacknowledged)
+
+    def taken(self, write: _Write, reply: object) -> _Lease:
+        """The lease an acquire's reply ``{node, mark}`` took. A mark near the end of the
+        contract's time is refused by the minter: the node is left to its TTL."""
+        pair = reply if isinstance(reply, list) else []
+        node, mark = (_int(pair[0]), _int(pair[1])) if len(pair) == 2 else (None, None)
+        if node is None or mark is None:
+            raise LeaseWireError(f"acquire answers {{node, mark}}: {reply!r}")
+        try:
+            acquired = parse_acquire(node, mark)
         except EmqIdError as e:
             raise LeaseWireError(f"acquire's reply: {e}") from None
-        try:
-            minter = LeasedMinter(acquired, self.now, write.sent, self.terms)
-        except EmqIdError as refusal:
-            return refusal  # a mark near the end of the contract's time: the node is left to its TTL
+        minter = LeasedMinter(acquired, write.now, write.sent, self.terms)
         self.ordinals += 1
-        lease = _Lease(minter, str(write.args[0]), Held(acquired.node, acquired.previous_mark, self.ordinals))
-        if answer.unacknowledged is None:
-            self.publish(lease, write.sent)
-            return None
-        self.pending = lease
-        return answer.unacknowledged
+        return _Lease(minter, str(write.args[0]), Held(acquired.node, acquired.previous_mark, self.ordinals))
 
-    def renewal(self, write: _Write, answer: _Answer) -> Optional[bool]:
-        """A renewal's outcome: ``None`` did not run, ``True`` the lease's, ``False`` gone."""
-        if answer.refused is not None:
-            return None
+    def renewal(self, write: _Write, reply: object) -> bool:
+        """A renewal's or release's reply: ``True`` the lease is the owner's, ``False`` gone."""
+        value = _int(reply)
+        if value is None:
+            raise LeaseWireError(f"{write.script.name}: {reply!r}")
         try:
-            parse_renewal(_int(answer.reply, write.script.name))
+            parse_renewal(value)
         except EmqIdError as e:
             if e.gate != "node":
                 raise LeaseWireError(f"{write.script.name}: {e}") from None
             return False
         return True
 
-    def settle(self, kind: str, write: _Write, lease: Optional[_Lease], mark: int, answer: _Answer) -> tuple[bool, bool]:
-        """Reads a write's replies: ``(ok, again)`` — ``ok`` a lease is held and
-        acknowledged (next tick a third of the TTL on), ``again`` acquire at once."""
-        if kind == "acquire":
-            return self.settle_acquire(write, answer) is None, False
-        assert lease is not None
-        outcome = self.renewal(write, answer)
-        if outcome is None:  # NOREPLICAS: nothing changed; try again soon
-            return False, False
-        if kind == "renew":
-            if outcome:
-                self.answered_at = write.sent  # still this holder's on the primary
-                if answer.unacknowledged is None:
-                    lease.minter.renewed(write.sent, mark)
-                    self.stats.leased_again()
-                    return True, False
-                return False, False
-            self.lose()
-            return False, True  # another node at once
-        self.pending = None
-        if outcome:
-            if answer.unacknowledged is None:
-                lease.minter.renewed(write.sent, mark)
-                self.publish(lease, write.sent)
-                return True, False
-            self.pending = lease
-            return False, False
-        return False, True  # lost before it counted (a failover took it): take another
+    def acknowledged(self, write: _Write, wait: list[object]) -> Optional[EmqIdError]:
+        """``WAIT``'s reading: ``None`` acknowledged (or none wanted), else ``parse_wait``'s refusal."""
+        if not write.replicas:
+            return None
+        count = _int(wait[0]) if wait else None
+        if count is None:
+            raise LeaseWireError(f"WAIT: {wait!r}")
+        try:
+            parse_wait(count, write.replicas)
+        except EmqIdError as e:
+            if e.gate != "node":
+                raise LeaseWireError(f"WAIT: {e}") from None
+            return e
+        return None
 
-    def releasing(self) -> tuple[Optional[_Write], bool]:
-        """Stops minting; the release write of what is held or pending."""
-        held, pending = self.held, self.pending
-        self.held = self.pending = self.current = None
-        lease = held or pending
+    # -- what the core's actions do to the leases
+
+    def settled(self, action: str, write: _Write, read: _Read) -> None:
+        lease = write.lease or read.lease
         if lease is None:
-            return None, False
+            return
+        if action == "publish":
+            if write.lease is not None:  # a pending lease's renewal counted
+                lease.minter.renewed(write.sent, write.mark)
+            self.pending, self.held, self.current = None, lease, lease
+            self.stats.leased_again(taken=1)
+        elif action == "renewed":
+            lease.minter.renewed(write.sent, write.mark)
+            self.stats.leased_again()
+        elif action == "pend":
+            self.pending = lease  # renewed until a renewal is acknowledged; nothing minted on it
+        elif action == "lose":
+            if lease is self.held:
+                self.lose()
+            else:  # lost before it counted (a failover took it): nothing was minted on it
+                lease.minter.stop()
+                self.pending = None
+
+    def lose(self) -> None:
+        """The held lease is gone or expired: minting on it stops, and it counts as lost."""
+        lease, self.held, self.current = self.held, None, None
+        if lease is None:
+            return
         lease.minter.stop()
-        return self.renew_write(lease, lease.minter.high_water, release=True), held is not None
+        self.not_before = max(self.not_before, lease.minter.high_water + 1)
+        with self.stats.lock:
+            self.stats.lost += 1
+        self.stats.unleased()
+
+    def give_up(self, read: _Read) -> _Run[None]:
+        """Raises the first acquire's refusal: the core's (naming the server's reply when the reserve
+        did not run the acquire), ``WAIT``'s (the taken lease released first), or the fault."""
+        refusal = LeaseKeeper.refusal(read.outcome)
+        if refusal is not None:
+            if read.outcome == "leased":
+                raise refusal
+            raise EmqIdError(refusal.gate, f"{refusal.args[1]}: {read.text}")
+        if read.unacknowledged is not None:
+            self.pending = read.lease
+            try:
+                yield from self.release()
+            except Exception:
+                pass  # left to its TTL; the refusal is the answer
+            raise read.unacknowledged
+        raise read.fault or LeaseWireError(f"acquire: {read.text}")
 
     # -- what minting threads call
 
@@ -358,6 +510,9 @@ class _Keeper:
         if lease is None:
             raise EmqIdError("node", "no lease is held: the holder is taking one (its stats say for how long)")
         return Minted(lease.minter.next(), lease.held.ordinal)
+
+
+# ---- The client: checks, and the connections a write goes on.
 
 
 def _check(replicas: object, terms: object) -> LeaseTerms:
@@ -401,13 +556,47 @@ def _is_cluster(client: object) -> bool:
     return hasattr(client, "nodes_manager") and hasattr(client, "get_node_from_key")
 
 
+def _is_node(target: object) -> bool:
+    """Whether ``target`` is a ``redis.asyncio`` cluster node (connections of its own, no pipeline)."""
+    return hasattr(target, "acquire_connection")
+
+
+def _host(client: Any) -> str:
+    """The host a plain client's connections are opened to."""
+    kwargs = getattr(getattr(client, "connection_pool", None), "connection_kwargs", None)
+    host = kwargs.get("host") if isinstance(kwargs, dict) else None
+    return host if isinstance(host, str) else ""
+
+
+def _client_of(client: Any, node: _Node) -> Any:
+    """A plain client like ``client`` (its class, its pool's class and options) to another node."""
+    pool = client.connection_pool
+    kwargs = {**pool.connection_kwargs, "host": node[0], "port": node[1]}
+    return type(client)(connection_pool=type(pool)(connection_class=pool.connection_class, **kwargs))
+
+
+class _Moved(NamedTuple):
+    """A ``MOVED`` as redis-py's nodes manager takes it (``move_slot``)."""
+
+    slot_id: int
+    host: str
+    port: int
+
+
 class _Common:
-    _keeper: _Keeper
+    _holder: _Holder
+
+    def __init__(self, client: Client, holder: _Holder) -> None:
+        self._client: Any = client
+        self._holder = holder
+        self._released: Optional[bool] = None
+        #: Clients (or cluster nodes) this holder opened to nodes an ``ASK`` named, by node.
+        self._asked: Dict[_Node, Any] = {}
 
     @property
     def held(self) -> Optional[Held]:
         """The lease held now, if any."""
-        lease = self._keeper.current
+        lease = self._holder.current
         return None if lease is None else lease.held
 
     @property
@@ -419,27 +608,31 @@ class _Common:
     @property
     def minter(self) -> Optional[LeasedMinter]:
         """The minter of the lease held now (a later lease has another)."""
-        lease = self._keeper.current
+        lease = self._holder.current
         return None if lease is None else lease.minter
 
     @property
     def stats(self) -> HolderStats:
         """Leases taken and lost, and the time without one."""
-        return self._keeper.stats.snapshot()
+        return self._holder.stats.snapshot()
 
     def next_minted(self) -> Minted:
         """A snowflake and the ordinal of the lease that minted it; ``node`` while no lease is held."""
-        return self._keeper.next()
+        return self._holder.next()
 
     def next(self) -> int:
         """A snowflake minted on the lease held now. ``node`` while none is held,
         once its fence has closed, or while a burst waits for the next renewal."""
-        return self._keeper.next().snowflake
+        return self._holder.next().snowflake
 
     def mint(self, ns: Union[str, bytes]) -> str:
         """An id of namespace ``ns`` on the lease held now (as ``next``)."""
         encode(ns, 0)  # the namespace's gates before a snowflake is spent
-        return encode(ns, self._keeper.next().snowflake)
+        return encode(ns, self._holder.next().snowflake)
+
+    def _moved(self, request: _Refresh) -> Optional[_Moved]:
+        """The ``MOVED`` a cluster client's nodes manager is told of; ``None``: load the slot map."""
+        return None if request.moved is None else _Moved(*request.moved)
 
 
 class Lease(_Common):
@@ -447,87 +640,100 @@ class Lease(_Common):
     ``redis.cluster.RedisCluster``): renewed on a daemon thread, minted on by
     any thread."""
 
-    def __init__(self, client: Client, keeper: _Keeper) -> None:
-        self._client: Any = client
-        self._keeper = keeper
+    def __init__(self, client: Client, holder: _Holder) -> None:
+        super().__init__(client, holder)
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
-        self._released: Optional[bool] = None
 
     @classmethod
     def acquire(cls, client: Client, *, replicas: int = LEASE_REPLICAS, terms: Optional[LeaseTerms] = None) -> Lease:
         """Takes a free node and returns once ``replicas`` replicas acknowledged it.
-        ``node`` when every node is leased or the acquire was not acknowledged in
-        ``terms.wait_ms`` (that lease is released); redis-py's errors when Valkey
-        cannot be reached."""
+        ``node`` when every node is leased, when the acquire was not acknowledged in
+        ``terms.wait_ms`` (that lease is released), or when the reserve did not run it
+        for a whole TTL (the cluster down or resharding: the message names the server's
+        reply); redis-py's errors when Valkey cannot be reached."""
         terms = _check(replicas, terms)
         _check_client(client, terms, asynchronous=False)
-        lease = cls(client, _Keeper(replicas, terms))
-        _, write, _, _ = lease._keeper.plan()
+        lease = cls(client, _Holder(replicas, terms))
         try:
-            refusal = lease._keeper.settle_acquire(write, lease._send(write))
-        except Exception as fault:
-            lease._refresh(fault)  # the caller's next try finds the reserve's primary
+            after = lease._drive(lease._holder.start())
+        except BaseException:
+            lease._close_asked()
             raise
-        if refusal is not None:
-            try:
-                lease._release_now()  # an unacknowledged lease, handed back
-            except Exception:
-                pass  # left to its TTL; the refusal is the answer
-            raise refusal
-        lease._thread = threading.Thread(target=lease._run, name="emq-lease", daemon=True)
+        assert after is not None, "the first acquire is not stopped"
+        lease._thread = threading.Thread(target=lease._drive, args=(lease._holder.keep(after),), name="emq-lease")
+        lease._thread.daemon = True
         lease._thread.start()
         return lease
 
-    def _send(self, write: _Write) -> _Answer:
-        """The write on one connection of the reserve's primary, pipelined."""
-        client = self._client
-        if _is_cluster(client):
-            client = client.get_redis_connection(client.get_node_from_key(LEASE_KEY))
-        pipe = client.pipeline(transaction=False)
-        for command in write.commands():
-            pipe.execute_command(*command)
-        return _read(write, list(pipe.execute(raise_on_error=False)))
-
-    def _refresh(self, fault: Exception) -> None:
-        """After a fault: a cluster client follows a ``MOVED`` to its target, else reloads its slot map."""
-        if _is_cluster(self._client):
-            redirect = getattr(fault, "redirect", None)
-            try:
-                if redirect is not None:
-                    self._client.nodes_manager.move_slot(redirect)
-                else:
-                    self._client.nodes_manager.initialize()
-            except Exception:
-                pass  # no node answered: the next tick tries again
-
-    def _tick(self) -> float:
-        keeper = self._keeper
+    def _drive(self, run: _Run[T]) -> Optional[T]:
+        """Does a run's I/O until it answers (``None``: stopped in a sleep)."""
         try:
-            kind, write, lease, mark = keeper.plan()
-            ok, again = keeper.settle(kind, write, lease, mark, self._send(write))
-            if again:
-                _, write, _, _ = keeper.plan()
-                ok = keeper.settle_acquire(write, self._send(write)) is None
-        except Exception as fault:
-            self._refresh(fault)
-            return keeper.retry
-        return keeper.every if ok else keeper.retry
+            request = next(run)
+            while True:
+                result: Optional[_Sent] = None
+                if isinstance(request, _Sleep):
+                    if self._stop.wait(request.ms / 1000):
+                        run.close()
+                        return None
+                elif isinstance(request, _Refresh):
+                    self._refresh(request)
+                else:
+                    result = self._send(request)
+                request = run.send(result)
+        except StopIteration as done:
+            answer: T = done.value
+            return answer
 
-    def _run(self) -> None:
-        wait = self._keeper.every
-        while not self._stop.wait(wait):
-            wait = self._tick()
+    def _send(self, request: _Send) -> _Sent:
+        """A write on one connection, pipelined: the reserve's primary's, or the node's an ``ASK`` named."""
+        host = "" if request.node is None else request.node[0]
+        try:
+            client, host = self._connection(request.node)
+            pipe = client.pipeline(transaction=False)
+            for command in request.write.commands(asking=request.node is not None):
+                pipe.execute_command(*command)
+            return _Sent(host, list(pipe.execute(raise_on_error=False)))
+        except Exception as raised:
+            return _Sent(host, [], raised)
 
-    def _release_now(self) -> bool:
-        if self._released is not None:
-            return self._released
-        write, was_held = self._keeper.releasing()
-        self._released = False
-        if write is not None:
-            answer = self._send(write)
-            self._released = was_held and self._keeper.renewal(write, answer) is True
-        return self._released
+    def _connection(self, node: Optional[_Node]) -> Tuple[Any, str]:
+        """The client of one node: the reserve's primary (``None``) or ``node``, and its host.
+        A cluster client's own client of that node, never its redirect following: the ``WAIT``
+        runs on the connection that ran the script."""
+        client = self._client
+        if node is None:
+            if _is_cluster(client):
+                primary = client.get_node_from_key(LEASE_KEY)
+                return client.get_redis_connection(primary), str(primary.host)
+            return client, _host(client)
+        if _is_cluster(client):
+            known = client.get_node(host=node[0], port=node[1])
+            if known is not None:
+                return client.get_redis_connection(known), node[0]
+        other = self._asked.get(node)
+        if other is None:
+            if _is_cluster(client):
+                manager = client.nodes_manager
+                other = manager.create_redis_node(node[0], node[1], **manager.connection_kwargs)
+            else:
+                other = _client_of(client, node)
+            self._asked[node] = other
+        return other, node[0]
+
+    def _refresh(self, request: _Refresh) -> None:
+        """A cluster client follows a ``MOVED`` to its node, else reloads its slot map. A plain
+        client's pool has dropped a broken connection itself."""
+        if not _is_cluster(self._client):
+            return
+        moved = self._moved(request)
+        try:
+            if moved is not None:
+                self._client.nodes_manager.move_slot(moved)
+            else:
+                self._client.nodes_manager.initialize()
+        except Exception:
+            pass  # no node answered: the next write tries again
 
     def release(self) -> bool:
         """Stops minting and renewing, and hands the node back with its high
@@ -536,7 +742,18 @@ class Lease(_Common):
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join()
-        return self._release_now()
+        if self._released is None:
+            self._released = False
+            try:
+                self._released = bool(self._drive(self._holder.release()))
+            finally:
+                self._close_asked()
+        return self._released
+
+    def _close_asked(self) -> None:
+        for other in self._asked.values():
+            other.close()
+        self._asked.clear()
 
     def __enter__(self) -> Lease:
         return self
@@ -549,12 +766,10 @@ class AsyncLease(_Common):
     """A node lease held for a ``redis.asyncio`` client (``Redis`` or
     ``cluster.RedisCluster``), renewed by an asyncio task."""
 
-    def __init__(self, client: Client, keeper: _Keeper) -> None:
-        self._client: Any = client
-        self._keeper = keeper
+    def __init__(self, client: Client, holder: _Holder) -> None:
+        super().__init__(client, holder)
         self._stop = asyncio.Event()
         self._task: Optional[asyncio.Task[None]] = None
-        self._released: Optional[bool] = None
 
     @classmethod
     async def acquire(
@@ -563,103 +778,134 @@ class AsyncLease(_Common):
         """As ``Lease.acquire``, awaited; renewals on a task of the running loop."""
         terms = _check(replicas, terms)
         _check_client(client, terms, asynchronous=True)
-        lease = cls(client, _Keeper(replicas, terms))
-        _, write, _, _ = lease._keeper.plan()
+        lease = cls(client, _Holder(replicas, terms))
         try:
-            refusal = lease._keeper.settle_acquire(write, await lease._send(write))
-        except Exception as fault:
-            await lease._refresh(fault)
+            after = await lease._drive(lease._holder.start())
+        except BaseException:
+            await lease._close_asked()
             raise
-        if refusal is not None:
-            try:
-                await lease._release_now()  # an unacknowledged lease, handed back
-            except Exception:
-                pass  # left to its TTL; the refusal is the answer
-            raise refusal
-        lease._task = asyncio.get_running_loop().create_task(lease._run(), name="emq-lease")
+        assert after is not None, "the first acquire is not stopped"
+        lease._task = asyncio.get_running_loop().create_task(lease._keep(after), name="emq-lease")
         return lease
 
-    async def _send(self, write: _Write) -> _Answer:
-        client = self._client
-        if not _is_cluster(client):
-            pipe = client.pipeline(transaction=False)
-            for command in write.commands():
-                pipe.execute_command(*command)
-            return _read(write, list(await pipe.execute(raise_on_error=False)))
-        # redis.asyncio's cluster keeps connections per node: both commands on one of them.
-        await client.initialize()  # a no-op once its slot map is loaded
-        node = client.get_node_from_key(LEASE_KEY)
-        conn = node.acquire_connection()
-        try:
-            await conn.send_packed_command(conn.pack_commands(write.commands()))
-            replies: list[object] = []
-            for _ in write.commands():
-                try:
-                    replies.append(await conn.read_response())
-                except Exception as e:
-                    if type(e).__name__ in ("ConnectionError", "TimeoutError") or isinstance(e, OSError):
-                        raise
-                    replies.append(e)
-        except BaseException:
-            await conn.disconnect()
-            raise
-        finally:
-            node.release(conn)
-        return _read(write, replies)
+    async def _keep(self, after: int) -> None:
+        await self._drive(self._holder.keep(after))
 
-    async def _refresh(self, fault: Exception) -> None:
-        """As ``Lease._refresh``."""
-        if _is_cluster(self._client):
-            redirect = getattr(fault, "redirect", None)
-            try:
-                if redirect is not None:
-                    await self._client.nodes_manager.move_slot(redirect)
+    async def _drive(self, run: _Run[T]) -> Optional[T]:
+        """As ``Lease._drive``, awaited."""
+        try:
+            request = next(run)
+            while True:
+                result: Optional[_Sent] = None
+                if isinstance(request, _Sleep):
+                    try:
+                        await asyncio.wait_for(self._stop.wait(), request.ms / 1000)
+                        run.close()
+                        return None
+                    except asyncio.TimeoutError:
+                        pass
+                elif isinstance(request, _Refresh):
+                    await self._refresh(request)
                 else:
-                    await self._client.nodes_manager.initialize()
-            except Exception:
-                pass
+                    result = await self._send(request)
+                request = run.send(result)
+        except StopIteration as done:
+            answer: T = done.value
+            return answer
 
-    async def _tick(self) -> float:
-        keeper = self._keeper
+    async def _send(self, request: _Send) -> _Sent:
+        """As ``Lease._send``: a plain client's pipeline, or a cluster node's own connection."""
+        host = "" if request.node is None else request.node[0]
+        commands = request.write.commands(asking=request.node is not None)
         try:
-            kind, write, lease, mark = keeper.plan()
-            ok, again = keeper.settle(kind, write, lease, mark, await self._send(write))
-            if again:
-                _, write, _, _ = keeper.plan()
-                ok = keeper.settle_acquire(write, await self._send(write)) is None
-        except Exception as fault:
-            await self._refresh(fault)
-            return keeper.retry
-        return keeper.every if ok else keeper.retry
+            target, host = await self._connection(request.node)
+            if _is_node(target):
+                return _Sent(host, await _on_node(target, commands))
+            pipe = target.pipeline(transaction=False)
+            for command in commands:
+                pipe.execute_command(*command)
+            return _Sent(host, list(await pipe.execute(raise_on_error=False)))
+        except Exception as raised:
+            return _Sent(host, [], raised)
 
-    async def _run(self) -> None:
-        wait = self._keeper.every
-        while True:
-            try:
-                await asyncio.wait_for(self._stop.wait(), wait)
-                return
-            except asyncio.TimeoutError:
-                wait = await self._tick()
+    async def _connection(self, node: Optional[_Node]) -> Tuple[Any, str]:
+        """As ``Lease._connection``: a plain client, or a cluster client's node (``ClusterNode``)."""
+        client = self._client
+        if _is_cluster(client):
+            await client.initialize()  # a no-op once its slot map is loaded
+            if node is None:
+                primary = client.get_node_from_key(LEASE_KEY)
+                return primary, str(primary.host)
+            known = client.get_node(host=node[0], port=node[1])
+            if known is not None:
+                return known, node[0]
+        elif node is None:
+            return client, _host(client)
+        other = self._asked.get(node)
+        if other is None:
+            if _is_cluster(client):
+                primary = client.get_node_from_key(LEASE_KEY)
+                other = type(primary)(node[0], node[1], "primary", **client.nodes_manager.connection_kwargs)
+            else:
+                other = _client_of(client, node)
+            self._asked[node] = other
+        return other, node[0]
 
-    async def _release_now(self) -> bool:
-        if self._released is not None:
-            return self._released
-        write, was_held = self._keeper.releasing()
-        self._released = False
-        if write is not None:
-            answer = await self._send(write)
-            self._released = was_held and self._keeper.renewal(write, answer) is True
-        return self._released
+    async def _refresh(self, request: _Refresh) -> None:
+        """As ``Lease._refresh``."""
+        if not _is_cluster(self._client):
+            return
+        moved = self._moved(request)
+        try:
+            if moved is not None:
+                await self._client.nodes_manager.move_slot(moved)
+            else:
+                await self._client.nodes_manager.initialize()
+        except Exception:
+            pass
 
     async def release(self) -> bool:
         """As ``Lease.release``, awaited."""
         self._stop.set()
         if self._task is not None:
             await self._task
-        return await self._release_now()
+        if self._released is None:
+            self._released = False
+            try:
+                self._released = bool(await self._drive(self._holder.release()))
+            finally:
+                await self._close_asked()
+        return self._released
+
+    async def _close_asked(self) -> None:
+        for other in self._asked.values():
+            await (other.disconnect() if _is_node(other) else other.aclose())
+        self._asked.clear()
 
     async def __aenter__(self) -> AsyncLease:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.release()
+
+
+async def _on_node(node: Any, commands: list[tuple[object, ...]]) -> list[object]:
+    """``commands`` pipelined on one connection of a ``redis.asyncio`` cluster node (it keeps
+    connections per node, and no pipeline of its own): the replies, errors among them."""
+    conn = node.acquire_connection()
+    try:
+        await conn.send_packed_command(conn.pack_commands(commands))
+        replies: list[object] = []
+        for _ in commands:
+            try:
+                replies.append(await conn.read_response())
+            except Exception as e:
+                if not _is_reply(e):
+                    raise
+                replies.append(e)
+        return replies
+    except BaseException:
+        await conn.disconnect()
+        raise
+    finally:
+        node.release(conn)

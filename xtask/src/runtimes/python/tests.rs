@@ -26,6 +26,8 @@ pub fn run() -> Result<()> {
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests"])
         .env("PYTHONDONTWRITEBYTECODE", "1")
         .env("EMQ_NODE_DIR", &claims)
+        // The holder's live tests start Valkey: the server xtask installs for every live test.
+        .env("EMQ_VALKEY_SERVER", crate::runtimes::valkey::setup::server_binary()?)
         .env_remove("EMQ_NODE"))?;
 
     // The tests, the adapter and the chaos holder against the stub, and the package's own
