@@ -7,6 +7,7 @@
 
 defmodule Conformance.Elixir do
   alias EmqId.{Keyspace, Lease, LeasedMinter, Minter}
+  alias EmqId.Lease.Keeper
 
   def main do
     IO.stream(:stdio, :line)
@@ -131,7 +132,45 @@ defmodule Conformance.Elixir do
     end
   end
 
+  defp translate(%{"op" => "lease_reply"} = r) do
+    redirect =
+      with %{} = d <- Lease.redirect(r["error"]),
+           do: %{"ask" => d.ask, "slot" => d.slot, "host" => null(d.host), "port" => d.port}
+
+    %{"ok" => %{"outcome" => Atom.to_string(Lease.read_error(r["error"], r["asked"])), "redirect" => null(redirect)}}
+  end
+
+  # A keeper run through the request's steps (times below 0 read as 0, as the Rust adapter reads them).
+  defp translate(%{"op" => "lease_keeper"} = r) do
+    with {:ok, terms} <- Lease.terms(r["ttl_ms"], r["margin_ms"]),
+         {:ok, keeper} <- Keeper.start(terms, max(r["since"], 0)),
+         {:ok, every} <- Lease.renew_every_ms(terms),
+         {:ok, retry} <- Lease.retry_ms(terms) do
+      steps = Enum.map(r["steps"], &keeper_step(keeper, &1))
+      %{"ok" => %{"renew_every_ms" => every, "retry_ms" => retry, "steps" => steps}}
+    else
+      error -> answer(error, nil)
+    end
+  end
+
   defp translate(r), do: %{"unsupported" => "unknown op #{r["op"]}"}
+
+  defp keeper_step(keeper, %{"outcome" => name} = step) do
+    outcome = Enum.find(Lease.outcomes(), &(Atom.to_string(&1) == name)) || raise(ArgumentError, "no outcome #{name}")
+    {action, after_ms} = Keeper.settle(keeper, outcome, max(step["sent"], 0), max(step["at"], 0))
+    answer = %{"action" => Atom.to_string(action), "after_ms" => after_ms, "phase" => Atom.to_string(Keeper.phase(keeper))}
+
+    case {action, Keeper.refusal(outcome)} do
+      {:give_up, {:error, gate, _message}} -> Map.put(answer, "refusal", Atom.to_string(gate))
+      {:give_up, nil} -> Map.put(answer, "refusal", :null)
+      _ -> answer
+    end
+  end
+
+  defp keeper_step(keeper, step) do
+    next = Keeper.next(keeper, max(step["at"], 0))
+    %{"next" => Atom.to_string(next), "phase" => Atom.to_string(Keeper.phase(keeper))}
+  end
 
   defp null(nil), do: :null
   defp null(value), do: value

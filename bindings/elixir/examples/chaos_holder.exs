@@ -29,8 +29,9 @@ defmodule ChaosHolder do
     watch_stdin(self())
     out = File.open!(Keyword.fetch!(opts, :out), [:write, :binary, :raw])
     start = [client: {EmqId.Test.Resp, conn}, replicas: Keyword.fetch!(opts, :replicas), terms: terms]
+    {:ok, retry_ms} = EmqId.Lease.retry_ms(terms)
 
-    case join(start, min(max(div(terms.ttl_ms, 20), 10), 250)) do
+    case join(start, retry_ms) do
       {:ok, holder} ->
         mint(holder, out, [], now())
         stats = Holder.stats(holder)
@@ -51,7 +52,8 @@ defmodule ChaosHolder do
   end
 
   # Joining the fleet: the first acquire is refused while no node is free or no replica acknowledges
-  # it, and fails while the cluster fails over; a holder keeps asking until its stdin closes.
+  # it, or when the cluster fails over for longer than a TTL; a holder keeps asking until its stdin
+  # closes.
   defp join(start, retry_ms) do
     case Holder.start_link(start) do
       {:ok, holder} ->

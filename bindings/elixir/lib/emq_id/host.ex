@@ -16,6 +16,23 @@ defmodule EmqId.Host do
   @doc "The answer for an integer outside the core's type: the contract's `range`."
   def range(_integer), do: {:error, :range}
 
+  @doc """
+  `fun.(ttl_ms, margin_ms)` of terms (`%{ttl_ms:, margin_ms:}`) whose numbers
+  fit the core's type; `{:error, :range}` for an integer outside it, an
+  ArgumentError for anything else.
+  """
+  def with_terms(%{ttl_ms: ttl_ms, margin_ms: margin_ms}, fun) when u64?(ttl_ms) and u64?(margin_ms),
+    do: fun.(ttl_ms, margin_ms)
+
+  def with_terms(%{ttl_ms: ttl_ms, margin_ms: margin_ms}, _fun),
+    do: integer!(ttl_ms, "a TTL") && range(integer!(margin_ms, "a margin"))
+
+  def with_terms(other, _fun),
+    do: raise(ArgumentError, "terms are a map with :ttl_ms and :margin_ms, got: #{inspect(other)}")
+
+  @doc "Terms as the NIF hands them back, `{ttl_ms, margin_ms}`, as Elixir holds them."
+  def terms_of({ttl_ms, margin_ms}), do: %{ttl_ms: ttl_ms, margin_ms: margin_ms}
+
   def binary!(b, _what) when is_binary(b), do: b
   def binary!(other, what), do: raise(ArgumentError, "#{what} must be a binary, got: #{inspect(other)}")
 end

@@ -13,6 +13,12 @@ defmodule EmqId.Lease do
   @typedoc "`acquire`'s reply, read: the node taken and its previous owners' mark (unix ms; `nil`: never leased)."
   @type acquired :: %{node: non_neg_integer, previous_mark: non_neg_integer | nil}
 
+  @typedoc "What one lease write came to (`outcomes/0`)."
+  @type outcome :: :counted | :unacknowledged | :gone | :leased | :ask | :moved | :not_run | :fault
+
+  @typedoc "The node a `MOVED` or `ASK` reply names (`host` `nil`: the host the redirected connection was opened to)."
+  @type redirect :: %{ask: boolean, slot: 0..16383, host: String.t() | nil, port: 0..65535}
+
   @typedoc "How long a lease lives (`ttl_ms`) and how long before that its owner stops minting (`margin_ms`)."
   @type terms :: %{ttl_ms: pos_integer, margin_ms: non_neg_integer}
 
@@ -174,10 +180,7 @@ defmodule EmqId.Lease do
       %{ttl_ms: 30000, margin_ms: 5000}
   """
   @spec default_terms() :: terms
-  def default_terms do
-    {ttl_ms, margin_ms} = Native.lease_default_terms()
-    %{ttl_ms: ttl_ms, margin_ms: margin_ms}
-  end
+  def default_terms, do: terms_of(Native.lease_default_terms())
 
   @doc """
   Terms for a TTL of `ttl_ms` with the default margin, kept to a sixth of
@@ -191,9 +194,7 @@ defmodule EmqId.Lease do
   """
   @spec terms(integer) :: {:ok, terms} | {:error, :range}
   def terms(ttl_ms) when u64?(ttl_ms) do
-    with {:ok, {ttl_ms, margin_ms}} <- Native.lease_terms_for_ttl(ttl_ms) do
-      {:ok, %{ttl_ms: ttl_ms, margin_ms: margin_ms}}
-    end
+    with {:ok, terms} <- Native.lease_terms_for_ttl(ttl_ms), do: {:ok, terms_of(terms)}
   end
 
   def terms(ttl_ms), do: range(integer!(ttl_ms, "a TTL"))
@@ -211,9 +212,7 @@ defmodule EmqId.Lease do
   """
   @spec terms(integer, integer) :: {:ok, terms} | {:error, :range}
   def terms(ttl_ms, margin_ms) when u64?(ttl_ms) and u64?(margin_ms) do
-    with {:ok, {ttl_ms, margin_ms}} <- Native.lease_terms(ttl_ms, margin_ms) do
-      {:ok, %{ttl_ms: ttl_ms, margin_ms: margin_ms}}
-    end
+    with {:ok, terms} <- Native.lease_terms(ttl_ms, margin_ms), do: {:ok, terms_of(terms)}
   end
 
   def terms(ttl_ms, margin_ms), do: integer!(ttl_ms, "a TTL") && range(integer!(margin_ms, "a margin"))
@@ -230,11 +229,116 @@ defmodule EmqId.Lease do
       {:error, :range}
   """
   @spec wait_ms(terms) :: {:ok, pos_integer} | {:error, :range}
-  def wait_ms(%{ttl_ms: ttl_ms, margin_ms: margin_ms}) when u64?(ttl_ms) and u64?(margin_ms),
-    do: Native.lease_wait_ms(ttl_ms, margin_ms)
+  def wait_ms(terms), do: with_terms(terms, &Native.lease_wait_ms/2)
 
-  def wait_ms(%{ttl_ms: ttl_ms, margin_ms: margin_ms}),
-    do: integer!(ttl_ms, "a TTL") && range(integer!(margin_ms, "a margin"))
+  @doc """
+  How often a held lease is renewed under `terms` (ms): every third of the
+  TTL, which leaves two more tries before the fence of the default margin;
+  `{:error, :range}` for terms the core refuses. `EmqId.Lease.Keeper` keeps
+  this schedule.
 
-  def wait_ms(other), do: raise(ArgumentError, "terms are a map with :ttl_ms and :margin_ms, got: #{inspect(other)}")
+      iex> EmqId.Lease.renew_every_ms(EmqId.Lease.default_terms())
+      {:ok, 10000}
+      iex> EmqId.Lease.renew_every_ms(%{ttl_ms: 10, margin_ms: 10})
+      {:error, :range}
+  """
+  @spec renew_every_ms(terms) :: {:ok, pos_integer} | {:error, :range}
+  def renew_every_ms(terms), do: with_terms(terms, &Native.lease_renew_every_ms/2)
+
+  @doc """
+  How soon a write that did not count (unacknowledged, not run, a fault,
+  every node leased) is tried again under `terms` (ms): a twentieth of the
+  TTL, within 10 to 250 ms; `{:error, :range}` for terms the core refuses.
+
+      iex> EmqId.Lease.retry_ms(EmqId.Lease.default_terms())
+      {:ok, 250}
+      iex> EmqId.Lease.retry_ms(%{ttl_ms: 2_000, margin_ms: 333})
+      {:ok, 100}
+  """
+  @spec retry_ms(terms) :: {:ok, pos_integer} | {:error, :range}
+  def retry_ms(terms), do: with_terms(terms, &Native.lease_retry_ms/2)
+
+  @doc """
+  Every outcome a lease write can come to, in the core's order:
+
+    * `:counted`: the script ran, the lease is the owner's, and enough
+      replicas acknowledged it;
+    * `:unacknowledged`: the same, but too few replicas (`WAIT`): it moves
+      neither the fence nor the mark;
+    * `:gone`: a renewal or release answered `0` (the lease is gone or another's);
+    * `:leased`: the acquire answered that every node is leased;
+    * `:ask`: the reserve's slot is migrating and its key has left the node:
+      the same write goes, with `ASKING` in front, to the node named
+      (`redirect/1`);
+    * `:moved`: `MOVED` or `READONLY`, the script did not write: find the
+      reserve's primary again;
+    * `:not_run`: the server refused the script before it ran (`TRYAGAIN`,
+      `CLUSTERDOWN`, `LOADING`, `MASTERDOWN`, `BUSY`, `NOREPLICAS`);
+    * `:fault`: anything else (a reply the protocol does not give, a dropped
+      connection): whether the write ran is unknown.
+
+  The list is the core's:
+
+      iex> EmqId.Lease.outcomes()
+      [:counted, :unacknowledged, :gone, :leased, :ask, :moved, :not_run, :fault]
+  """
+  @spec outcomes() :: [outcome]
+  def outcomes, do: Native.lease_outcomes()
+
+  @doc """
+  Reads an error reply to a lease script (its text after `-`, as
+  `Exception.message/1` gives it). `asked` says whether the write was sent
+  after `ASKING`: a node that was asked and redirects again is not followed a
+  second time, and the write is a `:fault`.
+
+      iex> EmqId.Lease.read_error("CLUSTERDOWN Hash slot not served", false)
+      :not_run
+      iex> EmqId.Lease.read_error("ASK 9051 10.0.0.2:7001", false)
+      :ask
+      iex> EmqId.Lease.read_error("ASK 9051 10.0.0.2:7001", true)
+      :fault
+      iex> EmqId.Lease.read_error("ERR " <> EmqId.Lease.every_node_leased(), false)
+      :leased
+  """
+  @spec read_error(binary, boolean) :: outcome
+  def read_error(text, asked) when is_boolean(asked), do: Native.lease_read_error(binary!(text, "an error text"), asked)
+  def read_error(_text, asked), do: raise(ArgumentError, "asked must be a boolean, got: #{inspect(asked)}")
+
+  @doc """
+  What a write whose script answered without an error came to: `held` is
+  the script's answer (an acquire that answered a node, `:ok` of
+  `parse_renewal/1`), `acknowledged` is `parse_wait/2`'s `:ok` (`true` when no
+  `WAIT` was wanted).
+
+      iex> EmqId.Lease.write_outcome(true, true)
+      :counted
+      iex> EmqId.Lease.write_outcome(true, false)
+      :unacknowledged
+      iex> EmqId.Lease.write_outcome(false, true)
+      :gone
+  """
+  @spec write_outcome(boolean, boolean) :: outcome
+  def write_outcome(held, acknowledged) when is_boolean(held) and is_boolean(acknowledged),
+    do: Native.lease_write_outcome(held, acknowledged)
+
+  def write_outcome(held, acknowledged),
+    do: raise(ArgumentError, "held and acknowledged are booleans, got: #{inspect(held)}, #{inspect(acknowledged)}")
+
+  @doc """
+  Where a `MOVED` or `ASK` reply sends a write (`<CODE> <slot> <host>:<port>`),
+  or `nil` for any other text. A `host` of `nil` is the host the redirected
+  connection was opened to (a node that cannot name its own address).
+
+      iex> EmqId.Lease.redirect("ASK 9051 10.0.0.2:7001")
+      %{ask: true, slot: 9051, host: "10.0.0.2", port: 7001}
+      iex> EmqId.Lease.redirect("MOVED 9051 :7001")
+      %{ask: false, slot: 9051, host: nil, port: 7001}
+      iex> EmqId.Lease.redirect("CLUSTERDOWN Hash slot not served")
+      nil
+  """
+  @spec redirect(binary) :: redirect | nil
+  def redirect(text) do
+    with {ask, slot, host, port} <- Native.lease_redirect(binary!(text, "an error text")),
+         do: %{ask: ask, slot: slot, host: host, port: port}
+  end
 end

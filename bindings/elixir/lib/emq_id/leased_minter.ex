@@ -80,10 +80,7 @@ defmodule EmqId.LeasedMinter do
 
   @doc "The minter's terms."
   @spec terms(t) :: EmqId.Lease.terms()
-  def terms(minter) do
-    {ttl_ms, margin_ms} = Native.leased_terms(minter)
-    %{ttl_ms: ttl_ms, margin_ms: margin_ms}
-  end
+  def terms(minter), do: terms_of(Native.leased_terms(minter))
 
   @doc """
   The next snowflake with the system clock and `monotonic_ms/0`;

@@ -3,7 +3,8 @@
 //! helper ([`refused`], in `error.rs`); `contract.rs` hands Elixir the
 //! contract's facts (gates, highest node, self-check vectors) so it copies none;
 //! `lease.rs` the node-lease protocol (scripts, keys, reply parsers, the
-//! leased minter as a resource).
+//! leased minter as a resource); `keeper.rs` the lease keeper (what a write
+//! came to, which write is due, the keeper as a resource).
 //! Calls of bounded work are regular NIFs; a batch (`minter_next_many`), a key
 //! past 64 KiB (`slot_dirty`, `hashtag_dirty`) and taking the process's node
 //! (file I/O on its claim) run on dirty schedulers. rustler catches a panic and
@@ -14,6 +15,7 @@ use rustler::{Binary, Encoder, Env, NifResult, ResourceArc, Term};
 
 mod contract;
 mod error;
+mod keeper;
 mod lease;
 
 use error::{refused, refused_saying};

@@ -9,7 +9,9 @@ defmodule EmqId.Test.Resp do
       stays there; a `READONLY` one (a primary turned replica) drops the
       connection, the replies go back as they are;
     * a connection error closes the socket and is `{:error, reason}`; the
-      next call connects to the next seed that answers, round robin.
+      next call connects to the next seed that answers, round robin;
+    * `pipeline_at/4` sends a pipeline on a connection of its own to the node
+      named (an `ASK`'s), closed after the replies.
 
   Error replies are `%EmqId.Test.Resp.Error{message: ...}`, as Redix gives
   `%Redix.Error{}`. Options: `read_timeout:` (ms, 1000; a pipeline's `WAIT`
@@ -38,6 +40,9 @@ defmodule EmqId.Test.Resp do
   @impl EmqId.Lease.Client
   def pipeline(conn, commands), do: GenServer.call(conn, {:pipeline, commands}, :infinity)
 
+  @impl EmqId.Lease.Client
+  def pipeline_at(conn, host, port, commands), do: GenServer.call(conn, {:pipeline_at, host, port, commands}, :infinity)
+
   @impl GenServer
   def init({seeds, opts}) do
     {:ok,
@@ -45,6 +50,8 @@ defmodule EmqId.Test.Resp do
        seeds: Enum.map(seeds, fn {host, port} -> {to_charlist(host), port} end),
        next: 0,
        socket: nil,
+       # The node the last connection was opened to: a redirect's target without a host is on it.
+       at: nil,
        read_timeout: Keyword.get(opts, :read_timeout, 1_000),
        connect_timeout: Keyword.get(opts, :connect_timeout, 300)
      }}
@@ -56,6 +63,24 @@ defmodule EmqId.Test.Resp do
     {:reply, reply, state}
   end
 
+  def handle_call({:pipeline_at, host, port, commands}, _from, state) do
+    reply =
+      with {:ok, socket} <- dial(state, node(state, host, port)) do
+        replies =
+          with :ok <- :gen_tcp.send(socket, Enum.map(commands, &encode/1)),
+               do: read(socket, length(commands), deadline(state, commands))
+
+        :gen_tcp.close(socket)
+        replies
+      end
+
+    {:reply, reply, state}
+  end
+
+  # A redirect's node; one without a host is on the host the last connection was opened to.
+  defp node(state, nil, port), do: {elem(state.at || {~c"localhost", port}, 0), port}
+  defp node(_state, host, port), do: {to_charlist(host), port}
+
   defp send_pipeline(state, commands, redirects) do
     with {:ok, state} <- connect(state),
          :ok <- :gen_tcp.send(state.socket, Enum.map(commands, &encode/1)),
@@ -66,17 +91,18 @@ defmodule EmqId.Test.Resp do
     end
   end
 
-  defp follow(state, commands, [%Error{message: "MOVED " <> where} | _] = replies, redirects) when redirects > 0 do
-    case Regex.run(~r/^\d+ (.+):(\d+)$/, where) do
-      [_, host, port] ->
+  defp follow(state, commands, [%Error{message: "MOVED " <> _ = text} | _] = replies, redirects) when redirects > 0 do
+    case EmqId.Lease.redirect(text) do
+      %{host: host, port: port} ->
+        node = node(state, host, port)
         state = drop(state)
 
-        case dial(state, {to_charlist(host), String.to_integer(port)}) do
-          {:ok, socket} -> send_pipeline(%{state | socket: socket}, commands, redirects - 1)
+        case dial(state, node) do
+          {:ok, socket} -> send_pipeline(%{state | socket: socket, at: node}, commands, redirects - 1)
           {:error, reason} -> {{:error, reason}, state}
         end
 
-      # A target without a host: the replies go back, a fault to the caller.
+      # No node named: the replies go back, a fault to the caller.
       nil ->
         {{:ok, replies}, state}
     end
@@ -107,7 +133,7 @@ defmodule EmqId.Test.Resp do
     state = %{state | next: state.next + 1}
 
     case dial(state, seed) do
-      {:ok, socket} -> {:ok, %{state | socket: socket}}
+      {:ok, socket} -> {:ok, %{state | socket: socket, at: seed}}
       {:error, reason} -> try_seeds(state, left - 1, reason)
     end
   end

@@ -12,5 +12,7 @@ pub fn run() -> Result<()> {
     sh(&mut mix(&["format", "--check-formatted"]))?;
     let claims = root().join("target/elixir-test-claims");
     let _ = std::fs::remove_dir_all(&claims);
-    sh(mix(&["test"]).env("EMQ_NODE_DIR", &claims).env_remove("EMQ_NODE"))
+    // The holder's live tests start Valkey: the server xtask installs for every live test.
+    let valkey = crate::runtimes::valkey::setup::server_binary()?;
+    sh(mix(&["test"]).env("EMQ_NODE_DIR", &claims).env("EMQ_VALKEY_SERVER", valkey).env_remove("EMQ_NODE"))
 }

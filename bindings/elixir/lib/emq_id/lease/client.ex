@@ -7,9 +7,18 @@ defmodule EmqId.Lease.Client do
   pipeline must reach the primary that holds the reserve's slot (the slot of
   `EmqId.Lease.key/0`, the one key every script touches), on one connection, so that `WAIT` counts the
   replicas of that very write. Give it a connection to that primary, or a
-  cluster-aware client that routes the whole pipeline there. A `MOVED` (or
-  any other error reply the protocol does not give) is a fault: the holder
-  tries again a little later, and a cluster-aware client follows the move.
+  cluster-aware client that routes the whole pipeline there. The holder
+  reads every error reply with the core (`EmqId.Lease.read_error/2`): a
+  `MOVED`, `READONLY`, `TRYAGAIN`, `CLUSTERDOWN` or `NOREPLICAS` is written
+  again a little later (a cluster-aware client follows the move meanwhile),
+  never taken for a lost connection.
+
+  An `ASK` (the reserve's slot migrating, its key already on the node named)
+  is followed by the holder itself: `ASKING`, the script and its `WAIT`,
+  pipelined on one connection to that node, through `pipeline_at/4`. A
+  client module without it cannot follow one: the write is a fault (the
+  first acquire is refused with `{:not_followed, reply}`; a later write is
+  tried again until the migration ends).
 
   An error reply inside a pipeline's results is an exception struct (Redix
   gives `%Redix.Error{message: ...}`); the holder reads it with
@@ -24,4 +33,15 @@ defmodule EmqId.Lease.Client do
 
   @doc "Sends the commands on one connection and answers their replies, in order."
   @callback pipeline(conn, [[binary]]) :: {:ok, [term]} | {:error, term}
+
+  @doc """
+  Sends the commands on one connection to the node at `host:port`, not
+  through the client's routing, and answers their replies, in order. A
+  `host` of `nil` is the host the client's connection was opened to (a node
+  that cannot name its own address redirects to `:port`).
+  """
+  @callback pipeline_at(conn, host :: String.t() | nil, :inet.port_number(), [[binary]]) ::
+              {:ok, [term]} | {:error, term}
+
+  @optional_callbacks pipeline_at: 4
 end

@@ -1,9 +1,15 @@
 defmodule EmqId.Lease.Holder do
   @moduledoc """
   A node lease on Valkey held in one call (`emq-lease/3`, SPEC.md §5.2): a
-  GenServer that takes a node, renews it every third of its TTL, takes
-  another when it is lost, and releases it when it stops. Any process mints
-  on it without a message to the holder.
+  GenServer that takes a node, renews it, takes another when it is lost, and
+  releases it when it stops. Any process mints on it without a message to
+  the holder. It is the client's I/O around the core's keeper
+  (`EmqId.Lease.Keeper`), which decides every write and its time: renewals
+  every third of the TTL, a write that did not count tried again soon
+  (`EmqId.Lease.retry_ms/1`), an `ASK` followed (`ASKING`, the script and its
+  `WAIT` on one connection to the node named, through the client's
+  `pipeline_at/4`), `MOVED`, `TRYAGAIN`, `CLUSTERDOWN` and `NOREPLICAS` tried
+  again.
 
   With Redix (hex.pm, hence Redix, is out of reach where this is built: the
   tests drive the holder through a small RESP client of their own, and
@@ -25,7 +31,8 @@ defmodule EmqId.Lease.Holder do
   """
   use GenServer
   alias EmqId.{Error, LeasedMinter}
-  alias EmqId.Lease.Holder.{Keeper, Options, Published, Stats, Write}
+  alias EmqId.Lease.Keeper
+  alias EmqId.Lease.Holder.{Leases, Options, Published, Stats, Write}
 
   @typedoc "A lease held: its node, the node's mark when taken (`nil`: never leased), and which lease of this holder (1, 2…)."
   @type held :: %{node: non_neg_integer, previous_mark: non_neg_integer | nil, ordinal: pos_integer}
@@ -43,9 +50,12 @@ defmodule EmqId.Lease.Holder do
   (required, an `EmqId.Lease.Client`), `replicas:` (`EmqId.Lease.replicas/0`),
   `terms:` (`EmqId.Lease.default_terms/0`), `name:`, `notify:`.
 
-  `{:error, %EmqId.Error{gate: :node}}` when every node is leased or the
-  acquire was not acknowledged (that lease is released); the client's error
-  when Valkey cannot be reached; `{:error, %EmqId.Error{gate: :range}}` for
+  `{:error, %EmqId.Error{gate: :node}}` when every node is leased, when the
+  acquire was not acknowledged (that lease is released), or when the reserve
+  did not run it for a whole TTL (the cluster down, resharding, loading,
+  without replicas: the message ends with the server's last reply, e.g.
+  `CLUSTERDOWN Hash slot not served`); the client's error when Valkey cannot
+  be reached, or the reply the protocol does not give; `{:error, %EmqId.Error{gate: :range}}` for
   replicas or terms the core refuses, an `ArgumentError` for options of the
   wrong type. Nothing is sent before the options are checked.
   """
@@ -117,10 +127,10 @@ defmodule EmqId.Lease.Holder do
     Process.flag(:trap_exit, true)
 
     with :ok <- register(config.name) do
-      case first_lease(config) do
-        {:ok, state} ->
+      case first_lease(new_state(config)) do
+        {:ok, state, after_ms} ->
           :proc_lib.init_ack({:ok, self()})
-          Process.send_after(self(), :tick, Keeper.every(state.keeper))
+          Process.send_after(self(), :tick, after_ms)
           enter_loop(state, config.name)
 
         {:error, reason} ->
@@ -154,30 +164,35 @@ defmodule EmqId.Lease.Holder do
   defp enter_loop(state, name) when is_atom(name), do: :gen_server.enter_loop(__MODULE__, [], state, {:local, name})
   defp enter_loop(state, name), do: :gen_server.enter_loop(__MODULE__, [], state, name)
 
-  defp first_lease(config) do
-    state = %{
+  defp new_state(config) do
+    {:ok, keeper} = Keeper.start(config.terms, LeasedMinter.monotonic_ms())
+
+    %{
       client: config.client,
       notify: config.notify,
-      keeper: Keeper.new(config.replicas, config.terms, config.wait_ms),
+      keeper: keeper,
+      leases: Leases.new(config),
       table: Published.new(),
       shown: nil,
       released: nil
     }
+  end
 
-    {outcome, keeper} = acquire(state.keeper, state.client)
-    state = %{state | keeper: keeper}
+  # The first lease, in start_link's time: writes until the keeper publishes
+  # a lease ({:ok, state, ms to the next write}) or gives up ({:error, reason}).
+  defp first_lease(state) do
+    case step(state) do
+      {:publish, after_ms, state} ->
+        {:ok, show(state), after_ms}
 
-    case outcome do
-      :held ->
-        {:ok, show(state)}
-
-      {:refused, refusal} ->
+      {:give_up, reason, state} ->
         # An unacknowledged lease, handed back; if that fails it runs out by itself.
         release_now(state)
-        {:error, refusal}
-
-      {:fault, reason} ->
         {:error, reason}
+
+      {_action, after_ms, state} ->
+        Process.sleep(after_ms)
+        first_lease(state)
     end
   end
 
@@ -186,7 +201,7 @@ defmodule EmqId.Lease.Holder do
 
   @impl true
   def handle_call(:published, _from, state), do: {:reply, state.table, state}
-  def handle_call(:stats, _from, state), do: {:reply, Stats.snapshot(state.keeper.stats), state}
+  def handle_call(:stats, _from, state), do: {:reply, Stats.snapshot(state.leases.stats), state}
 
   def handle_call(:release, _from, state) do
     {released, state} = release_now(state)
@@ -195,10 +210,9 @@ defmodule EmqId.Lease.Holder do
 
   @impl true
   def handle_info(:tick, state) do
-    {outcome, keeper} = tick(state.keeper, state.client)
-    state = show(%{state | keeper: keeper})
-    Process.send_after(self(), :tick, if(outcome == :ok, do: Keeper.every(keeper), else: Keeper.retry(keeper)))
-    {:noreply, state}
+    {_action, after_ms, state} = step(state)
+    Process.send_after(self(), :tick, after_ms)
+    {:noreply, show(state)}
   end
 
   # The exit of a linked process other than the parent (whose exit stops
@@ -208,38 +222,50 @@ defmodule EmqId.Lease.Holder do
   @impl true
   def terminate(_reason, state), do: release_now(state)
 
-  # One step: renew what is held or pending, or acquire; :ok when a lease is
-  # held and acknowledged (the next step a third of the TTL on).
-  defp tick(keeper, client) do
-    case Keeper.plan(keeper) do
-      {:refused, _error, keeper} ->
-        {:retry, keeper}
+  # One write the keeper asks for, settled: {action, ms to the next write,
+  # state}, or {:give_up, reason, state} (the first acquire only).
+  defp step(state) do
+    now = LeasedMinter.monotonic_ms()
+    leases = Leases.fenced(state.leases, now)
 
-      {:acquire, write, keeper} ->
-        ok_if_held(Keeper.settle_acquire(keeper, write, Write.send(write, client)))
+    # Expired: no write of the held lease was answered for a whole TTL; it is lost, then a node is taken.
+    next = Keeper.next(state.keeper, now)
+    leases = if next == :expired, do: Leases.lose(leases), else: leases
+    write = if next == :renew, do: Leases.renewal(leases), else: Leases.acquisition(leases)
+    settle(%{state | leases: leases}, write, Write.send(write, state.client))
+  end
 
-      {kind, write, keeper} ->
-        case Keeper.settle(keeper, kind, write, Write.send(write, client)) do
-          # Lost: another node at once (a fleet has few to spare).
-          {:again, keeper} -> ok_if_held(acquire(keeper, client))
-          {:ok, keeper} -> {:ok, keeper}
-          {_, keeper} -> {:retry, keeper}
-        end
+  # What `write` came to, settled by the keeper and done; an ASK is followed
+  # at once and what the followed write came to settled in turn.
+  defp settle(state, write, came) do
+    {came, taken, leases} =
+      case Leases.taken(state.leases, write, came) do
+        {:fault, error} -> {%{came | outcome: :fault, reason: error}, nil, state.leases}
+        {taken, leases} -> {came, taken, leases}
+      end
+
+    state = %{state | leases: leases}
+
+    case Keeper.settle(state.keeper, came.outcome, write.sent, LeasedMinter.monotonic_ms()) do
+      {:follow, _at_once} -> settle(state, write, Write.follow(write, state.client, came.text))
+      {:give_up, _} -> {:give_up, refusal(came), %{state | leases: %{leases | pending: taken}}}
+      {action, after_ms} -> {action, after_ms, %{state | leases: Leases.act(leases, action, write, taken)}}
     end
   end
 
-  defp ok_if_held({:held, keeper}), do: {:ok, keeper}
-  defp ok_if_held({_, keeper}), do: {:retry, keeper}
-
-  defp acquire(keeper, client) do
-    case Keeper.plan(keeper) do
-      {:acquire, write, keeper} -> Keeper.settle_acquire(keeper, write, Write.send(write, client))
-      {:refused, error, keeper} -> {{:refused, error}, keeper}
+  # Why the first acquire gave up: the core's refusal naming the server's
+  # reply (every node leased; CLUSTERDOWN, TRYAGAIN, MOVED… for a whole TTL),
+  # WAIT's (too few replicas), or the fault (the client's error, a reply the
+  # protocol does not give).
+  defp refusal(came) do
+    case Keeper.refusal(came.outcome) do
+      {:error, gate, message} -> Error.exception({gate, "#{message}: #{came.text}"})
+      nil -> came.refusal || came.reason
     end
   end
 
   # Publishes the lease held now when it changed, and tells `notify`.
-  defp show(%{keeper: %{held: lease}, shown: shown} = state) do
+  defp show(%{leases: %{held: lease}, shown: shown} = state) do
     now = lease && lease.held
 
     if now == shown do
@@ -258,14 +284,17 @@ defmodule EmqId.Lease.Holder do
   defp release_now(%{released: released} = state) when is_boolean(released), do: {released, state}
 
   defp release_now(state) do
-    {write, was_held, keeper} = Keeper.releasing(state.keeper)
+    {write, was_held, leases} = Leases.releasing(state.leases)
     Published.put(state.table, nil)
-    state = %{state | keeper: keeper, shown: nil}
-
-    released =
-      write != nil and
-        match?({true, _}, Keeper.renewal(write, Write.send(write, state.client))) and was_held
-
+    state = %{state | leases: leases, shown: nil}
+    # A pending lease is handed back too, though none was held.
+    released = write != nil and released?(Write.send(write, state.client), write, state.client) and was_held
     {released, %{state | released: released}}
   end
+
+  # A release answered 1 (an ASK to it followed once, as every write's).
+  defp released?(%{outcome: :ask, text: text}, write, client),
+    do: released?(Write.follow(write, client, text), write, client)
+
+  defp released?(came, _write, _client), do: came.outcome == :counted
 end

@@ -1,93 +1,144 @@
 defmodule EmqId.Lease.Holder.Write do
   @moduledoc false
-  # One lease write on the wire: a script by EVAL, followed by WAIT when
-  # replicas are wanted, in one pipeline (so WAIT counts the replicas of this
-  # write), and how its replies read (as the Rust crate's script.rs reads them).
+  # One lease write on the wire: its script by EVAL, then WAIT when replicas
+  # are wanted, pipelined on one connection so that WAIT counts the replicas
+  # of this very write; after an ASK, the same write with ASKING in front,
+  # pipelined on one connection to the node ASK named (the client's
+  # pipeline_at/4). What a write came to is the core's reading of its replies
+  # (EmqId.Lease.read_error/2, write_outcome/2): this module only moves bytes.
 
   alias EmqId.{Error, Lease}
 
-  defstruct [:script, :keys, :args, :replicas, :wait_ms, :sent, :mark]
+  defstruct [:script, :args, :replicas, :wait_ms, :sent, :mark, :lease, :unsendable]
 
   @typedoc """
-  What became of a write: `{:refused, error}` (it did not run: NOREPLICAS;
-  or every node is leased), `{:reply, reply, acknowledged}` (the script's
-  reply; `acknowledged` is `:ok` or the core's `:node` refusal of too few
-  replicas), or `{:fault, reason}` (a connection error, MOVED, a reply the
-  protocol does not give: try again later).
+  What a write came to: the core's `outcome`; the error reply's `text` (an
+  outcome read from one); for an acquire that ran, the node `acquired`; for an
+  unacknowledged write, `WAIT`'s `refusal`; for a fault, its `reason` (the
+  client's error, the reply the protocol does not give).
   """
-  @type answer :: {:refused, Exception.t()} | {:reply, term, :ok | Exception.t()} | {:fault, term}
+  @type came :: %{
+          outcome: Lease.outcome(),
+          text: String.t() | nil,
+          acquired: Lease.acquired() | nil,
+          refusal: Exception.t() | nil,
+          reason: term
+        }
 
-  @doc "A write of `script` (`:acquire`, `:renew`, `:release`), sent now on the monotonic clock."
-  def new(script, keys, args, replicas, wait_ms, mark \\ nil) do
+  @doc """
+  A write of `script` (`:acquire`, `:renew`, `:release`) with `args`, sent now
+  on the monotonic clock. Options: `mark:` (a renewal's), `lease:` (the lease
+  it renews or releases), `unsendable:` (why it cannot be sent: it is a fault
+  without a byte on the wire).
+  """
+  def new(script, args, replicas, wait_ms, opts \\ []) do
     %__MODULE__{
       script: script,
-      keys: keys,
       args: args,
       replicas: replicas,
       wait_ms: wait_ms,
-      mark: mark,
+      mark: opts[:mark],
+      lease: opts[:lease],
+      unsendable: opts[:unsendable],
       sent: EmqId.LeasedMinter.monotonic_ms()
     }
   end
 
-  @doc "The pipeline's commands, every argument a binary."
+  @doc "The pipeline's commands, every argument a binary: EVAL of the script on the reserve's key, then WAIT."
   def commands(%__MODULE__{} = w) do
-    eval = ["EVAL", Lease.script(w.script).text, length(w.keys)] ++ w.keys ++ w.args
+    eval = ["EVAL", Lease.script(w.script).text, 1, Lease.key()] ++ w.args
     wait = ["WAIT", w.replicas, w.wait_ms]
     commands = if w.replicas > 0, do: [eval, wait], else: [eval]
     Enum.map(commands, fn command -> Enum.map(command, &to_string/1) end)
   end
 
-  @doc "Sends the write through `{module, conn}` and reads its replies."
-  def send(%__MODULE__{} = w, {module, conn}) do
-    result =
-      try do
-        module.pipeline(conn, commands(w))
-      catch
-        # A client that exits (a dead connection process) is a fault like any other.
-        :exit, reason -> {:error, {:exit, reason}}
+  @doc "Sends the write through `{module, conn}` and reads what it came to."
+  @spec send(%__MODULE__{}, {module, term}) :: came
+  def send(%__MODULE__{unsendable: nil} = w, {module, conn}),
+    do: read(w, call(fn -> module.pipeline(conn, commands(w)) end), false)
+
+  def send(%__MODULE__{unsendable: reason}, _client), do: fault(reason)
+
+  @doc """
+  Follows the `ASK` reply `text` to the write: `ASKING`, the script and its
+  `WAIT`, pipelined on one connection to the node it names (the client's
+  `pipeline_at/4`), read as a write that was asked. A failed `ASKING` is a
+  fault; so is an `ASK` to a client that cannot reach a node by its address.
+  """
+  @spec follow(%__MODULE__{}, {module, term}, String.t()) :: came
+  def follow(w, {module, conn}, text) do
+    with %{host: host, port: port} <- Lease.redirect(text),
+         true <- function_exported?(module, :pipeline_at, 4) do
+      case call(fn -> module.pipeline_at(conn, host, port, [["ASKING"] | commands(w)]) end) do
+        {:ok, [asking | _]} when is_exception(asking) -> fault({:asking, Exception.message(asking)})
+        {:ok, [_asking | replies]} -> read(w, {:ok, replies}, true)
+        other -> read(w, other, true)
       end
-
-    read(w, result)
-  end
-
-  @doc "The replies of one write, read."
-  @spec read(%__MODULE__{}, {:ok, [term]} | {:error, term}) :: answer
-  def read(_w, {:error, reason}), do: {:fault, reason}
-  def read(_w, {:ok, []}), do: {:fault, :no_reply}
-
-  def read(w, {:ok, [reply | _]}) when is_exception(reply) do
-    message = Exception.message(reply)
-
-    cond do
-      # min-replicas-to-write refused the script before it ran: no write happened.
-      String.contains?(message, "NOREPLICAS") ->
-        {:error, gate} = Lease.parse_wait(0, max(w.replicas, 1))
-        {:refused, Error.exception({gate, "#{w.script} did not run: #{message}"})}
-
-      Lease.parse_acquire_error(message) == {:error, :node} ->
-        {:refused, Error.exception({:node, "every node is leased"})}
-
-      true ->
-        {:fault, reply}
+    else
+      _ -> fault({:not_followed, text})
     end
   end
 
-  def read(%__MODULE__{replicas: 0}, {:ok, [reply | _]}), do: {:reply, reply, :ok}
+  # A client that exits (a dead connection process) is a fault like any other.
+  defp call(pipeline) do
+    pipeline.()
+  catch
+    :exit, reason -> {:error, {:exit, reason}}
+  end
 
-  def read(w, {:ok, [reply, acknowledged | _]}) when is_integer(acknowledged) do
+  @doc "The replies of one write (`asked`: sent after `ASKING`), read."
+  @spec read(%__MODULE__{}, {:ok, [term]} | {:error, term}, boolean) :: came
+  def read(_w, {:error, reason}, _asked), do: fault(reason)
+  def read(_w, {:ok, []}, _asked), do: fault(:no_reply)
+
+  def read(_w, {:ok, [reply | _]}, asked) when is_exception(reply) do
+    text = Exception.message(reply)
+    %{came(Lease.read_error(text, asked)) | text: text, reason: reply}
+  end
+
+  def read(w, {:ok, [reply | wait]}, _asked) do
+    with {:ok, held, acquired} <- held(w, reply),
+         {:ok, refusal} <- acknowledged(w, wait) do
+      %{came(Lease.write_outcome(held, refusal == nil)) | acquired: acquired, refusal: refusal}
+    end
+  end
+
+  # What the script answered: {:ok, held, acquired | nil}, or a fault.
+  defp held(%{script: :acquire}, [node, previous] = reply) when is_integer(node) and is_integer(previous) do
+    case Lease.parse_acquire(node, previous) do
+      {:ok, acquired} -> {:ok, true, acquired}
+      {:error, gate} -> fault({:unexpected_reply, "acquire", reply, gate})
+    end
+  end
+
+  defp held(%{script: script}, reply) when script != :acquire and is_integer(reply) do
+    case Lease.parse_renewal(reply) do
+      :ok -> {:ok, true, nil}
+      {:error, :node} -> {:ok, false, nil}
+      {:error, _} -> fault({:unexpected_reply, Atom.to_string(script), reply})
+    end
+  end
+
+  defp held(%{script: script}, reply), do: fault({:unexpected_reply, Atom.to_string(script), reply})
+
+  # WAIT's reply: {:ok, nil} acknowledged (or none wanted), {:ok, refusal} too few replicas, or a fault.
+  defp acknowledged(%{replicas: 0}, _wait), do: {:ok, nil}
+
+  defp acknowledged(w, [acknowledged | _]) when is_integer(acknowledged) do
     case Lease.parse_wait(acknowledged, w.replicas) do
       :ok ->
-        {:reply, reply, :ok}
+        {:ok, nil}
 
       {:error, :node} ->
-        detail = "#{w.script} acknowledged by #{acknowledged} of #{w.replicas} replicas"
-        {:reply, reply, Error.exception({:node, detail})}
+        {:ok, Error.exception({:node, "#{w.script} acknowledged by #{acknowledged} of #{w.replicas} replicas"})}
 
       {:error, _} ->
-        {:fault, {:unexpected_reply, "WAIT", acknowledged}}
+        fault({:unexpected_reply, "WAIT", acknowledged})
     end
   end
 
-  def read(_w, {:ok, [_reply | wait]}), do: {:fault, {:unexpected_reply, "WAIT", wait}}
+  defp acknowledged(_w, wait), do: fault({:unexpected_reply, "WAIT", wait})
+
+  defp came(outcome), do: %{outcome: outcome, text: nil, acquired: nil, refusal: nil, reason: nil}
+  defp fault(reason), do: %{came(:fault) | reason: reason}
 end
