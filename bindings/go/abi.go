@@ -29,6 +29,17 @@ type minterHandle uintptr
 // leasedMinterHandle is an emq_leased_minter of the library, as minterHandle.
 type leasedMinterHandle uintptr
 
+// leaseKeeperHandle is an emq_lease_keeper of the library, as minterHandle.
+type leaseKeeperHandle uintptr
+
+// redirectParts is emq_redirect, ParseRedirect's parts: where the host lies
+// in the reply (length 0: none), the slot, the port, and whether it is ASK.
+type redirectParts struct {
+	hostOffset, hostLen int
+	slot, port          uint16
+	ask                 bool
+}
+
 // keyParts is emq_parsed_key, ParseKey's parts: where the queue and the
 // family's parameter lie in the key, and the family's index.
 type keyParts struct {

@@ -52,6 +52,25 @@ static inline branded_status go_emq_leased_minter_high_water(uintptr_t m, uint64
 static inline branded_status go_emq_leased_minter_fence_ms(uintptr_t m, uint64_t *fence_out) {
 	return emq_leased_minter_fence_ms((const emq_leased_minter *)m, fence_out);
 }
+
+static inline branded_status go_emq_lease_keeper_new(uint64_t ttl_ms, uint64_t margin_ms, uint64_t since_mono_ms,
+		uintptr_t *out) {
+	emq_lease_keeper *k = NULL;
+	branded_status st = emq_lease_keeper_new(ttl_ms, margin_ms, since_mono_ms, &k);
+	*out = (uintptr_t)k;
+	return st;
+}
+static inline void go_emq_lease_keeper_free(uintptr_t k) { emq_lease_keeper_free((emq_lease_keeper *)k); }
+static inline branded_status go_emq_lease_keeper_next(uintptr_t k, uint64_t now_mono_ms, emq_lease_next *next_out) {
+	return emq_lease_keeper_next((emq_lease_keeper *)k, now_mono_ms, next_out);
+}
+static inline branded_status go_emq_lease_keeper_settle(uintptr_t k, int outcome, uint64_t sent_mono_ms,
+		uint64_t now_mono_ms, emq_lease_action *action_out, uint64_t *after_ms_out) {
+	return emq_lease_keeper_settle((emq_lease_keeper *)k, outcome, sent_mono_ms, now_mono_ms, action_out, after_ms_out);
+}
+static inline branded_status go_emq_lease_keeper_phase(uintptr_t k, emq_lease_phase *phase_out) {
+	return emq_lease_keeper_phase((const emq_lease_keeper *)k, phase_out);
+}
 */
 import "C"
 
@@ -77,6 +96,36 @@ const (
 	abiLeaseTTLMs     = C.EMQ_LEASE_TTL_MS
 	abiLeaseMarginMs  = C.EMQ_LEASE_MARGIN_MS
 	abiNoNode         = C.EMQ_NO_NODE
+)
+
+// The lease keeper's enumerations (emq_lease_outcome, emq_lease_next,
+// emq_lease_action, emq_lease_phase), in the core's order.
+const (
+	abiOutcomeCounted        = C.EMQ_OUTCOME_COUNTED
+	abiOutcomeUnacknowledged = C.EMQ_OUTCOME_UNACKNOWLEDGED
+	abiOutcomeGone           = C.EMQ_OUTCOME_GONE
+	abiOutcomeLeased         = C.EMQ_OUTCOME_LEASED
+	abiOutcomeAsk            = C.EMQ_OUTCOME_ASK
+	abiOutcomeMoved          = C.EMQ_OUTCOME_MOVED
+	abiOutcomeNotRun         = C.EMQ_OUTCOME_NOT_RUN
+	abiOutcomeFault          = C.EMQ_OUTCOME_FAULT
+	abiNextAcquire           = C.EMQ_NEXT_ACQUIRE
+	abiNextRenew             = C.EMQ_NEXT_RENEW
+	abiNextExpired           = C.EMQ_NEXT_EXPIRED
+	abiActionPublish         = C.EMQ_ACTION_PUBLISH
+	abiActionRenewed         = C.EMQ_ACTION_RENEWED
+	abiActionPend            = C.EMQ_ACTION_PEND
+	abiActionWait            = C.EMQ_ACTION_WAIT
+	abiActionLose            = C.EMQ_ACTION_LOSE
+	abiActionFollow          = C.EMQ_ACTION_FOLLOW
+	abiActionReroute         = C.EMQ_ACTION_REROUTE
+	abiActionRetry           = C.EMQ_ACTION_RETRY
+	abiActionReconnect       = C.EMQ_ACTION_RECONNECT
+	abiActionGiveUp          = C.EMQ_ACTION_GIVE_UP
+	abiPhaseStarting         = C.EMQ_PHASE_STARTING
+	abiPhaseUnleased         = C.EMQ_PHASE_UNLEASED
+	abiPhasePending          = C.EMQ_PHASE_PENDING
+	abiPhaseHeld             = C.EMQ_PHASE_HELD
 )
 
 // The library's statuses.
@@ -416,10 +465,19 @@ func abiParseWait(acknowledged int64, replicas uint32) status {
 	return status(C.emq_parse_wait(C.int64_t(acknowledged), C.uint32_t(replicas)))
 }
 
+// termsMs is ms of the terms, as a function of the library writes it.
+type termsMs = func(ttlMs, marginMs C.uint64_t, out *C.uint64_t) C.branded_status
+
+// abiTermsMs calls f on the terms for the ms it writes.
+func abiTermsMs(f termsMs, ttlMs, marginMs uint64) (uint64, status) {
+	var ms C.uint64_t
+	st := status(f(C.uint64_t(ttlMs), C.uint64_t(marginMs), &ms))
+	return uint64(ms), st
+}
+
 func abiLeaseWaitMs(ttlMs, marginMs uint64) (uint64, status) {
-	var wait C.uint64_t
-	st := status(C.emq_lease_wait_ms(C.uint64_t(ttlMs), C.uint64_t(marginMs), &wait))
-	return uint64(wait), st
+	return abiTermsMs(func(t, m C.uint64_t, out *C.uint64_t) C.branded_status { return C.emq_lease_wait_ms(t, m, out) },
+		ttlMs, marginMs)
 }
 
 func abiLeaseTermsCheck(ttlMs, marginMs uint64) status {
@@ -464,4 +522,103 @@ func abiLeasedMinterFenceMs(h leasedMinterHandle) (uint64, status) {
 	var fence C.uint64_t
 	st := status(C.go_emq_leased_minter_fence_ms(C.uintptr_t(h), &fence))
 	return uint64(fence), st
+}
+
+// The lease keeper.
+
+// abiName is a static name of the library by value, false past the last.
+func abiName(name func(C.int, *C.size_t) *C.uint8_t, value int) (string, bool) {
+	var n C.size_t
+	text := name(C.int(value), &n)
+	return staticText(text, &n), text != nil
+}
+
+func abiLeaseOutcomeName(outcome int) (string, bool) {
+	return abiName(func(v C.int, n *C.size_t) *C.uint8_t { return C.emq_lease_outcome_name(v, n) }, outcome)
+}
+
+func abiLeaseNextName(next int) (string, bool) {
+	return abiName(func(v C.int, n *C.size_t) *C.uint8_t { return C.emq_lease_next_name(v, n) }, next)
+}
+
+func abiLeaseActionName(action int) (string, bool) {
+	return abiName(func(v C.int, n *C.size_t) *C.uint8_t { return C.emq_lease_action_name(v, n) }, action)
+}
+
+func abiLeasePhaseName(phase int) (string, bool) {
+	return abiName(func(v C.int, n *C.size_t) *C.uint8_t { return C.emq_lease_phase_name(v, n) }, phase)
+}
+
+// cBool is a Go bool as the ABI's int.
+func cBool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func abiReadLeaseError(text string, asked bool) (int, status) {
+	var outcome C.emq_lease_outcome
+	st := status(C.emq_read_lease_error(bytesOf(text), C.size_t(len(text)), cBool(asked), &outcome))
+	return int(outcome), st
+}
+
+func abiLeaseOutcomeOfWrite(held, acknowledged bool) int {
+	return int(C.emq_lease_outcome_of_write(cBool(held), cBool(acknowledged)))
+}
+
+func abiParseRedirect(text string) (redirectParts, status) {
+	var r C.emq_redirect
+	if st := status(C.emq_parse_redirect(bytesOf(text), C.size_t(len(text)), &r)); st != statusOK {
+		return redirectParts{}, st
+	}
+	return redirectParts{
+		hostOffset: int(r.host_offset), hostLen: int(r.host_len),
+		slot: uint16(r.slot), port: uint16(r.port), ask: r.ask != 0,
+	}, statusOK
+}
+
+// abiLeaseKeeperNew stores the new keeper in out, as abiMinterNew.
+func abiLeaseKeeperNew(ttlMs, marginMs, sinceMonoMs uint64, out *leaseKeeperHandle) status {
+	return status(C.go_emq_lease_keeper_new(C.uint64_t(ttlMs), C.uint64_t(marginMs), C.uint64_t(sinceMonoMs),
+		(*C.uintptr_t)(unsafe.Pointer(out))))
+}
+
+func abiLeaseKeeperFree(h leaseKeeperHandle) { C.go_emq_lease_keeper_free(C.uintptr_t(h)) }
+
+func abiLeaseKeeperNext(h leaseKeeperHandle, nowMonoMs uint64) (int, status) {
+	var next C.emq_lease_next
+	st := status(C.go_emq_lease_keeper_next(C.uintptr_t(h), C.uint64_t(nowMonoMs), &next))
+	return int(next), st
+}
+
+func abiLeaseKeeperSettle(h leaseKeeperHandle, outcome int, sentMonoMs, nowMonoMs uint64) (int, uint64, status) {
+	var action C.emq_lease_action
+	var after C.uint64_t
+	st := status(C.go_emq_lease_keeper_settle(C.uintptr_t(h), C.int(outcome), C.uint64_t(sentMonoMs),
+		C.uint64_t(nowMonoMs), &action, &after))
+	return int(action), uint64(after), st
+}
+
+func abiLeaseKeeperPhase(h leaseKeeperHandle) (int, status) {
+	var phase C.emq_lease_phase
+	st := status(C.go_emq_lease_keeper_phase(C.uintptr_t(h), &phase))
+	return int(phase), st
+}
+
+func abiLeaseRefusal(outcome int) status { return status(C.emq_lease_refusal(C.int(outcome))) }
+
+func abiLeaseRefusalDetail(outcome int) (string, bool) {
+	return abiName(func(v C.int, n *C.size_t) *C.uint8_t { return C.emq_lease_refusal_detail(v, n) }, outcome)
+}
+
+func abiLeaseRenewEveryMs(ttlMs, marginMs uint64) (uint64, status) {
+	return abiTermsMs(func(t, m C.uint64_t, out *C.uint64_t) C.branded_status {
+		return C.emq_lease_renew_every_ms(t, m, out)
+	}, ttlMs, marginMs)
+}
+
+func abiLeaseRetryMs(ttlMs, marginMs uint64) (uint64, status) {
+	return abiTermsMs(func(t, m C.uint64_t, out *C.uint64_t) C.branded_status { return C.emq_lease_retry_ms(t, m, out) },
+		ttlMs, marginMs)
 }

@@ -70,4 +70,20 @@ var (
 	abiLeasedMinterStop      = wasmLeasedMinterStop
 	abiLeasedMinterHighWater = wasmLeasedMinterHighWater
 	abiLeasedMinterFenceMs   = wasmLeasedMinterFenceMs
+	abiLeaseOutcomeName      = wasmLeaseOutcomeName
+	abiLeaseNextName         = wasmLeaseNextName
+	abiLeaseActionName       = wasmLeaseActionName
+	abiLeasePhaseName        = wasmLeasePhaseName
+	abiReadLeaseError        = wasmReadLeaseError
+	abiLeaseOutcomeOfWrite   = wasmLeaseOutcomeOfWrite
+	abiParseRedirect         = wasmParseRedirect
+	abiLeaseKeeperNew        = wasmLeaseKeeperNew
+	abiLeaseKeeperFree       = wasmLeaseKeeperFree
+	abiLeaseKeeperNext       = wasmLeaseKeeperNext
+	abiLeaseKeeperSettle     = wasmLeaseKeeperSettle
+	abiLeaseKeeperPhase      = wasmLeaseKeeperPhase
+	abiLeaseRefusal          = wasmLeaseRefusal
+	abiLeaseRefusalDetail    = wasmLeaseRefusalDetail
+	abiLeaseRenewEveryMs     = wasmLeaseRenewEveryMs
+	abiLeaseRetryMs          = wasmLeaseRetryMs
 )

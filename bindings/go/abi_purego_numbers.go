@@ -7,20 +7,45 @@ package emqid
 
 // The header's numbers, for the pure-Go build.
 const (
-	abiBrandedLen     = 14
-	abiBrandedNSLen   = 3
-	abiBrandedEpochMs = 1704067200000
-	abiMaxNode        = 1023
-	abiMaxSeq         = 4095
-	abiMaxSnowflake   = 9223372036854775807
-	abiSlots          = 16384
-	abiMaxQueueLen    = 128
-	abiMaxKeyLen      = 279
-	abiLeaseNodes     = 1024
-	abiLeaseReplicas  = 1
-	abiLeaseTTLMs     = 30000
-	abiLeaseMarginMs  = 5000
-	abiNoNode         = 65535
+	abiBrandedLen            = 14
+	abiBrandedNSLen          = 3
+	abiBrandedEpochMs        = 1704067200000
+	abiMaxNode               = 1023
+	abiMaxSeq                = 4095
+	abiMaxSnowflake          = 9223372036854775807
+	abiSlots                 = 16384
+	abiMaxQueueLen           = 128
+	abiMaxKeyLen             = 279
+	abiLeaseNodes            = 1024
+	abiLeaseReplicas         = 1
+	abiLeaseTTLMs            = 30000
+	abiLeaseMarginMs         = 5000
+	abiNoNode                = 65535
+	abiOutcomeCounted        = 0
+	abiOutcomeUnacknowledged = 1
+	abiOutcomeGone           = 2
+	abiOutcomeLeased         = 3
+	abiOutcomeAsk            = 4
+	abiOutcomeMoved          = 5
+	abiOutcomeNotRun         = 6
+	abiOutcomeFault          = 7
+	abiNextAcquire           = 0
+	abiNextRenew             = 1
+	abiNextExpired           = 2
+	abiActionPublish         = 0
+	abiActionRenewed         = 1
+	abiActionPend            = 2
+	abiActionWait            = 3
+	abiActionLose            = 4
+	abiActionFollow          = 5
+	abiActionReroute         = 6
+	abiActionRetry           = 7
+	abiActionReconnect       = 8
+	abiActionGiveUp          = 9
+	abiPhaseStarting         = 0
+	abiPhaseUnleased         = 1
+	abiPhasePending          = 2
+	abiPhaseHeld             = 3
 )
 
 // The library's statuses.

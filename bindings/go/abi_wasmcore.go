@@ -41,6 +41,10 @@ type wasmExports struct {
 
 	leasedStart, leasedFree, leasedNextI64, leasedNextMark, leasedRenewed, leasedStop, leasedHighWater wasmcore.Func
 	leasedFenceMs                                                                                      wasmcore.Func
+
+	outcomeName, nextName, actionName, phaseName, readLeaseError, outcomeOfWrite, parseRedirect wasmcore.Func
+	keeperNew, keeperFree, keeperNext, keeperSettle, keeperPhase, refusal, refusalDetail        wasmcore.Func
+	renewEveryMs, retryMs                                                                       wasmcore.Func
 }
 
 var wasm = loadWasm()
@@ -83,6 +87,15 @@ func loadWasm() *wasmExports {
 		leasedNextI64: f("emq_leased_minter_next_i64"), leasedNextMark: f("emq_leased_minter_next_mark"),
 		leasedRenewed: f("emq_leased_minter_renewed"), leasedStop: f("emq_leased_minter_stop"),
 		leasedHighWater: f("emq_leased_minter_high_water"), leasedFenceMs: f("emq_leased_minter_fence_ms"),
+
+		outcomeName: f("emq_lease_outcome_name"), nextName: f("emq_lease_next_name"),
+		actionName: f("emq_lease_action_name"), phaseName: f("emq_lease_phase_name"),
+		readLeaseError: f("emq_read_lease_error"), outcomeOfWrite: f("emq_lease_outcome_of_write"),
+		parseRedirect: f("emq_parse_redirect"), keeperNew: f("emq_lease_keeper_new"),
+		keeperFree: f("emq_lease_keeper_free"), keeperNext: f("emq_lease_keeper_next"),
+		keeperSettle: f("emq_lease_keeper_settle"), keeperPhase: f("emq_lease_keeper_phase"),
+		refusal: f("emq_lease_refusal"), refusalDetail: f("emq_lease_refusal_detail"),
+		renewEveryMs: f("emq_lease_renew_every_ms"), retryMs: f("emq_lease_retry_ms"),
 	}
 }
 
@@ -627,12 +640,17 @@ func wasmParseWait(acknowledged int64, replicas uint32) status {
 	return s.status(wasm.parseWait, uint64(acknowledged), uint64(replicas))
 }
 
-func wasmLeaseWaitMs(ttlMs, marginMs uint64) (uint64, status) {
+// wasmTermsMs calls f on the terms for the ms it writes.
+func wasmTermsMs(f wasmcore.Func, ttlMs, marginMs uint64) (uint64, status) {
 	s := wasmOpen()
 	defer s.close()
 	p := s.out(8)
-	st := s.status(wasm.leaseWaitMs, ttlMs, marginMs, p)
+	st := s.status(f, ttlMs, marginMs, p)
 	return s.u64(p), st
+}
+
+func wasmLeaseWaitMs(ttlMs, marginMs uint64) (uint64, status) {
+	return wasmTermsMs(wasm.leaseWaitMs, ttlMs, marginMs)
 }
 
 func wasmLeaseTermsCheck(ttlMs, marginMs uint64) status {
@@ -701,4 +719,113 @@ func wasmLeasedMinterFenceMs(h leasedMinterHandle) (uint64, status) {
 	p := s.out(8)
 	st := s.status(wasm.leasedFenceMs, uint64(h), p)
 	return s.u64(p), st
+}
+
+// The lease keeper.
+
+// wasmInt is a Go int as the wasm32 ABI's int argument.
+func wasmInt(v int) uint64 { return uint64(uint32(int32(v))) }
+
+// wasmBool is a Go bool as the ABI's int.
+func wasmBool(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func wasmLeaseOutcomeName(outcome int) (string, bool) {
+	return wasmStatic(wasm.outcomeName, wasmInt(outcome))
+}
+
+func wasmLeaseNextName(next int) (string, bool) { return wasmStatic(wasm.nextName, wasmInt(next)) }
+
+func wasmLeaseActionName(action int) (string, bool) {
+	return wasmStatic(wasm.actionName, wasmInt(action))
+}
+
+func wasmLeasePhaseName(phase int) (string, bool) { return wasmStatic(wasm.phaseName, wasmInt(phase)) }
+
+func wasmReadLeaseError(text string, asked bool) (int, status) {
+	s := wasmOpen()
+	defer s.close()
+	p := s.out(4)
+	st := s.status(wasm.readLeaseError, s.str(text), uint64(len(text)), wasmBool(asked), p)
+	return int(int32(s.u32(p))), st
+}
+
+func wasmLeaseOutcomeOfWrite(held, acknowledged bool) int {
+	s := wasmOpen()
+	defer s.close()
+	return int(int32(uint32(s.value(wasm.outcomeOfWrite, wasmBool(held), wasmBool(acknowledged)))))
+}
+
+func wasmParseRedirect(text string) (redirectParts, status) {
+	s := wasmOpen()
+	defer s.close()
+	p := s.out(16) // two 32-bit size_t, two u16, an int on wasm32
+	if st := s.status(wasm.parseRedirect, s.str(text), uint64(len(text)), p); st != statusOK {
+		return redirectParts{}, st
+	}
+	return redirectParts{
+		hostOffset: int(s.u32(p)), hostLen: int(s.u32(p + 4)),
+		slot: s.u16(p + 8), port: s.u16(p + 10), ask: s.u32(p+12) != 0,
+	}, statusOK
+}
+
+func wasmLeaseKeeperNew(ttlMs, marginMs, sinceMonoMs uint64, out *leaseKeeperHandle) status {
+	s := wasmOpen()
+	defer s.close()
+	p := s.out(4)
+	st := s.status(wasm.keeperNew, ttlMs, marginMs, sinceMonoMs, p)
+	*out = leaseKeeperHandle(s.u32(p))
+	return st
+}
+
+func wasmLeaseKeeperFree(h leaseKeeperHandle) {
+	s := wasmOpen()
+	defer s.close()
+	s.call(wasm.keeperFree, uint64(h))
+}
+
+func wasmLeaseKeeperNext(h leaseKeeperHandle, nowMonoMs uint64) (int, status) {
+	s := wasmOpen()
+	defer s.close()
+	p := s.out(4)
+	st := s.status(wasm.keeperNext, uint64(h), nowMonoMs, p)
+	return int(int32(s.u32(p))), st
+}
+
+func wasmLeaseKeeperSettle(h leaseKeeperHandle, outcome int, sentMonoMs, nowMonoMs uint64) (int, uint64, status) {
+	s := wasmOpen()
+	defer s.close()
+	action, after := s.out(4), s.out(8)
+	st := s.status(wasm.keeperSettle, uint64(h), wasmInt(outcome), sentMonoMs, nowMonoMs, action, after)
+	return int(int32(s.u32(action))), s.u64(after), st
+}
+
+func wasmLeaseKeeperPhase(h leaseKeeperHandle) (int, status) {
+	s := wasmOpen()
+	defer s.close()
+	p := s.out(4)
+	st := s.status(wasm.keeperPhase, uint64(h), p)
+	return int(int32(s.u32(p))), st
+}
+
+func wasmLeaseRefusal(outcome int) status {
+	s := wasmOpen()
+	defer s.close()
+	return s.status(wasm.refusal, wasmInt(outcome))
+}
+
+func wasmLeaseRefusalDetail(outcome int) (string, bool) {
+	return wasmStatic(wasm.refusalDetail, wasmInt(outcome))
+}
+
+func wasmLeaseRenewEveryMs(ttlMs, marginMs uint64) (uint64, status) {
+	return wasmTermsMs(wasm.renewEveryMs, ttlMs, marginMs)
+}
+
+func wasmLeaseRetryMs(ttlMs, marginMs uint64) (uint64, status) {
+	return wasmTermsMs(wasm.retryMs, ttlMs, marginMs)
 }

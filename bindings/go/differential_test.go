@@ -10,6 +10,7 @@ package emqid
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"unsafe"
@@ -171,6 +172,74 @@ func TestBackendsAgree(t *testing.T) {
 				differ("LeaseWaitMs", ttl, [2]any{a, as}, [2]any{b, bs})
 			}
 		}
+		for _, f := range []struct {
+			name       string
+			native, wa func(ttl, margin uint64) (uint64, status)
+		}{{"LeaseRenewEveryMs", abiLeaseRenewEveryMs, wasmLeaseRenewEveryMs}, {"LeaseRetryMs", abiLeaseRetryMs, wasmLeaseRetryMs}} {
+			if a, as := f.native(ttl, margin); true {
+				if b, bs := f.wa(ttl, margin); a != b || as != bs {
+					differ(f.name, ttl, [2]any{a, as}, [2]any{b, bs})
+				}
+			}
+		}
+		reply, asked := randomReply(r), r.IntN(2) == 0
+		if a, as := abiReadLeaseError(reply, asked); true {
+			if b, bs := wasmReadLeaseError(reply, asked); a != b || as != bs {
+				differ("ReadLeaseError", reply, [2]any{a, as}, [2]any{b, bs})
+			}
+		}
+		if a, as := abiParseRedirect(reply); true {
+			if b, bs := wasmParseRedirect(reply); a != b || as != bs {
+				differ("ParseRedirect", reply, [2]any{a, as}, [2]any{b, bs})
+			}
+		}
+	}
+}
+
+// randomReply is an error reply a lease write may get, or one like it.
+func randomReply(r *rand.Rand) string {
+	codes := []string{"ASK", "MOVED", "TRYAGAIN", "CLUSTERDOWN", "READONLY", "NOREPLICAS", "ERR", "EMQLEASE", ""}
+	host := []string{"10.0.0.2", "[2001:db8::1]", "2001:db8::1", "", "?", string(bytesFrom(r, queue, r.IntN(9)))}
+	return codes[r.IntN(len(codes))] + " " + strconv.Itoa(r.IntN(17000)-100) + " " + host[r.IntN(len(host))] + ":" +
+		strconv.Itoa(r.IntN(70000)) + string(bytesFrom(r, queue, r.IntN(3)))
+}
+
+// Two keepers, one per backend, through the same random writes, say the same at each.
+func TestBackendsAgreeOnKeepers(t *testing.T) {
+	r := rand.New(rand.NewPCG(30, 42))
+	for range 200 {
+		ttl, margin := uint64(1+r.IntN(5000)), uint64(r.IntN(3000))
+		var a, b leaseKeeperHandle
+		if sa, sb := abiLeaseKeeperNew(ttl, margin, 0, &a), wasmLeaseKeeperNew(ttl, margin, 0, &b); sa != sb {
+			t.Fatalf("LeaseKeeperNew(%d, %d): %v %v", ttl, margin, sa, sb)
+		} else if sa != statusOK {
+			continue
+		}
+		var now uint64
+		for range 50 {
+			now += uint64(r.IntN(int(ttl)))
+			if r.IntN(3) == 0 {
+				na, sa := abiLeaseKeeperNext(a, now)
+				nb, sb := wasmLeaseKeeperNext(b, now)
+				if na != nb || sa != sb {
+					t.Fatalf("Next(%d): %v %v, %v %v", now, na, sa, nb, sb)
+				}
+				continue
+			}
+			outcome, sent := r.IntN(10)-1, now-uint64(r.IntN(int(now)+1))
+			aa, aft, sa := abiLeaseKeeperSettle(a, outcome, sent, now)
+			ba, bft, sb := wasmLeaseKeeperSettle(b, outcome, sent, now)
+			pa, _ := abiLeaseKeeperPhase(a)
+			pb, _ := wasmLeaseKeeperPhase(b)
+			if aa != ba || aft != bft || sa != sb || pa != pb {
+				t.Fatalf("Settle(%d, %d, %d): %v %v %v %v, %v %v %v %v", outcome, sent, now, aa, aft, sa, pa, ba, bft, sb, pb)
+			}
+			if abiLeaseRefusal(outcome) != wasmLeaseRefusal(outcome) {
+				t.Fatalf("LeaseRefusal(%d)", outcome)
+			}
+		}
+		abiLeaseKeeperFree(a)
+		wasmLeaseKeeperFree(b)
 	}
 }
 

@@ -16,12 +16,13 @@ import (
 // holder.Acquire(ctx, rdb, holder.Options{Replicas: 1}) over go-redis.
 //
 // A lease's life: acquire (LeaseAcquire, then ParseAcquire, then
-// StartLeasedMinter), renew every third of the TTL (LeaseRenew with
+// StartLeasedMinter), renew every LeaseTerms.RenewEvery (LeaseRenew with
 // NextMark, then ParseRenewal, then Renewed, or Stop when it answers ErrNode),
 // release (Stop, then LeaseRelease with HighWater). Every acquire and renewal
 // counts only once acknowledged: send WAIT LeaseReplicas
 // LeaseTerms.WaitTimeout on the same connection and read its reply with
-// ParseWait before minting on the acquire or calling Renewed.
+// ParseWait before minting on the acquire or calling Renewed. A LeaseKeeper
+// (keeper.go) says which write is due, when, and what each one came to.
 
 // LeaseNodes is how many nodes a lease can be taken on (0..=MaxNode): the
 // acquire script's "nodes" argument.
@@ -199,16 +200,30 @@ func NewLeaseTerms(ttl, margin time.Duration) (LeaseTerms, error) {
 // terms (the core's: short against the renewal's third of the TTL, so an
 // unacknowledged renewal leaves time for another try). ErrRange for terms
 // NewLeaseTerms refuses.
-func (t LeaseTerms) WaitTimeout() (time.Duration, error) {
+func (t LeaseTerms) WaitTimeout() (time.Duration, error) { return t.schedule(abiLeaseWaitMs) }
+
+// RenewEvery is how often a held lease is renewed under these terms: every
+// third of the TTL (at least 1 ms), which leaves two more tries before the
+// fence of the default margin. ErrRange for terms NewLeaseTerms refuses.
+func (t LeaseTerms) RenewEvery() (time.Duration, error) { return t.schedule(abiLeaseRenewEveryMs) }
+
+// Retry is how soon a lease write that did not count (unacknowledged, not
+// run, a fault, every node leased) is tried again under these terms: a
+// twentieth of the TTL, within 10 to 250 ms. ErrRange for terms
+// NewLeaseTerms refuses.
+func (t LeaseTerms) Retry() (time.Duration, error) { return t.schedule(abiLeaseRetryMs) }
+
+// schedule is the core's duration of these terms that ms gives in ms.
+func (t LeaseTerms) schedule(ms func(ttlMs, marginMs uint64) (uint64, status)) (time.Duration, error) {
 	ttl, margin, err := t.millis()
 	if err != nil {
 		return 0, err
 	}
-	wait, st := abiLeaseWaitMs(ttl, margin)
+	v, st := ms(ttl, margin)
 	if err := check(st); err != nil {
 		return 0, err
 	}
-	return time.Duration(wait) * time.Millisecond, nil
+	return time.Duration(v) * time.Millisecond, nil
 }
 
 // millis is the terms in ms, or ErrRange for what a millisecond cannot hold.

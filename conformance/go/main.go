@@ -43,6 +43,19 @@ type request struct {
 	TTLMs        int64  `json:"ttl_ms"`
 	MarginMs     int64  `json:"margin_ms"`
 	Replicas     int64  `json:"replicas"`
+	// The lease keeper's ops.
+	Error string       `json:"error"`
+	Asked bool         `json:"asked"`
+	Since int64        `json:"since"`
+	Steps []keeperStep `json:"steps"`
+}
+
+// keeperStep is one step of lease_keeper: the write due at At, or (with an
+// Outcome) a write sent at Sent settled at At.
+type keeperStep struct {
+	Outcome *string `json:"outcome"`
+	Sent    int64   `json:"sent"`
+	At      int64   `json:"at"`
 }
 
 type object = map[string]any
@@ -225,6 +238,10 @@ func translate(r *request) object {
 		return leaseStart(r)
 	case "lease_wait":
 		return leaseWait(r)
+	case "lease_reply":
+		return leaseReply(r)
+	case "lease_keeper":
+		return leaseKeeper(r)
 	}
 	return object{"unsupported": "unknown op " + r.Op}
 }
@@ -303,4 +320,77 @@ func leaseStart(r *request) object {
 	}
 	mark, err := m.NextMark(nowMs)
 	return answer(object{"snowflake": strconv.FormatUint(s, 10), "fence_ms": fence, "next_mark": mark}, err)
+}
+
+// leaseReply reads an error reply to a lease write: what the write came to,
+// and the node a MOVED or ASK names (null for none; its host null when the
+// reply names none).
+func leaseReply(r *request) object {
+	var redirect any
+	if to, ok := emqid.ParseRedirect(r.Error); ok {
+		var host any
+		if to.Host != "" {
+			host = to.Host
+		}
+		redirect = object{"ask": to.Ask, "slot": to.Slot, "host": host, "port": to.Port}
+	}
+	return answer(object{"outcome": emqid.ReadLeaseError(r.Error, r.Asked).String(), "redirect": redirect}, nil)
+}
+
+// monotonic is a step's time as the keeper takes it (negative: 0).
+func monotonic(ms int64) uint64 { return uint64(max(ms, 0)) }
+
+// leaseKeeper runs a keeper through the request's steps: the write due at
+// "at", or a write's outcome settled; answers what the keeper said at each.
+func leaseKeeper(r *request) object {
+	terms, refused := leaseTerms(r)
+	if refused != nil {
+		return refused
+	}
+	k, err := emqid.NewLeaseKeeper(terms, monotonic(r.Since))
+	if err != nil {
+		return answer(nil, err)
+	}
+	defer k.Close()
+	steps := make([]object, 0, len(r.Steps))
+	for _, step := range r.Steps {
+		var said object
+		if step.Outcome == nil {
+			next, err := k.Next(monotonic(step.At))
+			if err != nil {
+				return answer(nil, err)
+			}
+			said = object{"next": next.String()}
+		} else {
+			outcome, err := emqid.ParseOutcome(*step.Outcome)
+			if err != nil {
+				return object{"unsupported": err.Error()}
+			}
+			done, err := k.Settle(outcome, monotonic(step.Sent), monotonic(step.At))
+			if err != nil {
+				return answer(nil, err)
+			}
+			said = object{"action": done.Action.String(), "after_ms": done.After.Milliseconds()}
+			if done.Action == emqid.ActionGiveUp {
+				var gate any
+				var e *emqid.Error
+				if errors.As(emqid.LeaseRefusal(outcome), &e) {
+					gate = e.Gate
+				}
+				said["refusal"] = gate
+			}
+		}
+		phase, err := k.Phase()
+		if err != nil {
+			return answer(nil, err)
+		}
+		said["phase"] = phase.String()
+		steps = append(steps, said)
+	}
+	every, err := terms.RenewEvery()
+	if err != nil {
+		return answer(nil, err)
+	}
+	retry, err := terms.Retry()
+	return answer(object{"renew_every_ms": every.Milliseconds(), "retry_ms": retry.Milliseconds(), "steps": steps}, err)
 }

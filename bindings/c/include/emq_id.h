@@ -9,8 +9,8 @@
  * cannot fail; outputs are written only on BRANDED_OK, but for the batch calls
  * (emq_decode_many, emq_encode_many, emq_minter_next_many), which write the items before
  * the first refusal and say how many in count_out; buffers belong to the caller;
- * nothing allocates except emq_minter_new and emq_leased_minter_start; NULL pointers are refused with
- * EMQ_ERR_NULL; no panic ever crosses the boundary (EMQ_ERR_PANIC).
+ * nothing allocates except emq_minter_new, emq_leased_minter_start and emq_lease_keeper_new; NULL
+ * pointers are refused with EMQ_ERR_NULL; no panic ever crosses the boundary (EMQ_ERR_PANIC).
  */
 
 #ifndef EMQ_ID_H
@@ -120,11 +120,144 @@ typedef enum {
   /**
    * Not a refusal of the contract: an error reply of Valkey that is not the
    * lease protocol's (`NOSCRIPT`, `BUSY`, `MOVED`, `OOM`, a script error,
-   * …), as `emq_parse_acquire_error` reads it. The host handles it as its
-   * Valkey client's error (retry, reconnect, report); no gate answers it.
+   * …), as `emq_parse_acquire_error` reads it; for `emq_parse_redirect`, a
+   * reply that is not a `MOVED` or `ASK` naming a node. The host handles it
+   * as its Valkey client's error (retry, reconnect, report); no gate answers it.
    */
   EMQ_ERR_VALKEY = 12,
 } branded_status;
+
+/**
+ * What one lease write came to, as `emq_read_lease_error` reads an error
+ * reply and `emq_lease_outcome_of_write` any other.
+ */
+typedef enum {
+  /**
+   * The script ran, the lease is the owner's, and enough replicas acknowledged it.
+   */
+  EMQ_OUTCOME_COUNTED = 0,
+  /**
+   * The script ran and the lease is the owner's, but `WAIT` counted too few replicas.
+   */
+  EMQ_OUTCOME_UNACKNOWLEDGED = 1,
+  /**
+   * A renewal or release answered `0`: the lease is gone or another's.
+   */
+  EMQ_OUTCOME_GONE = 2,
+  /**
+   * The acquire answered that every node is leased.
+   */
+  EMQ_OUTCOME_LEASED = 3,
+  /**
+   * `ASK`: the same write goes, with `ASKING` in front and its `WAIT`
+   * after, to the node `emq_parse_redirect` names, at once and on one connection.
+   */
+  EMQ_OUTCOME_ASK = 4,
+  /**
+   * `MOVED` or `READONLY`: the script did not write; find the reserve's primary again.
+   */
+  EMQ_OUTCOME_MOVED = 5,
+  /**
+   * Refused before it ran (`TRYAGAIN`, `CLUSTERDOWN`, `LOADING`,
+   * `MASTERDOWN`, `BUSY`, `NOREPLICAS`): the same write again soon.
+   */
+  EMQ_OUTCOME_NOT_RUN = 6,
+  /**
+   * Anything else (an error the protocol does not give, a reply of the
+   * wrong shape, a dropped connection): whether the write ran is unknown.
+   */
+  EMQ_OUTCOME_FAULT = 7,
+} emq_lease_outcome;
+
+/**
+ * The write `emq_lease_keeper_next` asks for.
+ */
+typedef enum {
+  /**
+   * Take a node (the acquire script).
+   */
+  EMQ_NEXT_ACQUIRE = 0,
+  /**
+   * Renew the held or pending lease (the renew script).
+   */
+  EMQ_NEXT_RENEW = 1,
+  /**
+   * The held lease has expired on the server (no write of it answered for
+   * a whole TTL): stop minting on it and count it lost, then acquire.
+   */
+  EMQ_NEXT_EXPIRED = 2,
+} emq_lease_next;
+
+/**
+ * What a holder does with a write's outcome (`emq_lease_keeper_settle`).
+ */
+typedef enum {
+  /**
+   * The lease taken, or the pending lease renewed, counts: tell its minter
+   * the renewal (a pending lease) and mint on it.
+   */
+  EMQ_ACTION_PUBLISH = 0,
+  /**
+   * The held lease's renewal counts: `emq_leased_minter_renewed`.
+   */
+  EMQ_ACTION_RENEWED = 1,
+  /**
+   * The acquire ran unacknowledged: keep the lease as pending, minting nothing on it.
+   */
+  EMQ_ACTION_PEND = 2,
+  /**
+   * A renewal ran unacknowledged: nothing moves.
+   */
+  EMQ_ACTION_WAIT = 3,
+  /**
+   * The lease is gone: stop its minter (a held one counts as lost), then acquire at once.
+   */
+  EMQ_ACTION_LOSE = 4,
+  /**
+   * `ASK`: send the same write to the node named, with `ASKING` in front,
+   * now; settle what that write comes to.
+   */
+  EMQ_ACTION_FOLLOW = 5,
+  /**
+   * `MOVED`: find the reserve's primary again.
+   */
+  EMQ_ACTION_REROUTE = 6,
+  /**
+   * The same write again, on the same connection.
+   */
+  EMQ_ACTION_RETRY = 7,
+  /**
+   * A fault: drop the connection, then write again.
+   */
+  EMQ_ACTION_RECONNECT = 8,
+  /**
+   * The first acquire gives up: `emq_lease_refusal`'s refusal, `WAIT`'s
+   * (the taken lease released first), or the host's own fault.
+   */
+  EMQ_ACTION_GIVE_UP = 9,
+} emq_lease_action;
+
+/**
+ * Where a holder is with its lease.
+ */
+typedef enum {
+  /**
+   * The first acquire: the caller waits for a lease or a refusal.
+   */
+  EMQ_PHASE_STARTING = 0,
+  /**
+   * No lease: the next write is an acquire.
+   */
+  EMQ_PHASE_UNLEASED = 1,
+  /**
+   * A lease taken whose acquire no replica acknowledged yet: renewed, nothing minted on it.
+   */
+  EMQ_PHASE_PENDING = 2,
+  /**
+   * The lease minted on.
+   */
+  EMQ_PHASE_HELD = 3,
+} emq_lease_phase;
 
 /**
  * Where the process's node came from, as `emq_process_node` reports it.
@@ -151,6 +284,14 @@ typedef enum {
 typedef struct emq_minter emq_minter;
 
 /**
+ * A holder's lease as far as deciding goes (the core's `Keeper`): its
+ * terms, its phase, when its last answered write was sent. Not thread-safe:
+ * one thread at a time (the holder's loop). Create with
+ * `emq_lease_keeper_new`, release with `emq_lease_keeper_free`.
+ */
+typedef struct emq_lease_keeper emq_lease_keeper;
+
+/**
  * A minter on a leased node (the core's `LeasedMinter`): it starts after the
  * node's previous mark, never mints past the mark it keeps in Valkey, and
  * refuses with `EMQ_ERR_NODE` once its fence closes. Thread-safe: a renewer
@@ -158,6 +299,34 @@ typedef struct emq_minter emq_minter;
  * `emq_leased_minter_start`, release with `emq_leased_minter_free`.
  */
 typedef struct emq_leased_minter emq_leased_minter;
+
+/**
+ * Where a `MOVED` or `ASK` reply sends a write, read by `emq_parse_redirect`.
+ */
+typedef struct {
+  /**
+   * Where the node's host starts in the text (an IPv6 address without its
+   * brackets); 0 with `host_len` 0 when the reply names none.
+   */
+  size_t host_offset;
+  /**
+   * The host's length; 0 when the reply names none: the host is then the
+   * one the redirected connection was opened to.
+   */
+  size_t host_len;
+  /**
+   * The slot the reply is about.
+   */
+  uint16_t slot;
+  /**
+   * The node's port.
+   */
+  uint16_t port;
+  /**
+   * 1 for `ASK` (follow once, with `ASKING`), 0 for `MOVED`.
+   */
+  int ask;
+} emq_redirect;
 
 /**
  * A queue key read back by `emq_parse_key`: byte ranges into the key given.
@@ -398,6 +567,191 @@ branded_status emq_compare(const char *a,
                            const char *b,
                            size_t b_len,
                            int *order_out);
+
+/**
+ * The stable name of outcome `outcome` (`counted`, …, `not_run`, `fault`),
+ * as the vector file spells it: a static text with no terminator whose
+ * length goes to `len_out` (when non-NULL), or NULL for a value
+ * `emq_lease_outcome` lacks.
+ *
+ * # Safety
+ * `len_out` NULL or writable for one `size_t`. The text is static: never free it.
+ */
+const uint8_t *emq_lease_outcome_name(int outcome, size_t *len_out);
+
+/**
+ * The stable name of write `next` (`acquire`, `renew`, `expired`); as
+ * `emq_lease_outcome_name`.
+ *
+ * # Safety
+ * `len_out` NULL or writable for one `size_t`. The text is static: never free it.
+ */
+const uint8_t *emq_lease_next_name(int next, size_t *len_out);
+
+/**
+ * The stable name of action `action` (`publish`, …, `give_up`); as
+ * `emq_lease_outcome_name`.
+ *
+ * # Safety
+ * `len_out` NULL or writable for one `size_t`. The text is static: never free it.
+ */
+const uint8_t *emq_lease_action_name(int action, size_t *len_out);
+
+/**
+ * The stable name of phase `phase` (`starting`, `unleased`, `pending`,
+ * `held`); as `emq_lease_outcome_name`.
+ *
+ * # Safety
+ * `len_out` NULL or writable for one `size_t`. The text is static: never free it.
+ */
+const uint8_t *emq_lease_phase_name(int phase, size_t *len_out);
+
+/**
+ * Reads an error reply to a lease script (the text after `-`, as clients
+ * give it) into what the write came to, to `outcome_out`. `asked` is
+ * non-zero for a write sent after `ASKING` (following an `ASK`): a node that
+ * redirects it again is not followed a second time, and the write is a
+ * fault. Text that is not UTF-8 is no reply the protocol knows: a fault.
+ *
+ * # Safety
+ * `text` readable for `len` bytes (NULL only with `len` 0); `outcome_out` writable.
+ */
+branded_status emq_read_lease_error(const uint8_t *text,
+                                    size_t len,
+                                    int asked,
+                                    emq_lease_outcome *outcome_out);
+
+/**
+ * What a write whose script answered without an error came to: `held`
+ * non-zero when the script's answer holds the lease (an acquire's reply
+ * read by `emq_parse_acquire`, a renewal's `1` by `emq_parse_renewal`),
+ * `acknowledged` non-zero when `emq_parse_wait` accepted its `WAIT` (or no
+ * `WAIT` was wanted).
+ *
+ * # Safety
+ * None needed.
+ */
+emq_lease_outcome emq_lease_outcome_of_write(int held, int acknowledged);
+
+/**
+ * Reads a `MOVED` or `ASK` reply (`<CODE> <slot> <host>:<port>`) into the
+ * node it names, to `redirect_out`, the host as a range of `text`.
+ * `EMQ_ERR_VALKEY` for any other text (another error reply, or a slot or
+ * port out of range): it names no node.
+ *
+ * # Safety
+ * `text` readable for `len` bytes (NULL only with `len` 0); `redirect_out` writable.
+ */
+branded_status emq_parse_redirect(const uint8_t *text, size_t len, emq_redirect *redirect_out);
+
+/**
+ * A keeper of leases on the terms `ttl_ms` and `margin_ms`, before its
+ * first acquire, begun at `since_mono_ms` on the host's monotonic clock (the
+ * clock of every time it is given after: `emq_monotonic_ms`, or the host's
+ * own). `BRANDED_ERR_RANGE` for terms `emq_lease_terms_check` refuses.
+ * Writes the handle to `keeper_out`; free it with `emq_lease_keeper_free`.
+ *
+ * # Safety
+ * `keeper_out` writable.
+ */
+branded_status emq_lease_keeper_new(uint64_t ttl_ms,
+                                    uint64_t margin_ms,
+                                    uint64_t since_mono_ms,
+                                    emq_lease_keeper **keeper_out);
+
+/**
+ * Releases a keeper. NULL is ignored.
+ *
+ * # Safety
+ * `keeper` must come from `emq_lease_keeper_new`, and no other thread may
+ * use it during or after this call.
+ */
+void emq_lease_keeper_free(emq_lease_keeper *keeper);
+
+/**
+ * The write due at `now_mono_ms`, to `next_out`. A held lease none of whose
+ * writes the server answered for a whole TTL has expired there:
+ * `EMQ_NEXT_EXPIRED`, and the keeper is unleased.
+ *
+ * # Safety
+ * `keeper` a live handle no other thread uses during the call; `next_out` writable.
+ */
+branded_status emq_lease_keeper_next(emq_lease_keeper *keeper,
+                                     uint64_t now_mono_ms,
+                                     emq_lease_next *next_out);
+
+/**
+ * Settles a write sent at `sent_mono_ms` that came to `outcome`, read at
+ * `now_mono_ms`: what to do with the lease to `action_out`, and in how many
+ * ms the next write is due to `after_ms_out` (0: at once, or no next write
+ * when giving up). While starting, a write that did not run is tried again
+ * for up to a TTL from the first try, then the first acquire gives up.
+ * `BRANDED_ERR_RANGE` for an `outcome` `emq_lease_outcome` lacks; the
+ * keeper is unchanged by a refusal.
+ *
+ * # Safety
+ * `keeper` a live handle no other thread uses during the call;
+ * `action_out` and `after_ms_out` writable.
+ */
+branded_status emq_lease_keeper_settle(emq_lease_keeper *keeper,
+                                       int outcome,
+                                       uint64_t sent_mono_ms,
+                                       uint64_t now_mono_ms,
+                                       emq_lease_action *action_out,
+                                       uint64_t *after_ms_out);
+
+/**
+ * Where the holder is, to `phase_out`.
+ *
+ * # Safety
+ * `keeper` a live handle no other thread changes during the call; `phase_out` writable.
+ */
+branded_status emq_lease_keeper_phase(const emq_lease_keeper *keeper, emq_lease_phase *phase_out);
+
+/**
+ * The first acquire's refusal when it gives up on `outcome`: `EMQ_ERR_NODE`
+ * for every node leased, and for a write that did not run (or was moved)
+ * for a whole TTL (the host adds the server's reply, which names the
+ * state; `emq_lease_refusal_detail` says the rest). `BRANDED_OK` for the
+ * outcomes whose refusal is another's: `WAIT`'s (`emq_parse_wait`) or the
+ * host's own fault. `BRANDED_ERR_RANGE` for a value `emq_lease_outcome` lacks.
+ *
+ * # Safety
+ * None needed: any `int` is safe.
+ */
+branded_status emq_lease_refusal(int outcome);
+
+/**
+ * What the refusal `emq_lease_refusal` answers for `outcome` says (the
+ * core's words), as `emq_lease_outcome_name` answers a text; NULL when it
+ * answers `BRANDED_OK` or `BRANDED_ERR_RANGE`.
+ *
+ * # Safety
+ * `len_out` NULL or writable for one `size_t`. The text is static: never free it.
+ */
+const uint8_t *emq_lease_refusal_detail(int outcome, size_t *len_out);
+
+/**
+ * How often a held lease is renewed under the terms `ttl_ms` and
+ * `margin_ms` (a third of the TTL, at least 1 ms), to `every_ms_out`;
+ * `BRANDED_ERR_RANGE` for terms `emq_lease_terms_check` refuses.
+ *
+ * # Safety
+ * `every_ms_out` writable.
+ */
+branded_status emq_lease_renew_every_ms(uint64_t ttl_ms,
+                                        uint64_t margin_ms,
+                                        uint64_t *every_ms_out);
+
+/**
+ * How soon a write that did not count is tried again under the terms
+ * `ttl_ms` and `margin_ms` (a twentieth of the TTL, within 10 to 250 ms),
+ * to `retry_ms_out`; as `emq_lease_renew_every_ms`.
+ *
+ * # Safety
+ * `retry_ms_out` writable.
+ */
+branded_status emq_lease_retry_ms(uint64_t ttl_ms, uint64_t margin_ms, uint64_t *retry_ms_out);
 
 /**
  * Builds the key of `queue` of type `kind`, written as the bus writes it

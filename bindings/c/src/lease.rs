@@ -12,7 +12,7 @@
 //! The leased minter is the ABI's second allocation (after `emq_minter`):
 //! `emq_leased_minter_start` creates it, `emq_leased_minter_free` releases it.
 
-use crate::status::{branded_status, bytes, guard, guard_value, non_null};
+use crate::status::{boxed, branded_status, bytes, guard, guard_value, non_null, put, static_text, unbox};
 
 /// A minter on a leased node (the core's `LeasedMinter`): it starts after the
 /// node's previous mark, never mints past the mark it keeps in Valkey, and
@@ -20,19 +20,6 @@ use crate::status::{branded_status, bytes, guard, guard_value, non_null};
 /// thread calls `emq_leased_minter_renewed` while others mint. Create with
 /// `emq_leased_minter_start`, release with `emq_leased_minter_free`.
 pub struct emq_leased_minter(emq_id::LeasedMinter);
-
-/// A static text as `(pointer, length)`: its length to `len_out` when that is non-NULL.
-///
-/// # Safety
-/// `len_out` NULL or writable for one `size_t`.
-unsafe fn static_text(text: Option<&'static str>, len_out: *mut usize) -> *const u8 {
-    let Some(text) = text else { return std::ptr::null() };
-    if !len_out.is_null() {
-        // SAFETY: non-NULL, and the caller promises it is writable.
-        unsafe { len_out.write_unaligned(text.len()) };
-    }
-    text.as_ptr()
-}
 
 /// How many scripts the protocol has: `emq_lease_script_*` take an index below this.
 ///
@@ -196,10 +183,25 @@ pub extern "C" fn emq_parse_wait(acknowledged: i64, replicas: u32) -> branded_st
 /// `wait_ms_out` writable.
 #[no_mangle]
 pub unsafe extern "C" fn emq_lease_wait_ms(ttl_ms: u64, margin_ms: u64, wait_ms_out: *mut u64) -> branded_status {
+    // SAFETY: the caller's promise for `wait_ms_out`.
+    unsafe { of_terms(ttl_ms, margin_ms, emq_id::LeaseTerms::wait_ms, wait_ms_out) }
+}
+
+/// Writes what `of` says of the terms `ttl_ms` and `margin_ms` (a number of
+/// ms) to `ms_out`, or `BRANDED_ERR_RANGE` for terms `emq_lease_terms_check` refuses.
+///
+/// # Safety
+/// `ms_out` NULL or writable.
+pub(crate) unsafe fn of_terms(
+    ttl_ms: u64,
+    margin_ms: u64,
+    of: fn(&emq_id::LeaseTerms) -> u64,
+    ms_out: *mut u64,
+) -> branded_status {
     guard(|| {
         let terms = emq_id::LeaseTerms::new(ttl_ms, margin_ms)?;
-        // SAFETY: the caller's promise for `wait_ms_out`.
-        unsafe { put(wait_ms_out, terms.wait_ms()) }
+        // SAFETY: the caller's promise for `ms_out`.
+        unsafe { put(ms_out, of(&terms)) }
     })
 }
 
@@ -254,10 +256,8 @@ pub unsafe extern "C" fn emq_leased_minter_start(
         let acquired = emq_id::parse_acquire(i64::from(node), previous_mark)?;
         let terms = emq_id::LeaseTerms::new(ttl_ms, margin_ms)?;
         let minter = emq_id::LeasedMinter::start(acquired, now_ms, sent_mono_ms, terms)?;
-        non_null(minter_out)?;
-        // SAFETY: non-NULL and writable by the caller's promise.
-        unsafe { minter_out.write_unaligned(Box::into_raw(Box::new(emq_leased_minter(minter)))) };
-        Ok(())
+        // SAFETY: the caller's promise for `minter_out`.
+        unsafe { boxed(minter_out, emq_leased_minter(minter)) }
     })
 }
 
@@ -269,10 +269,8 @@ pub unsafe extern "C" fn emq_leased_minter_start(
 /// may use it during or after this call.
 #[no_mangle]
 pub unsafe extern "C" fn emq_leased_minter_free(minter: *mut emq_leased_minter) {
-    if !minter.is_null() {
-        // SAFETY: it came from Box::into_raw in emq_leased_minter_start and is freed once.
-        drop(unsafe { Box::from_raw(minter) });
-    }
+    // SAFETY: from emq_leased_minter_start and freed once, by the caller's promise.
+    unsafe { unbox(minter) }
 }
 
 /// The live handle behind `minter`, or `EMQ_ERR_NULL`.
@@ -282,17 +280,6 @@ pub unsafe extern "C" fn emq_leased_minter_free(minter: *mut emq_leased_minter) 
 unsafe fn live<'a>(minter: *const emq_leased_minter) -> Result<&'a emq_id::LeasedMinter, branded_status> {
     // SAFETY: non-NULL, and a live handle by the caller's promise.
     Ok(unsafe { &(*non_null(minter)?).0 })
-}
-
-/// Writes `value` to `out`, or `EMQ_ERR_NULL`.
-///
-/// # Safety
-/// `out` NULL or writable.
-unsafe fn put<T>(out: *mut T, value: T) -> Result<(), branded_status> {
-    non_null(out)?;
-    // SAFETY: non-NULL and writable by the caller's promise.
-    unsafe { out.write_unaligned(value) };
-    Ok(())
 }
 
 /// The leased node, to `node_out`.

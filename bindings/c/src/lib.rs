@@ -1,7 +1,8 @@
 //! The C ABI of emq-id. One file per concept: [`status`] (the one status
 //! type and the panic guard), [`codec`] (the bus's four `branded_*` symbols),
 //! [`place`] (slot and hashtag), [`keyspace`], [`mint`], [`process`] (the
-//! process-wide minter and its node), [`lease`] (node leases on Valkey), [`stream`] (entry ids),
+//! process-wide minter and its node), [`lease`] (node leases on Valkey), [`keeper`] (the lease
+//! keeper's decisions: what a holder writes next, and what a write came to), [`stream`] (entry ids),
 //! [`contract`] (gates, self-check vectors, validity and order) and [`check`];
 //! built for WebAssembly on WASI, `wasi` (what the host supplies and calls).
 //!
@@ -13,6 +14,7 @@
 pub mod check;
 pub mod codec;
 pub mod contract;
+pub mod keeper;
 pub mod keyspace;
 pub mod lease;
 pub mod mint;

@@ -1,6 +1,6 @@
 //! Minting: the pure step, and a minter handle (the ABI's one allocation).
 
-use crate::status::{branded_status, counted, guard, guard_value, non_null};
+use crate::status::{boxed, branded_status, counted, guard, guard_value, non_null, unbox};
 
 /// An opaque minter for one node; thread-safe (a compare-and-swap per mint).
 /// Create with `emq_minter_new`, release with `emq_minter_free`.
@@ -42,10 +42,8 @@ pub unsafe extern "C" fn emq_mint_step(
 pub unsafe extern "C" fn emq_minter_new(node: u16, minter_out: *mut *mut Minter) -> branded_status {
     guard(|| {
         let minter = emq_id::Minter::new(node)?;
-        non_null(minter_out)?;
-        // SAFETY: non-NULL and writable by the caller's promise.
-        unsafe { minter_out.write_unaligned(Box::into_raw(Box::new(Minter(minter)))) };
-        Ok(())
+        // SAFETY: the caller's promise for `minter_out`.
+        unsafe { boxed(minter_out, Minter(minter)) }
     })
 }
 
@@ -55,10 +53,8 @@ pub unsafe extern "C" fn emq_minter_new(node: u16, minter_out: *mut *mut Minter)
 /// `minter` must come from `emq_minter_new` and not be used or freed again.
 #[no_mangle]
 pub unsafe extern "C" fn emq_minter_free(minter: *mut Minter) {
-    if !minter.is_null() {
-        // SAFETY: it came from Box::into_raw in emq_minter_new and is freed once.
-        drop(unsafe { Box::from_raw(minter) });
-    }
+    // SAFETY: from emq_minter_new and freed once, by the caller's promise.
+    unsafe { unbox(minter) }
 }
 
 /// Mints the next snowflake with the system clock.

@@ -44,8 +44,9 @@ pub enum branded_status {
     EMQ_ERR_NODE = 11,
     /// Not a refusal of the contract: an error reply of Valkey that is not the
     /// lease protocol's (`NOSCRIPT`, `BUSY`, `MOVED`, `OOM`, a script error,
-    /// …), as `emq_parse_acquire_error` reads it. The host handles it as its
-    /// Valkey client's error (retry, reconnect, report); no gate answers it.
+    /// …), as `emq_parse_acquire_error` reads it; for `emq_parse_redirect`, a
+    /// reply that is not a `MOVED` or `ASK` naming a node. The host handles it
+    /// as its Valkey client's error (retry, reconnect, report); no gate answers it.
     EMQ_ERR_VALKEY = 12,
 }
 
@@ -92,6 +93,54 @@ pub(crate) fn non_null<T>(p: *const T) -> Result<*const T, branded_status> {
     } else {
         Ok(p)
     }
+}
+
+/// Writes `value` to `out`, or `EMQ_ERR_NULL`.
+///
+/// # Safety
+/// `out` NULL or writable.
+pub(crate) unsafe fn put<T>(out: *mut T, value: T) -> Result<(), branded_status> {
+    non_null(out)?;
+    // SAFETY: non-NULL and writable by the caller's promise.
+    unsafe { out.write_unaligned(value) };
+    Ok(())
+}
+
+/// Writes `value`, moved to the heap, to `out`: the ABI's allocations (a
+/// handle its `_free` function releases with [`unbox`]), or `EMQ_ERR_NULL`
+/// with nothing allocated.
+///
+/// # Safety
+/// `out` NULL or writable.
+pub(crate) unsafe fn boxed<T>(out: *mut *mut T, value: T) -> Result<(), branded_status> {
+    non_null(out)?;
+    // SAFETY: non-NULL and writable by the caller's promise.
+    unsafe { out.write_unaligned(Box::into_raw(Box::new(value))) };
+    Ok(())
+}
+
+/// Releases a handle [`boxed`] wrote; NULL is ignored.
+///
+/// # Safety
+/// `handle` NULL, or from [`boxed`] and released once, no other thread using it.
+pub(crate) unsafe fn unbox<T>(handle: *mut T) {
+    if !handle.is_null() {
+        // SAFETY: it came from Box::into_raw in `boxed` and is released once.
+        drop(unsafe { Box::from_raw(handle) });
+    }
+}
+
+/// A static text as `(pointer, length)`: its length to `len_out` when that is non-NULL.
+///
+/// # Safety
+/// `len_out` NULL or writable for one `size_t`.
+pub(crate) unsafe fn static_text(text: Option<&'static str>, len_out: *mut usize) -> *const u8 {
+    let Some(text) = text else { return std::ptr::null() };
+    if !len_out.is_null() {
+        // SAFETY: non-NULL, and the caller promises it is writable.
+        unsafe { len_out.write_unaligned(text.len()) };
+    }
+    text.as_ptr()
 }
 
 /// The bytes at `(ptr, len)`; NULL is allowed only with `len == 0`.

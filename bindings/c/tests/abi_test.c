@@ -456,6 +456,145 @@ static void lease(void) {
     emq_leased_minter_free(NULL);
 }
 
+/* The outcome emq_read_lease_error reads in the C string `reply`, or -1 for a refusal. */
+static int read_error(const char *reply, int asked) {
+    emq_lease_outcome outcome = EMQ_OUTCOME_COUNTED;
+    return emq_read_lease_error((const uint8_t *)reply, strlen(reply), asked, &outcome) == BRANDED_OK ? (int)outcome : -1;
+}
+
+/* The lease keeper's decisions: a write's error reply read, the node a
+ * redirect names, and a keeper through the first acquire, a renewal and expiry. */
+static void keeper(void) {
+    size_t len = 0;
+
+    /* The enumerations' names, the core's, by value; NULL past the end. */
+    const char *outcomes[] = {"counted", "unacknowledged", "gone", "leased", "ask", "moved", "not_run", "fault"};
+    for (int i = 0; i <= EMQ_OUTCOME_FAULT; i++) CHECK(is_text(emq_lease_outcome_name(i, &len), &len, outcomes[i]));
+    CHECK(emq_lease_outcome_name(EMQ_OUTCOME_FAULT + 1, &len) == NULL && emq_lease_outcome_name(-1, NULL) == NULL);
+    CHECK(is_text(emq_lease_action_name(EMQ_ACTION_GIVE_UP, &len), &len, "give_up"));
+    CHECK(is_text(emq_lease_action_name(EMQ_ACTION_PUBLISH, &len), &len, "publish"));
+    CHECK(emq_lease_action_name(EMQ_ACTION_GIVE_UP + 1, &len) == NULL);
+    CHECK(is_text(emq_lease_phase_name(EMQ_PHASE_PENDING, &len), &len, "pending"));
+    CHECK(emq_lease_phase_name(EMQ_PHASE_HELD + 1, &len) == NULL);
+    CHECK(is_text(emq_lease_next_name(EMQ_NEXT_EXPIRED, &len), &len, "expired"));
+    CHECK(emq_lease_next_name(EMQ_NEXT_EXPIRED + 1, &len) == NULL);
+
+    /* Error replies: the protocol's refusal, redirects (followed once), not run, anything else. */
+    CHECK(read_error("ERR EMQLEASE every node is leased", 0) == EMQ_OUTCOME_LEASED);
+    CHECK(read_error("ASK 9051 10.0.0.2:7001", 0) == EMQ_OUTCOME_ASK);
+    CHECK(read_error("ASK 9051 10.0.0.2:7001", 1) == EMQ_OUTCOME_FAULT);
+    CHECK(read_error("MOVED 9051 10.0.0.2:7001", 1) == EMQ_OUTCOME_MOVED);
+    CHECK(read_error("READONLY You can't write against a read only replica.", 0) == EMQ_OUTCOME_MOVED);
+    CHECK(read_error("CLUSTERDOWN The cluster is down", 0) == EMQ_OUTCOME_NOT_RUN);
+    CHECK(read_error("NOREPLICAS Not enough good replicas to write.", 0) == EMQ_OUTCOME_NOT_RUN);
+    CHECK(read_error("ERR Error running script", 0) == EMQ_OUTCOME_FAULT);
+    CHECK(read_error("\xff\xfe", 0) == EMQ_OUTCOME_FAULT && read_error("", 0) == EMQ_OUTCOME_FAULT);
+    emq_lease_outcome outcome = EMQ_OUTCOME_GONE;
+    CHECK(emq_read_lease_error(NULL, 0, 0, &outcome) == BRANDED_OK && outcome == EMQ_OUTCOME_FAULT);
+    outcome = EMQ_OUTCOME_GONE;
+    CHECK(emq_read_lease_error(NULL, 5, 0, &outcome) == EMQ_ERR_NULL && outcome == EMQ_OUTCOME_GONE);
+    CHECK(emq_read_lease_error((const uint8_t *)"ASK", 3, 0, NULL) == EMQ_ERR_NULL);
+    CHECK(emq_lease_outcome_of_write(1, 1) == EMQ_OUTCOME_COUNTED);
+    CHECK(emq_lease_outcome_of_write(1, 0) == EMQ_OUTCOME_UNACKNOWLEDGED);
+    CHECK(emq_lease_outcome_of_write(0, 1) == EMQ_OUTCOME_GONE && emq_lease_outcome_of_write(0, 0) == EMQ_OUTCOME_GONE);
+
+    /* The node a redirect names: its host a range of the text (none: the connection's host). */
+    emq_redirect to;
+    const char *ask = "ASK 9051 10.0.0.2:7001", *v6 = "MOVED 12 [2001:db8::1]:6379", *bare = "MOVED 9051 :7001";
+    CHECK(emq_parse_redirect((const uint8_t *)ask, strlen(ask), &to) == BRANDED_OK);
+    CHECK(to.ask == 1 && to.slot == 9051 && to.port == 7001 && to.host_len == 8 && memcmp(ask + to.host_offset, "10.0.0.2", 8) == 0);
+    CHECK(emq_parse_redirect((const uint8_t *)v6, strlen(v6), &to) == BRANDED_OK);
+    CHECK(to.ask == 0 && to.slot == 12 && to.port == 6379 && to.host_len == 11 && memcmp(v6 + to.host_offset, "2001:db8::1", 11) == 0);
+    CHECK(emq_parse_redirect((const uint8_t *)bare, strlen(bare), &to) == BRANDED_OK);
+    CHECK(to.host_offset == 0 && to.host_len == 0 && to.port == 7001);
+    const char *slot_past = "MOVED 16384 10.0.0.2:7001", *other = "CLUSTERDOWN The cluster is down";
+    CHECK(emq_parse_redirect((const uint8_t *)slot_past, strlen(slot_past), &to) == EMQ_ERR_VALKEY);
+    CHECK(emq_parse_redirect((const uint8_t *)other, strlen(other), &to) == EMQ_ERR_VALKEY);
+    CHECK(to.port == 7001); /* outputs only on BRANDED_OK */
+    CHECK(emq_parse_redirect((const uint8_t *)ask, strlen(ask), NULL) == EMQ_ERR_NULL);
+    CHECK(emq_parse_redirect(NULL, 3, &to) == EMQ_ERR_NULL);
+
+    /* The schedule of the terms; refused terms write nothing. */
+    uint64_t ms = 7;
+    CHECK(emq_lease_renew_every_ms(EMQ_LEASE_TTL_MS, EMQ_LEASE_MARGIN_MS, &ms) == BRANDED_OK && ms == 10000);
+    CHECK(emq_lease_renew_every_ms(3, 1, &ms) == BRANDED_OK && ms == 1);
+    CHECK(emq_lease_retry_ms(EMQ_LEASE_TTL_MS, EMQ_LEASE_MARGIN_MS, &ms) == BRANDED_OK && ms == 250);
+    CHECK(emq_lease_retry_ms(2000, 333, &ms) == BRANDED_OK && ms == 100);
+    CHECK(emq_lease_retry_ms(3, 1, &ms) == BRANDED_OK && ms == 10);
+    CHECK(emq_lease_retry_ms(10, 10, &ms) == BRANDED_ERR_RANGE && emq_lease_renew_every_ms(0, 0, &ms) == BRANDED_ERR_RANGE);
+    CHECK(ms == 10);
+    CHECK(emq_lease_retry_ms(3, 1, NULL) == EMQ_ERR_NULL && emq_lease_renew_every_ms(3, 1, NULL) == EMQ_ERR_NULL);
+
+    /* A keeper: bad terms are the range gate, and nothing is made. */
+    emq_lease_keeper *k = NULL;
+    CHECK(emq_lease_keeper_new(30000, 30000, 0, &k) == BRANDED_ERR_RANGE && k == NULL);
+    CHECK(emq_lease_keeper_new(0, 0, 0, &k) == BRANDED_ERR_RANGE && k == NULL);
+    CHECK(emq_lease_keeper_new(3000, 500, 0, NULL) == EMQ_ERR_NULL);
+
+    /* The first acquire: not run (retried), then counted; renewed; expired a TTL after the last answer. */
+    emq_lease_next next = EMQ_NEXT_RENEW;
+    emq_lease_action action = EMQ_ACTION_WAIT;
+    emq_lease_phase phase = EMQ_PHASE_HELD;
+    uint64_t after = 1;
+    CHECK(emq_lease_keeper_new(3000, 500, 0, &k) == BRANDED_OK && k != NULL);
+    CHECK(emq_lease_keeper_phase(k, &phase) == BRANDED_OK && phase == EMQ_PHASE_STARTING);
+    CHECK(emq_lease_keeper_next(k, 0, &next) == BRANDED_OK && next == EMQ_NEXT_ACQUIRE);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_NOT_RUN, 0, 0, &action, &after) == BRANDED_OK);
+    CHECK(action == EMQ_ACTION_RETRY && after == 150);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_COUNTED, 150, 160, &action, &after) == BRANDED_OK);
+    CHECK(action == EMQ_ACTION_PUBLISH && after == 1000);
+    CHECK(emq_lease_keeper_phase(k, &phase) == BRANDED_OK && phase == EMQ_PHASE_HELD);
+    CHECK(emq_lease_keeper_next(k, 1160, &next) == BRANDED_OK && next == EMQ_NEXT_RENEW);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_UNACKNOWLEDGED, 1160, 1170, &action, &after) == BRANDED_OK);
+    CHECK(action == EMQ_ACTION_WAIT && after == 150);
+    /* An outcome the enumeration lacks: the range gate, nothing written, the keeper as it was. */
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_FAULT + 1, 0, 0, &action, &after) == BRANDED_ERR_RANGE);
+    CHECK(emq_lease_keeper_settle(k, -1, 0, 0, &action, &after) == BRANDED_ERR_RANGE);
+    CHECK(action == EMQ_ACTION_WAIT && after == 150);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_GONE, 0, 0, NULL, &after) == EMQ_ERR_NULL);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_GONE, 0, 0, &action, NULL) == EMQ_ERR_NULL);
+    CHECK(emq_lease_keeper_phase(k, &phase) == BRANDED_OK && phase == EMQ_PHASE_HELD);
+    CHECK(emq_lease_keeper_next(k, 4159, &next) == BRANDED_OK && next == EMQ_NEXT_RENEW);
+    CHECK(emq_lease_keeper_next(k, 4160, &next) == BRANDED_OK && next == EMQ_NEXT_EXPIRED);
+    CHECK(emq_lease_keeper_phase(k, &phase) == BRANDED_OK && phase == EMQ_PHASE_UNLEASED);
+    CHECK(emq_lease_keeper_next(k, 4160, NULL) == EMQ_ERR_NULL && emq_lease_keeper_phase(k, NULL) == EMQ_ERR_NULL);
+    emq_lease_keeper_free(k);
+    k = NULL;
+
+    /* A cluster that stays down: retried for a TTL, then the first acquire gives up with the node gate. */
+    CHECK(emq_lease_keeper_new(600, 100, 1000, &k) == BRANDED_OK);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_NOT_RUN, 1000, 1599, &action, &after) == BRANDED_OK);
+    CHECK(action == EMQ_ACTION_RETRY && after == 30);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_NOT_RUN, 1599, 1600, &action, &after) == BRANDED_OK);
+    CHECK(action == EMQ_ACTION_GIVE_UP && after == 0);
+    CHECK(emq_lease_keeper_phase(k, &phase) == BRANDED_OK && phase == EMQ_PHASE_UNLEASED);
+    emq_lease_keeper_free(k);
+    k = NULL;
+
+    /* An ASK is followed once; asked again, the first acquire gives up (a fault: the host's refusal). */
+    CHECK(emq_lease_keeper_new(EMQ_LEASE_TTL_MS, EMQ_LEASE_MARGIN_MS, 0, &k) == BRANDED_OK);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_ASK, 0, 1, &action, &after) == BRANDED_OK);
+    CHECK(action == EMQ_ACTION_FOLLOW && after == 0);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_ASK, 1, 2, &action, &after) == BRANDED_OK && action == EMQ_ACTION_GIVE_UP);
+    emq_lease_keeper_free(k);
+
+    /* The refusals the first acquire gives up with: the node gate, or another's (OK). */
+    CHECK(emq_lease_refusal(EMQ_OUTCOME_NOT_RUN) == EMQ_ERR_NODE && emq_lease_refusal(EMQ_OUTCOME_MOVED) == EMQ_ERR_NODE);
+    CHECK(emq_lease_refusal(EMQ_OUTCOME_LEASED) == EMQ_ERR_NODE);
+    CHECK(emq_lease_refusal(EMQ_OUTCOME_FAULT) == BRANDED_OK && emq_lease_refusal(EMQ_OUTCOME_UNACKNOWLEDGED) == BRANDED_OK);
+    CHECK(emq_lease_refusal(EMQ_OUTCOME_FAULT + 1) == BRANDED_ERR_RANGE && emq_lease_refusal(-1) == BRANDED_ERR_RANGE);
+    const uint8_t *detail = emq_lease_refusal_detail(EMQ_OUTCOME_NOT_RUN, &len);
+    CHECK(detail != NULL && len > 20 && memcmp(detail, "the reserve did not run", 23) == 0);
+    detail = emq_lease_refusal_detail(EMQ_OUTCOME_LEASED, &len);
+    CHECK(detail != NULL && len > 20 && memcmp(detail, "every node", 10) == 0);
+    CHECK(emq_lease_refusal_detail(EMQ_OUTCOME_FAULT, &len) == NULL && emq_lease_refusal_detail(99, NULL) == NULL);
+
+    /* NULL handles. */
+    CHECK(emq_lease_keeper_next(NULL, 0, &next) == EMQ_ERR_NULL && emq_lease_keeper_phase(NULL, &phase) == EMQ_ERR_NULL);
+    CHECK(emq_lease_keeper_settle(NULL, EMQ_OUTCOME_COUNTED, 0, 0, &action, &after) == EMQ_ERR_NULL);
+    emq_lease_keeper_free(NULL);
+}
+
 /* The node of a minted id, or -1. */
 static int node_of(const char id[14]) {
     char ns[3];
@@ -599,6 +738,7 @@ int main(void) {
     keyspace();
     mint();
     lease();
+    keeper();
     process();
     names();
     printf("abi_test: %d passed, %d failed\n", checks - failures, failures);

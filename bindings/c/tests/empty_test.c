@@ -116,6 +116,10 @@ static void keyspace(void) {
         CHECK(emq_from_xadd_id((const uint8_t *)"1704117200000-1620567", 21, empty(w), 0, id) == BRANDED_ERR_RANGE);
         CHECK(id[0] == '#');
         CHECK(emq_parse_acquire_error(e, 0) == EMQ_ERR_VALKEY);
+        emq_lease_outcome outcome = EMQ_OUTCOME_COUNTED;
+        CHECK(emq_read_lease_error(e, 0, 0, &outcome) == BRANDED_OK && outcome == EMQ_OUTCOME_FAULT);
+        emq_redirect to = {0, 0, 0, 42, 0};
+        CHECK(emq_parse_redirect(e, 0, &to) == EMQ_ERR_VALKEY && to.port == 42);
     }
     /* An id given with no bytes is an empty id, not "no id": the length gate.
      * Only a NULL id means none (and the job family needs one). */

@@ -4,7 +4,7 @@
 //	rdb := redis.NewUniversalClient(&redis.UniversalOptions{Addrs: seeds})
 //	lease, err := holder.Acquire(ctx, rdb, holder.Options{Replicas: 1})
 //	if err != nil {
-//		return err // emqid.ErrNode: every node leased, or no replica acknowledged
+//		return err // emqid.ErrNode: every node leased, no replica acknowledged, or the cluster down for a TTL
 //	}
 //	defer lease.Release(context.Background())
 //	id, err := lease.Mint("JOB")
@@ -12,16 +12,19 @@
 // Acquire returns once the acquire is acknowledged by Options.Replicas
 // replicas (WAIT on the same connection). A goroutine then renews the lease
 // every third of its TTL, follows a failover to the new primary (a
-// *redis.ClusterClient reloads its slot map), and when the lease is lost or
-// fenced for a whole TTL takes another node by itself, its first id after
-// every id this holder minted before. Next and Mint mint on whichever lease
-// is held, and are refused with emqid.ErrNode while none is. Release hands
-// the node back with its high-water mark.
+// *redis.ClusterClient reloads its slot map) and a slot migration (an ASK is
+// followed to the node it names: ASKING, the script and its WAIT on one
+// connection), and when the lease is lost or not renewed for a whole TTL
+// takes another node by itself, its first id after every id this holder
+// minted before. Next and Mint mint on whichever lease is held, and are
+// refused with emqid.ErrNode while none is. Release hands the node back with
+// its high-water mark.
 //
-// The scripts, their key, reply parsing, the acknowledgement rule and the minter
-// are the emqid package's (the core's, through libemqid): this package only
-// moves them over go-redis. It is a module of its own, so the emqid module
-// carries no go-redis dependency.
+// What each write came to, what to do with it and when to write again are
+// the core's decisions (emqid.LeaseKeeper, through libemqid), as are the
+// scripts, their key, reply parsing, the acknowledgement rule and the
+// minter: this package only moves them over go-redis. It is a module of its
+// own, so the emqid module carries no go-redis dependency.
 package holder
 
 import (
@@ -70,13 +73,18 @@ func (o Options) terms() (emqid.LeaseTerms, error) {
 }
 
 // Retry is how soon a failed or unacknowledged write, or a refused acquire, is
-// tried again: a twentieth of the TTL, within 10 to 250 ms.
+// tried again: the terms' emqid.LeaseTerms.Retry (a twentieth of the TTL,
+// within 10 to 250 ms); the default terms' for terms the core refuses.
 func (o Options) Retry() time.Duration {
 	terms, err := o.terms()
 	if err != nil {
 		terms = emqid.DefaultLeaseTerms
 	}
-	return min(max(terms.TTL/20, 10*time.Millisecond), 250*time.Millisecond)
+	retry, err := terms.Retry()
+	if err != nil {
+		retry, _ = emqid.DefaultLeaseTerms.Retry()
+	}
+	return retry
 }
 
 // Held is a lease this holder holds.
@@ -102,7 +110,7 @@ type Minted struct {
 type Stats struct {
 	// Taken is leases taken and acknowledged, the first one included.
 	Taken uint32
-	// Lost is leases lost: answered gone, or fenced for a whole TTL.
+	// Lost is leases lost: answered gone, or not renewed for a whole TTL.
 	Lost uint32
 	// Unleased is how long the holder has been unable to mint, if it is now.
 	Unleased time.Duration
@@ -135,11 +143,15 @@ type Lease struct {
 // Acquire takes a free node through rdb, a *redis.Client (a standalone server,
 // or a Sentinel's failover client) or a *redis.ClusterClient (the protocol's
 // one key, emqid.LeaseKey, is in the {emq} hash slot), trying nodes from a random one on, and
-// returns once the acquire is acknowledged by opts' replicas. Refused with
-// emqid.ErrNode when every node is leased or the acquire was not acknowledged
-// within the terms' WaitTimeout (the unacknowledged lease is released);
-// emqid.ErrRange for terms the core refuses, or a client whose read timeout
-// does not exceed WaitTimeout. Any other failure is the client's, wrapped.
+// returns once the acquire is acknowledged by opts' replicas. A write the
+// server did not run (TRYAGAIN, CLUSTERDOWN, LOADING, NOREPLICAS...) or
+// that was MOVED is tried again for up to a TTL. Refused with emqid.ErrNode
+// when every node is leased, when the acquire was not acknowledged within
+// the terms' WaitTimeout (the unacknowledged lease is released), or when the
+// reserve did not run it for a whole TTL (the message ends with the
+// server's reply, e.g. "CLUSTERDOWN The cluster is down"); emqid.ErrRange
+// for terms the core refuses, or a client whose read timeout does not
+// exceed WaitTimeout. Any other failure is the client's, wrapped.
 func Acquire(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Lease, error) {
 	terms, err := opts.terms()
 	if err != nil {
@@ -148,26 +160,22 @@ func Acquire(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Lea
 	if opts.Replicas < NoReplicas {
 		return nil, rangeError(fmt.Sprintf("replicas is NoReplicas, 0 (the default) or a count, not %d", opts.Replicas))
 	}
-	k, err := newKeeper(rdb, opts.replicas(), terms, opts.Retry())
+	k, err := newKeeper(rdb, opts.replicas(), terms)
 	if err != nil {
 		return nil, err
 	}
 	l := &Lease{k: k, stopped: make(chan struct{})}
 	k.lease = l
-	refusal, err := k.acquire(ctx)
-	if err != nil || refusal != nil {
-		_, _ = k.release(ctx)
-		if err != nil {
-			k.wire.reload(ctx) // the next call finds the reserve's primary again
-			return nil, fmt.Errorf("holder: acquire: %w", err)
-		}
-		return nil, refusal
+	after, err := k.start(ctx)
+	if err != nil {
+		k.core.Close()
+		return nil, err
 	}
 	keep, cancel := context.WithCancel(context.Background())
 	l.cancel = cancel
 	go func() {
 		defer close(l.stopped)
-		k.run(keep)
+		k.run(keep, after)
 	}()
 	return l, nil
 }
@@ -232,6 +240,7 @@ func (l *Lease) Release(ctx context.Context) (bool, error) {
 		l.cancel()
 		<-l.stopped // the keeper's state is this goroutine's now
 		l.released, l.releaseErr = l.k.release(ctx)
+		l.k.core.Close()
 	})
 	return l.released, l.releaseErr
 }

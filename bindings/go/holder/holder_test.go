@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"slices"
@@ -27,12 +28,21 @@ import (
 type answer func(cmd []string) string
 
 // server answers every connection with a, and logs the lease scripts it was
-// sent (by name) and their EVAL commands, in order.
+// sent (by name) and their EVAL commands, in order, and every command as
+// "<connection> <COMMAND>[ <script>]".
 type server struct {
 	addr  string
+	conns atomic.Int32
 	mu    sync.Mutex
 	seen  []string
 	evals [][]string
+	log   []string
+}
+
+func (s *server) commands() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.log...)
 }
 
 func (s *server) scripts() []string {
@@ -69,18 +79,21 @@ func serve(t *testing.T, a answer) *server {
 
 func (s *server) conn(conn net.Conn, a answer) {
 	defer conn.Close()
+	id := s.conns.Add(1)
 	r := bufio.NewReader(conn)
 	for {
 		cmd, err := readCommand(r)
 		if err != nil {
 			return
 		}
-		if name := scriptOf(cmd); name != "" {
-			s.mu.Lock()
+		name := scriptOf(cmd)
+		s.mu.Lock()
+		if name != "" {
 			s.seen = append(s.seen, name)
 			s.evals = append(s.evals, cmd)
-			s.mu.Unlock()
 		}
+		s.log = append(s.log, strings.TrimSpace(fmt.Sprintf("%d %s %s", id, strings.ToUpper(cmd[0]), name)))
+		s.mu.Unlock()
 		var reply string
 		switch strings.ToUpper(cmd[0]) {
 		case "HELLO":
@@ -147,6 +160,21 @@ func dial(t *testing.T, s *server) *redis.Client {
 
 // 300 ms leases fenced 50 ms early: renewals every 100 ms, WAIT's timeout 25 ms.
 var short = Options{Terms: emqid.LeaseTerms{TTL: 300 * time.Millisecond, Margin: 50 * time.Millisecond}}
+
+// 600 ms leases: a write not run is retried every 30 ms for 600 ms.
+var clusterDown = Options{Terms: emqid.LeaseTerms{TTL: 600 * time.Millisecond, Margin: 100 * time.Millisecond}}
+
+// awaitScript waits (3 s at most) until s has been sent the script of this name.
+func awaitScript(t *testing.T, s *server, name string) {
+	t.Helper()
+	deadline := time.Now().Add(3 * time.Second)
+	for !slices.Contains(s.scripts(), name) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within 3 s: %v", name, s.scripts())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
 
 // nextWithin is Next, tried every millisecond while refused, for at most wait.
 func nextWithin(l *Lease, wait time.Duration) (Minted, error) {
@@ -252,13 +280,7 @@ func TestScriptsAreSentWithTheLeaseKeyAndTheNode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(3 * time.Second)
-	for !slices.Contains(s.scripts(), "renew") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no renewal within 3 s: %v", s.scripts())
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	awaitScript(t, s, "renew")
 	if ok, err := l.Release(context.Background()); !ok || err != nil {
 		t.Fatalf("release: %v %v", ok, err)
 	}
@@ -292,19 +314,99 @@ func TestScriptsAreSentWithTheLeaseKeyAndTheNode(t *testing.T) {
 	}
 }
 
-func TestNoReplicasIsRefusedAndNothingTaken(t *testing.T) {
+// A write the server did not run is tried again for a TTL, then the first
+// acquire is refused with the node gate naming the server's reply: never an
+// I/O error. Nothing was taken, so nothing is released.
+func TestAWriteNotRunIsRetriedForATTLThenRefusedByName(t *testing.T) {
+	for _, reply := range []string{"CLUSTERDOWN The cluster is down", "NOREPLICAS Not enough good replicas to write.",
+		"TRYAGAIN Multiple keys request during rehashing of slot"} {
+		s := serve(t, func(cmd []string) string {
+			if isWait(cmd) {
+				return ":0\r\n"
+			}
+			return "-" + reply + "\r\n"
+		})
+		started := time.Now()
+		_, err := Acquire(context.Background(), dial(t, s), clusterDown)
+		took := time.Since(started)
+		if !errors.Is(err, emqid.ErrNode) || !strings.HasSuffix(err.Error(), ": "+reply) {
+			t.Fatalf("%s: %v", reply, err)
+		}
+		if took < clusterDown.Terms.TTL || took > 5*clusterDown.Terms.TTL {
+			t.Errorf("%s: refused after %v, not a TTL (%v)", reply, took, clusterDown.Terms.TTL)
+		}
+		scripts := s.scripts()
+		if len(scripts) < 5 || slices.ContainsFunc(scripts, func(name string) bool { return name != "acquire" }) {
+			t.Errorf("%s: scripts sent: %v (retried every 30 ms; nothing taken, no release)", reply, scripts)
+		}
+	}
+}
+
+// An ASK is followed at once to the node it names (here by port alone: the
+// host is the one the ASK came from), with ASKING, the script and its WAIT on
+// one connection; the lease taken there is published, and its renewals go
+// to the reserve's primary again.
+func TestAnAskIsFollowedWithAskingOnOneConnection(t *testing.T) {
+	importing := serve(t, func(cmd []string) string {
+		if scriptOf(cmd) == "acquire" {
+			return "*2\r\n:7\r\n:-1\r\n"
+		}
+		return ":1\r\n"
+	})
+	_, port, _ := net.SplitHostPort(importing.addr)
+	slot := emqid.SlotString(emqid.LeaseKey)
+	primary := serve(t, func(cmd []string) string {
+		if scriptOf(cmd) == "acquire" {
+			return fmt.Sprintf("-ASK %d :%s\r\n", slot, port)
+		}
+		return ":1\r\n" // renew, release and WAIT: done, acknowledged
+	})
+	l, err := Acquire(context.Background(), dial(t, primary), short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, ok := l.Held(); !ok || h.Node != 7 {
+		t.Fatalf("held %+v %v", h, ok)
+	}
+	want := []string{"ASKING", "EVAL acquire", "WAIT"}
+	var got []string
+	conn := ""
+	for _, line := range importing.commands() {
+		id, command, _ := strings.Cut(line, " ")
+		if command == "ASKING" {
+			conn = id
+		}
+		if id == conn {
+			got = append(got, command)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("the importing node's connection saw %q, want %q (all: %q)", got, want, importing.commands())
+	}
+	awaitScript(t, primary, "renew")
+	if ok, err := l.Release(context.Background()); !ok || err != nil {
+		t.Fatalf("release: %v %v", ok, err)
+	}
+}
+
+// A node that redirects a followed write again is not followed twice: the
+// first acquire gives up with the reply, not an I/O error.
+func TestASecondAskIsAFault(t *testing.T) {
+	var ask string
 	s := serve(t, func(cmd []string) string {
 		if isWait(cmd) {
-			return ":0\r\n"
+			return ":1\r\n"
 		}
-		return "-NOREPLICAS Not enough good replicas to write.\r\n"
+		return "-" + ask + "\r\n"
 	})
+	_, port, _ := net.SplitHostPort(s.addr)
+	ask = fmt.Sprintf("ASK %d 127.0.0.1:%s", emqid.SlotString(emqid.LeaseKey), port)
 	_, err := Acquire(context.Background(), dial(t, s), short)
-	if !errors.Is(err, emqid.ErrNode) {
-		t.Fatalf("NOREPLICAS: %v", err)
+	if err == nil || errors.Is(err, emqid.ErrNode) || !strings.HasSuffix(err.Error(), ": "+ask) {
+		t.Fatalf("an ASK answered with an ASK: %v", err)
 	}
-	if got := strings.Join(s.scripts(), ","); got != "acquire" {
-		t.Fatalf("scripts sent: %s (nothing was taken: no release)", got)
+	if got := strings.Join(s.scripts(), ","); got != "acquire,acquire" {
+		t.Fatalf("scripts sent: %s", got)
 	}
 }
 

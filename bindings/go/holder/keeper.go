@@ -19,51 +19,89 @@ type lease struct {
 	held   Held
 }
 
-// keeper is the holder's state machine, run by one goroutine (and by
-// Acquire and Release before and after it):
+// keeper is the holder's loop: go-redis I/O around the core's LeaseKeeper,
+// which decides which write is due, when, and what each write came to. It
+// runs in one goroutine at a time: Acquire's (the first acquire), then its
+// own, then Release's.
 //
-//   - held (published: minted on): renewed every third of the TTL; an
-//     acknowledged renewal moves the fence and the mark, an unacknowledged
-//     one is tried again soon and moves nothing; a renewal answered gone
-//     stops the minter and another node is taken at once; so is a lease no
-//     renewal reached for a whole TTL (it has expired on the server).
-//   - pending (taken, its acquire not acknowledged: nothing minted on it):
-//     renewed until a renewal is acknowledged (then published) or answered gone.
-//   - neither: acquire from a random node, with now no earlier than one past
-//     this holder's last minted millisecond, so its ids keep their order.
-//
-// Any fault (a connection, MOVED, CLUSTERDOWN) makes a cluster client reload
-// its slot map; the write is tried again soon.
+// Each step: ask the core which write is due (an acquire, from a random node
+// and with now no earlier than one past this holder's last minted ms, so its
+// ids keep their order; or a renewal of the held or pending lease; or, once
+// no write of the held lease was answered for a whole TTL, lose it and
+// acquire), send it with its WAIT on one connection, read what it came to,
+// and do what the core settles: publish, renew, keep pending, lose, follow
+// an ASK, find the primary again, or give up (the first acquire only).
 type keeper struct {
 	lease    *Lease
 	wire     wire
+	core     *emqid.LeaseKeeper
 	terms    emqid.LeaseTerms
-	retry    time.Duration
-	held     *lease
-	pending  *lease
+	retry    time.Duration // the terms' delay after a write that did not count
+	held     *lease        // published: minted on
+	pending  *lease        // taken, its acquire not acknowledged: nothing minted on it
 	ordinals uint32
-	// answeredAt is when the held lease's last write the server answered was
-	// sent (MonotonicMs): a TTL later it has expired there.
-	answeredAt uint64
 	// notBefore is one past this holder's last minted ms: no later lease starts before it.
 	notBefore uint64
 }
 
-func newKeeper(rdb client, replicas int, terms emqid.LeaseTerms, retry time.Duration) (*keeper, error) {
+// write is one lease write: the script, its arguments, when it was sent, and
+// what it is for.
+type write struct {
+	script emqid.LeaseScript
+	args   []any
+	sent   uint64 // MonotonicMs
+	// An acquire: its token and the now it sent; the lease, once the reply names a node.
+	acquire bool
+	token   string
+	nowMs   int64
+	taken   *lease
+	// A renewal: the lease renewed and the mark it sent.
+	renewed *lease
+	mark    uint64
+}
+
+func newKeeper(rdb client, replicas int, terms emqid.LeaseTerms) (*keeper, error) {
 	w, err := newWire(rdb, replicas, terms)
 	if err != nil {
 		return nil, err
 	}
-	return &keeper{wire: w, terms: terms, retry: retry}, nil
+	retry, err := terms.Retry()
+	if err != nil {
+		return nil, err
+	}
+	core, err := emqid.NewLeaseKeeper(terms, emqid.MonotonicMs())
+	if err != nil {
+		return nil, err
+	}
+	return &keeper{wire: w, core: core, terms: terms, retry: retry}, nil
 }
 
 func (k *keeper) ttlMs() uint64 { return uint64(k.terms.TTL.Milliseconds()) }
 
-func (k *keeper) every() time.Duration { return max(k.terms.TTL/3, time.Millisecond) }
+// start is the first acquire, in the caller's goroutine: tried until the
+// lease is published (then when the first renewal is due), or refused.
+func (k *keeper) start(ctx context.Context) (time.Duration, error) {
+	for {
+		after, refused := k.step(ctx)
+		switch {
+		case refused != nil:
+			return 0, refused
+		case k.held != nil:
+			return after, nil
+		}
+		timer := time.NewTimer(after)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return 0, fmt.Errorf("holder: acquire: %w", ctx.Err())
+		case <-timer.C:
+		}
+	}
+}
 
-// run ticks until ctx is cancelled.
-func (k *keeper) run(ctx context.Context) {
-	timer := time.NewTimer(k.every())
+// run steps, each when the last said the next write is due, until ctx is cancelled.
+func (k *keeper) run(ctx context.Context, after time.Duration) {
+	timer := time.NewTimer(after)
 	defer timer.Stop()
 	for {
 		select {
@@ -71,52 +109,168 @@ func (k *keeper) run(ctx context.Context) {
 			return
 		case <-timer.C:
 		}
-		timer.Reset(k.tick(ctx))
+		after, _ := k.step(ctx) // no refusal once started: the core never gives up then
+		timer.Reset(after)
 	}
 }
 
-// tick is one step of the state machine; it answers when the next is due.
-func (k *keeper) tick(ctx context.Context) time.Duration {
-	k.expireFenced()
-	var done bool
-	var err error
-	switch {
-	case k.held != nil:
-		done, err = k.renewHeld(ctx)
-	case k.pending != nil:
-		done, err = k.renewPending(ctx)
-	default:
-		var refusal error
-		refusal, err = k.acquire(ctx)
-		done = err == nil && refusal == nil
+// step is one write and what the core settles of it: when the next is due,
+// or (the first acquire giving up) the refusal.
+func (k *keeper) step(ctx context.Context) (time.Duration, error) {
+	now := emqid.MonotonicMs()
+	k.fenced(now)
+	next, err := k.core.Next(now)
+	if err != nil {
+		return k.retry, fmt.Errorf("holder: %w", err)
 	}
-	switch {
-	case err != nil:
-		k.wire.reload(ctx)
-		return k.retry
-	case done:
-		return k.every() // renewed, or just taken: the next renewal a third of the TTL on
-	default:
-		return k.retry
+	if next == emqid.NextExpired {
+		k.lose()
+	}
+	w, err := k.prepare(next)
+	var got sent
+	if err != nil {
+		got.fault = err // the holder's own: nothing was sent
+	} else {
+		got = k.wire.write(ctx, w.script, w.args...)
+	}
+	outcome, fault := k.read(&w, got, false)
+	for {
+		step, err := k.core.Settle(outcome, w.sent, emqid.MonotonicMs())
+		if err != nil {
+			return k.retry, fmt.Errorf("holder: %w", err)
+		}
+		switch step.Action {
+		case emqid.ActionFollow:
+			to, _ := emqid.ParseRedirect(got.text()) // an ASK names its node
+			got = k.wire.follow(ctx, got, to, w.script, w.args...)
+			outcome, fault = k.read(&w, got, true)
+			continue
+		case emqid.ActionPublish:
+			k.publish(&w)
+		case emqid.ActionRenewed:
+			if err := w.renewed.minter.Renewed(w.sent, w.mark); err == nil {
+				k.lease.leasedAgain()
+			}
+		case emqid.ActionPend:
+			k.pending = w.taken
+		case emqid.ActionLose:
+			k.drop(w.renewed)
+		case emqid.ActionReroute, emqid.ActionReconnect:
+			k.wire.reload(ctx)
+		case emqid.ActionGiveUp:
+			return 0, k.refusal(ctx, &w, outcome, got, fault)
+		}
+		// ActionWait and ActionRetry: nothing moves.
+		return step.After, nil
 	}
 }
 
-// expireFenced counts a held lease whose fence closed as time without a
-// lease, and gives it up a whole TTL after the last write the server answered.
-func (k *keeper) expireFenced() {
+// prepare builds the write next asks for; an error is the holder's own
+// fault (nothing to send).
+func (k *keeper) prepare(next emqid.NextWrite) (write, error) {
+	sent := emqid.MonotonicMs()
+	if next == emqid.NextRenew {
+		x := k.held
+		if x == nil {
+			x = k.pending
+		}
+		if x == nil {
+			return write{sent: sent}, errors.New("holder: a renewal with no lease")
+		}
+		mark, err := x.minter.NextMark(time.Now().UnixMilli())
+		w := write{script: emqid.LeaseRenew, args: []any{x.token, k.ttlMs(), mark, x.held.Node}, sent: sent,
+			renewed: x, mark: mark}
+		return w, err
+	}
+	token, err := freshToken()
+	if err != nil {
+		return write{sent: sent}, err
+	}
+	start := mathrand.IntN(emqid.LeaseNodes)
+	now := max(time.Now().UnixMilli(), int64(min(k.notBefore, 1<<62)))
+	w := write{script: emqid.LeaseAcquire, args: []any{token, k.ttlMs(), start, emqid.LeaseNodes, now}, sent: sent,
+		acquire: true, token: token, nowMs: now}
+	// A clock the contract cannot hold is refused before a node is taken (a
+	// dry start: the same checks on the same clock, no node involved).
+	dry, err := emqid.StartLeasedMinter(emqid.Acquired{Node: 0, PreviousMark: -1}, now, sent, k.terms)
+	if err != nil {
+		return w, err
+	}
+	dry.Close()
+	return w, nil
+}
+
+// read is what the write came to, by the core's reading of its replies; for
+// a fault, the holder's own error when it has one.
+func (k *keeper) read(w *write, got sent, asked bool) (emqid.Outcome, error) {
+	switch {
+	case got.fault != nil:
+		return emqid.OutcomeFault, got.fault
+	case got.refused != nil:
+		return emqid.ReadLeaseError(got.text(), asked), nil
+	case w.acquire:
+		x, err := k.taken(w, got)
+		if err != nil {
+			return emqid.OutcomeFault, err
+		}
+		w.taken = x
+	default:
+		gone, err := renewal(got)
+		if err != nil {
+			return emqid.OutcomeFault, err
+		}
+		if gone {
+			return emqid.OutcomeGone, nil
+		}
+	}
+	return emqid.OutcomeOfWrite(true, got.acknowledged == nil), nil
+}
+
+// taken is the lease an acquire's reply names, its minter started. Only a
+// mark near the end of the contract's time fails to start: the node is left
+// to its TTL, and the error says why.
+func (k *keeper) taken(w *write, got sent) (*lease, error) {
+	pair, err := got.reply.Int64Slice()
+	if err != nil || len(pair) != 2 {
+		return nil, fmt.Errorf("acquire answered %v, not {node, previous mark}", got.reply.Val())
+	}
+	acquired, err := emqid.ParseAcquire(pair[0], pair[1])
+	if err != nil {
+		return nil, fmt.Errorf("acquire's reply: %w", err)
+	}
+	minter, err := emqid.StartLeasedMinter(acquired, w.nowMs, w.sent, k.terms)
+	if err != nil {
+		return nil, err
+	}
+	k.ordinals++
+	return &lease{minter: minter, token: w.token,
+		held: Held{Node: acquired.Node, PreviousMark: acquired.PreviousMark, Ordinal: k.ordinals}}, nil
+}
+
+// publish makes the lease the write took, or the pending lease it renewed, the one minted on.
+func (k *keeper) publish(w *write) {
+	x := w.taken
+	if !w.acquire {
+		x = w.renewed
+		_ = x.minter.Renewed(w.sent, w.mark) // a live minter: nothing to refuse
+		k.pending = nil
+	}
+	k.held = x
+	k.lease.publish(x)
+	k.lease.count(true, false)
+}
+
+// fenced counts a held lease whose fence closed as time without a lease.
+func (k *keeper) fenced(now uint64) {
 	if k.held == nil {
 		return
 	}
-	now := emqid.MonotonicMs()
 	if fence, err := k.held.minter.FenceMs(); err == nil && now >= fence {
 		k.lease.unleased()
 	}
-	if now >= k.answeredAt+k.ttlMs() {
-		k.lose()
-	}
 }
 
-// lose stops the held lease's minter and unpublishes it.
+// lose stops the held lease's minter and unpublishes it, counted as lost.
 func (k *keeper) lose() {
 	x := k.held
 	if x == nil {
@@ -131,134 +285,42 @@ func (k *keeper) lose() {
 	k.lease.count(false, true)
 }
 
-// publish makes x the lease minted on.
-func (k *keeper) publish(x *lease, answeredAt uint64) {
-	k.held, k.answeredAt = x, answeredAt
-	k.lease.publish(x)
-	k.lease.count(true, false)
-}
-
-// acquire takes a node. A nil refusal: held (acknowledged); else every node
-// leased, a clock the contract cannot hold, or the acquire not acknowledged
-// (then pending). err: a fault.
-func (k *keeper) acquire(ctx context.Context) (refusal, err error) {
-	token, err := freshToken()
-	if err != nil {
-		return nil, err
-	}
-	start := mathrand.IntN(emqid.LeaseNodes)
-	now := max(time.Now().UnixMilli(), int64(min(k.notBefore, 1<<62)))
-	sent := emqid.MonotonicMs()
-	// A clock the contract cannot hold is refused before a node is taken (a
-	// dry start: the same checks on the same clock, no node involved).
-	dry, err := emqid.StartLeasedMinter(emqid.Acquired{Node: 0, PreviousMark: -1}, now, sent, k.terms)
-	if err != nil {
-		return err, nil
-	}
-	dry.Close()
-	w, err := k.wire.write(ctx, emqid.LeaseAcquire, []string{emqid.LeaseKey},
-		token, k.ttlMs(), start, emqid.LeaseNodes, now)
-	if err != nil {
-		return nil, err
-	}
-	if w.refused != nil {
-		return w.refused, nil
-	}
-	pair, err := w.reply.Int64Slice()
-	if err != nil || len(pair) != 2 {
-		return nil, fmt.Errorf("acquire answered %v, not {node, previous mark}", w.reply.Val())
-	}
-	acquired, err := emqid.ParseAcquire(pair[0], pair[1])
-	if err != nil {
-		return nil, fmt.Errorf("acquire's reply: %w", err)
-	}
-	// Only a mark near the end of the contract's time fails here: the node is
-	// left to its TTL, and the refusal says why.
-	minter, err := emqid.StartLeasedMinter(acquired, now, sent, k.terms)
-	if err != nil {
-		return err, nil
-	}
-	k.ordinals++
-	x := &lease{minter: minter, token: token,
-		held: Held{Node: acquired.Node, PreviousMark: acquired.PreviousMark, Ordinal: k.ordinals}}
-	if w.acknowledged != nil {
-		k.pending = x
-		return w.acknowledged, nil
-	}
-	k.publish(x, sent)
-	return nil, nil
-}
-
-// renew sends x's renewal: the write, when it was sent, and the mark it carried.
-func (k *keeper) renew(ctx context.Context, x *lease) (written, uint64, uint64, error) {
-	sent := emqid.MonotonicMs()
-	mark, err := x.minter.NextMark(time.Now().UnixMilli())
-	if err != nil {
-		return written{}, 0, 0, err
-	}
-	w, err := k.wire.write(ctx, emqid.LeaseRenew, []string{emqid.LeaseKey}, x.token, k.ttlMs(), mark, x.held.Node)
-	if err == nil && w.refused == nil {
-		w.gone, err = renewal(w)
-	}
-	return w, sent, mark, err
-}
-
-// renewHeld renews the held lease: true when acknowledged (or another taken at once).
-func (k *keeper) renewHeld(ctx context.Context) (bool, error) {
-	x := k.held
-	w, sent, mark, err := k.renew(ctx, x)
-	switch {
-	case err != nil:
-		return false, err
-	case w.refused != nil: // NOREPLICAS: the renewal did not run
-		return false, nil
-	case w.gone:
+// drop stops minting on x, gone: lost when it was held, dropped when pending.
+func (k *keeper) drop(x *lease) {
+	switch x {
+	case k.held:
 		k.lose()
-		// Another node at once: the fleet's nodes are few to spare.
-		refusal, err := k.acquire(ctx)
-		return err == nil && refusal == nil, err
-	case w.acknowledged != nil:
-		k.answeredAt = sent // still this holder's on the primary: kept, fenced
-		return false, nil
-	default:
-		if err := x.minter.Renewed(sent, mark); err != nil {
-			return false, err
-		}
-		k.answeredAt = sent
-		k.lease.leasedAgain()
-		return true, nil
-	}
-}
-
-// renewPending renews the pending lease: published once a renewal is acknowledged.
-func (k *keeper) renewPending(ctx context.Context) (bool, error) {
-	x := k.pending
-	w, sent, mark, err := k.renew(ctx, x)
-	switch {
-	case err != nil:
-		return false, err
-	case w.refused != nil:
-		return false, nil
-	case w.gone: // lost before it counted (a failover took it): take another
+	case k.pending:
 		k.pending = nil
 		x.minter.Stop()
-		refusal, err := k.acquire(ctx)
-		return err == nil && refusal == nil, err
-	case w.acknowledged != nil:
-		return false, nil
+	}
+}
+
+// refusal is the first acquire's refusal: WAIT's (the taken lease released
+// first), the core's for the outcome with the server's reply that names the
+// state, or the holder's own fault.
+func (k *keeper) refusal(ctx context.Context, w *write, outcome emqid.Outcome, got sent, fault error) error {
+	if outcome == emqid.OutcomeUnacknowledged && w.taken != nil {
+		_, _ = k.giveBack(ctx, w.taken)
+		return got.acknowledged
+	}
+	var core *emqid.Error
+	if errors.As(emqid.LeaseRefusal(outcome), &core) {
+		return &emqid.Error{Gate: core.Gate, Detail: core.Detail + ": " + got.text()}
+	}
+	k.wire.reload(ctx) // the next call finds the reserve's primary again
+	switch {
+	case fault != nil:
+		return fmt.Errorf("holder: acquire: %w", fault)
+	case got.refused != nil: // a reply the protocol does not give, or a second redirect
+		return fmt.Errorf("holder: acquire: %w", got.refused)
 	default:
-		if err := x.minter.Renewed(sent, mark); err != nil {
-			return false, err
-		}
-		k.pending = nil
-		k.publish(x, sent)
-		return true, nil
+		return fmt.Errorf("holder: acquire: the write came to %v", outcome)
 	}
 }
 
 // release stops minting and releases what is held or pending: true when a
-// held lease was handed back. The release is not waited on: losing it in a
-// failover leaves the mark higher, which is safe.
+// held lease was handed back.
 func (k *keeper) release(ctx context.Context) (bool, error) {
 	x, wasHeld := k.held, k.held != nil
 	k.held = nil
@@ -269,28 +331,42 @@ func (k *keeper) release(ctx context.Context) (bool, error) {
 	if x == nil {
 		return false, nil
 	}
+	gone, err := k.giveBack(ctx, x)
+	return err == nil && !gone && wasHeld, err
+}
+
+// giveBack stops x's minter and releases its node with its high water:
+// whether the lease was gone or another's already. The release is not
+// waited on (losing it in a failover leaves the mark higher, which is safe);
+// an ASK to it is followed as a renewal's is.
+func (k *keeper) giveBack(ctx context.Context, x *lease) (bool, error) {
 	x.minter.Stop()
 	hw, err := x.minter.HighWater()
 	if err != nil {
 		return false, err
 	}
-	w, err := k.wire.unacknowledged().write(ctx, emqid.LeaseRelease, []string{emqid.LeaseKey}, x.token, hw, x.held.Node)
-	if err != nil {
+	w := k.wire.unacknowledged()
+	args := []any{x.token, hw, x.held.Node}
+	got := w.write(ctx, emqid.LeaseRelease, args...)
+	if got.refused != nil && emqid.ReadLeaseError(got.text(), false) == emqid.OutcomeAsk {
+		to, _ := emqid.ParseRedirect(got.text())
+		got = w.follow(ctx, got, to, emqid.LeaseRelease, args...)
+	}
+	switch {
+	case got.fault != nil:
 		k.wire.reload(ctx)
-		return false, fmt.Errorf("holder: release: %w", err)
+		return false, fmt.Errorf("holder: release: %w", got.fault)
+	case got.refused != nil:
+		return false, fmt.Errorf("holder: release: %w", got.refused)
 	}
-	if w.refused != nil {
-		return false, w.refused
-	}
-	gone, err := renewal(w)
-	return err == nil && !gone && wasHeld, err
+	return renewal(got)
 }
 
 // renewal reads a renew or release reply: gone, or a reply the protocol does not give.
-func renewal(w written) (bool, error) {
-	n, err := w.reply.Int64()
+func renewal(got sent) (bool, error) {
+	n, err := got.reply.Int64()
 	if err != nil {
-		return false, fmt.Errorf("renew answered %v: %w", w.reply.Val(), err)
+		return false, fmt.Errorf("renew answered %v: %w", got.reply.Val(), err)
 	}
 	switch err := emqid.ParseRenewal(n); {
 	case err == nil:
