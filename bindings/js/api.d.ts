@@ -243,3 +243,58 @@ export class LeasedMinter {
   /** The monotonic ms from which minting is refused. */
   readonly fenceMs: number;
 }
+
+// ---- The lease keeper (SPEC.md §5.2): what a holder writes next, when, and what each write came to.
+// A holder is its Valkey client's I/O around these; every name is the core's.
+/** What one lease write came to. */
+export type LeaseOutcome = 'counted' | 'unacknowledged' | 'gone' | 'leased' | 'ask' | 'moved' | 'not_run' | 'fault';
+/** What a holder does with a write's outcome (LeaseKeeper.settle). */
+export type LeaseAction = 'publish' | 'renewed' | 'pend' | 'wait' | 'lose' | 'follow' | 'reroute' | 'retry' | 'reconnect' | 'give_up';
+/** Where a holder is with its lease. */
+export type LeasePhase = 'starting' | 'unleased' | 'pending' | 'held';
+/** The node a MOVED or ASK reply names; `host` null: the host the redirected connection was opened to. */
+export interface LeaseRedirect {
+  ask: boolean;
+  slot: number;
+  host: string | null;
+  port: number;
+}
+/**
+ * What a lease script's error reply (the text after `-`, as clients give it) means: every node `leased`,
+ * `ask`, `moved` (MOVED, READONLY), `not_run` (TRYAGAIN, CLUSTERDOWN, LOADING, MASTERDOWN, BUSY, NOREPLICAS)
+ * or a `fault`. `asked`: the write was sent after ASKING (an ASK then is a fault: followed once only).
+ */
+export function readLeaseError(message: string, asked?: boolean): LeaseOutcome;
+/**
+ * What a write whose script answered without an error came to: `held` is the script's answer (an acquire
+ * that answered a node; a renewal's 1), `acknowledged` WAIT's (parseWait returned; true when no WAIT was wanted).
+ */
+export function leaseOutcome(held: boolean, acknowledged: boolean): LeaseOutcome;
+/** The node a MOVED or ASK reply names, or null for any other text (or a slot or port out of range). */
+export function redirect(message: string): LeaseRedirect | null;
+/** How often a held lease is renewed under these terms (a third of the TTL), checked as leaseTerms checks them. */
+export function leaseRenewEveryMs(ttlMs?: number, marginMs?: number): number;
+/** How soon a write that did not count is tried again under these terms (a twentieth of the TTL, 10 to 250 ms). */
+export function leaseRetryMs(ttlMs?: number, marginMs?: number): number;
+/**
+ * A holder's lease as far as deciding goes (the core's Keeper): its phase, when its last answered write was
+ * sent, since when the first acquire has tried. Times are monotonic ms (monotonicMs()). Not the lease itself:
+ * the holder keeps the token and the minter.
+ */
+export class LeaseKeeper {
+  /** Before the first acquire, begun at `sinceMonoMs` (default: now). Throws `range` for bad terms. */
+  constructor(terms?: { ttlMs?: number; marginMs?: number }, sinceMonoMs?: number);
+  /** The write due now: `expired` when the held lease went a whole TTL without an answered write (it is lost). */
+  next(nowMonoMs: number): 'acquire' | 'renew' | 'expired';
+  /** What to do with a write sent at `sentMonoMs` that came to `outcome`, and in how many ms to write next. */
+  settle(outcome: LeaseOutcome, sentMonoMs: number, nowMonoMs: number): { action: LeaseAction; afterMs: number };
+  readonly phase: LeasePhase;
+  /** Whether the write about to be sent follows an ASK (ASKING in front; its errors read with `asked`). */
+  readonly asked: boolean;
+  /**
+   * The first acquire's refusal when it gives up on `outcome`: EmqIdError `node` for every node leased, and
+   * for a write that did not run for a whole TTL (add the server's reply: it names the state); null when the
+   * refusal is another's (WAIT's parseWait, or the holder's own fault).
+   */
+  static refusal(outcome: LeaseOutcome): EmqIdError | null;
+}

@@ -127,6 +127,74 @@ export function makeApi(backend, { name, from = name }) {
   }
   const monotonicMs = () => Math.floor(performance.now());
 
+  // The lease keeper's decisions (emq_id::keeper): what a write's reply means
+  // and what the holder does next; names (outcomes, actions, phases, writes)
+  // are the core's. A holder is its client's I/O around these.
+  const OUTCOMES = new Set(facts.outcomes);
+  function text(x, what) {
+    if (typeof x !== 'string') throw typeError(`${what} is a string`);
+    return x;
+  }
+  function flag(x, what) {
+    if (typeof x !== 'boolean') throw typeError(`${what} is a boolean`);
+    return x;
+  }
+  function outcomeArg(x) {
+    if (!OUTCOMES.has(text(x, 'an outcome'))) throw new EmqIdError('range', `an outcome is one of ${[...OUTCOMES].join(', ')}`);
+    return x;
+  }
+  // Lease terms as the backends take them: (ttl, margin), where a margin of -1
+  // asks for the core's default for the TTL (no margin given).
+  const termsOf = (ttlMs = facts.numbers.LEASE_TTL_MS, marginMs = undefined) => [
+    ms(ttlMs, 'a TTL'),
+    marginMs === undefined ? -1 : ms(marginMs, 'a margin'),
+  ];
+  /** The terms object of LeasedMinter and LeaseKeeper, `{ ttlMs, marginMs }`. */
+  function termsArgs(terms) {
+    if (typeof terms !== 'object' || terms === null) throw typeError('terms are { ttlMs, marginMs }');
+    return termsOf(terms.ttlMs, terms.marginMs);
+  }
+  /** A lease function of the terms, as leaseTerms takes them. */
+  const ofTerms = (f) => (ttlMs, marginMs) => call(f, ...termsOf(ttlMs, marginMs));
+  const leaseMargin = ofTerms(backend.leaseMargin);
+
+  class LeaseKeeper {
+    #inner;
+    /** A holder's keeper of leases on `terms`, before its first acquire, begun at monotonic `sinceMonoMs`. */
+    constructor(terms = {}, sinceMonoMs = monotonicMs()) {
+      const args = [...termsArgs(terms), ms(sinceMonoMs, 'a monotonic time')];
+      this.#inner = call(() => new backend.LeaseKeeper(...args));
+    }
+    /** The write due at monotonic `nowMonoMs`: 'acquire', 'renew' or 'expired' (the held lease is lost). */
+    next(nowMonoMs) {
+      return call((t) => this.#inner.next(t), ms(nowMonoMs, 'a monotonic time'));
+    }
+    /** What to do with a write sent at `sentMonoMs` that came to `outcome`: `{ action, afterMs }`. */
+    settle(outcome, sentMonoMs, nowMonoMs) {
+      const args = [outcomeArg(outcome), ms(sentMonoMs, 'a monotonic time'), ms(nowMonoMs, 'a monotonic time')];
+      return call(() => this.#inner.settle(...args));
+    }
+    /** 'starting', 'unleased', 'pending' or 'held'. */
+    get phase() {
+      return this.#inner.phase;
+    }
+    /** Whether the write about to be sent follows an ASK (ASKING in front; errors read with `asked`). */
+    get asked() {
+      return this.#inner.asked;
+    }
+    /** The first acquire's refusal when it gives up on `outcome` (EmqIdError `node`), or null when the refusal is another's. */
+    static refusal(outcome) {
+      const name = outcomeArg(outcome);
+      try {
+        call(backend.leaseRefusal, name);
+      } catch (e) {
+        if (e instanceof EmqIdError) return e;
+        throw e;
+      }
+      return null;
+    }
+  }
+
   class LeasedMinter {
     #inner;
     /**
@@ -135,11 +203,8 @@ export function makeApi(backend, { name, from = name }) {
      */
     constructor(acquired, nowMs, sentMonoMs, terms = {}) {
       if (typeof acquired !== 'object' || acquired === null) throw typeError('acquired is parseAcquire\'s answer');
-      // No margin given: the core's default for the TTL (-1 asks for it).
-      const { ttlMs = facts.numbers.LEASE_TTL_MS, marginMs } = terms;
-      const margin = marginMs === undefined ? -1 : ms(marginMs, 'a margin');
       const previous = acquired.previousMark ?? -1;
-      const args = [nodeArg(acquired.node), ms(previous, 'a mark'), ms(nowMs, 'a time'), ms(sentMonoMs, 'a monotonic time'), ms(ttlMs, 'a TTL'), margin];
+      const args = [nodeArg(acquired.node), ms(previous, 'a mark'), ms(nowMs, 'a time'), ms(sentMonoMs, 'a monotonic time'), ...termsArgs(terms)];
       this.#inner = call(() => new backend.LeasedMinter(...args));
     }
     /** The leased node. */
@@ -222,8 +287,7 @@ export function makeApi(backend, { name, from = name }) {
     LEASE_SCRIPTS,
     /** The terms, checked by the core: call it before taking a node, so bad terms never hold one. */
     leaseTerms(ttlMs = facts.numbers.LEASE_TTL_MS, marginMs) {
-      const margin = marginMs === undefined ? -1 : ms(marginMs, 'a margin');
-      return { ttlMs, marginMs: call(backend.leaseMargin, ms(ttlMs, 'a TTL'), margin) };
+      return { ttlMs, marginMs: leaseMargin(ttlMs, marginMs) };
     },
     parseAcquire(node, previous) {
       const [n, p] = call(backend.parseAcquire, ms(node, 'a node'), ms(previous, 'a mark'));
@@ -244,14 +308,22 @@ export function makeApi(backend, { name, from = name }) {
       }
     },
     /** The WAIT timeout of the terms, checked as leaseTerms checks them. */
-    leaseWaitMs(ttlMs = facts.numbers.LEASE_TTL_MS, marginMs) {
-      const margin = marginMs === undefined ? -1 : ms(marginMs, 'a margin');
-      return call(backend.leaseWaitMs, ms(ttlMs, 'a TTL'), margin);
-    },
+    leaseWaitMs: ofTerms(backend.leaseWaitMs),
+    /** How often a held lease is renewed under the terms (a third of the TTL). */
+    leaseRenewEveryMs: ofTerms(backend.leaseRenewEveryMs),
+    /** How soon a write that did not count is tried again under the terms. */
+    leaseRetryMs: ofTerms(backend.leaseRetryMs),
     parseAcquireError(message) {
       const detail = backend.parseAcquireError(String(message ?? ''));
       return detail == null ? null : new EmqIdError('node', detail);
     },
+    LeaseKeeper,
+    /** What a lease script's error reply (the text after `-`) means; `asked`: the write followed an ASK. */
+    readLeaseError: (message, asked = false) => backend.readLeaseError(text(message, 'an error reply'), flag(asked, 'asked')),
+    /** What a write whose script answered without an error came to: held (the script's answer) and acknowledged (WAIT's). */
+    leaseOutcome: (held, acknowledged) => backend.leaseOutcome(flag(held, 'held'), flag(acknowledged, 'acknowledged')),
+    /** The node a MOVED or ASK reply names, `{ ask, slot, host, port }` (host null: the redirected connection's), or null. */
+    redirect: (message) => backend.redirect(text(message, 'an error reply')),
     monotonicMs,
     /** Which build answers: 'native' (the addon) or 'wasm'. */
     backend: () => backend.name,
@@ -277,15 +349,16 @@ function splitRefusal(text) {
   return at < 0 ? [undefined, text] : [text.slice(0, at), text.slice(at + 2)];
 }
 
-/** The backend's facts text: `gate <name>`, `number <NAME> <value>`, `text <NAME> <value>` lines. */
+/** The backend's facts text: `gate <name>`, `number <NAME> <value>`, `text <NAME> <value>`, `outcome <name>` lines. */
 function readFacts(text) {
-  const facts = { gates: [], numbers: {}, texts: {} };
+  const facts = { gates: [], numbers: {}, texts: {}, outcomes: [] };
   for (const line of text.split('\n')) {
     const [kind, key, ...rest] = line.split(' ');
     const value = rest.join(' ');
     if (kind === 'gate') facts.gates.push(key);
     else if (kind === 'number') facts.numbers[key] = BigInt(value) <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : BigInt(value);
     else if (kind === 'text') facts.texts[key] = value;
+    else if (kind === 'outcome') facts.outcomes.push(key);
   }
   return facts;
 }

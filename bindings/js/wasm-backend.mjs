@@ -129,6 +129,27 @@ export function wasmBackend(raw, { envNode } = {}) {
     }
   }
 
+  /** The module's keeper, its step unpacked from `<action> <after ms>`. */
+  class LeaseKeeper {
+    #inner;
+    constructor(ttlMs, marginMs, sinceMonoMs) {
+      this.#inner = new raw.LeaseKeeper(ttlMs, marginMs, sinceMonoMs);
+    }
+    next(nowMonoMs) {
+      return this.#inner.next(nowMonoMs);
+    }
+    settle(outcome, sentMonoMs, nowMonoMs) {
+      const [action, afterMs] = this.#inner.settle(outcome, sentMonoMs, nowMonoMs).split(' ');
+      return { action, afterMs: Number(afterMs) };
+    }
+    get phase() {
+      return this.#inner.phase;
+    }
+    get asked() {
+      return this.#inner.asked;
+    }
+  }
+
   // EMQ_NODE, when the host gives one, is read by the core's own parser; an
   // invalid value is kept and thrown by every mint, never replaced by a draw.
   let envError = null;
@@ -231,6 +252,18 @@ export function wasmBackend(raw, { envNode } = {}) {
     leaseWaitMs: raw.leaseWaitMs,
     parseAcquireError: (message) => raw.parseAcquireError(message) || null,
     LeasedMinter: raw.LeasedMinter,
+    leaseRenewEveryMs: raw.leaseRenewEveryMs,
+    leaseRetryMs: raw.leaseRetryMs,
+    readLeaseError: raw.readLeaseError,
+    leaseOutcome: raw.leaseOutcome,
+    redirect(message) {
+      const packed = raw.leaseRedirect(message); // `ask slot port host`, or ''
+      if (packed === '') return null;
+      const [ask, slot, port, host] = packed.split(' ');
+      return { ask: ask === '1', slot: Number(slot), host: host === '' ? null : host, port: Number(port) };
+    },
+    leaseRefusal: raw.leaseRefusal,
+    LeaseKeeper,
   };
 
   function processNode() {

@@ -141,6 +141,13 @@ function nativeBackend(addon) {
     leaseWaitMs: addon.leaseWaitMs,
     parseAcquireError: addon.parseAcquireError,
     LeasedMinter: addon.LeasedMinter,
+    leaseRenewEveryMs: addon.leaseRenewEveryMs,
+    leaseRetryMs: addon.leaseRetryMs,
+    readLeaseError: addon.readLeaseError,
+    leaseOutcome: addon.leaseOutcome,
+    redirect: addon.leaseRedirect,
+    leaseRefusal: addon.leaseRefusal,
+    LeaseKeeper: addon.LeaseKeeper,
   };
   return backend;
 }

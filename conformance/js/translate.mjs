@@ -111,6 +111,21 @@ export function translate(pkg, r) {
         const snowflake = m.nextAt(r.now_ms, 0);
         return { snowflake: String(snowflake), fence_ms: m.fenceMs, next_mark: m.nextMark(r.now_ms) };
       });
+    case 'lease_reply':
+      return call(() => ({ outcome: pkg.readLeaseError(r.error, r.asked), redirect: pkg.redirect(r.error) }));
+    case 'lease_keeper':
+      return call(() => {
+        const terms = { ttlMs: r.ttl_ms, marginMs: r.margin_ms };
+        const keeper = new pkg.LeaseKeeper(terms, r.since);
+        const steps = r.steps.map((s) => {
+          if (s.outcome === undefined) return { next: keeper.next(s.at), phase: keeper.phase };
+          const { action, afterMs } = keeper.settle(s.outcome, s.sent, s.at);
+          const step = { action, after_ms: afterMs, phase: keeper.phase };
+          if (action === 'give_up') step.refusal = pkg.LeaseKeeper.refusal(s.outcome)?.code ?? null;
+          return step;
+        });
+        return { renew_every_ms: pkg.leaseRenewEveryMs(r.ttl_ms, r.margin_ms), retry_ms: pkg.leaseRetryMs(r.ttl_ms, r.margin_ms), steps };
+      });
     default:
       return { unsupported: `unknown op ${r.op}` };
   }

@@ -71,7 +71,24 @@ const CASES = [
   ['LeasedMinter', [{ node: 3, previousMark: 1769526732641 }, 1769526697641, 0, { ttlMs: 30000, marginMs: 5000 }]],
   ['LeasedMinter', [{ node: 3, previousMark: null }, 1769526697641, 0]], ['LeasedMinter', [{ node: 1024, previousMark: null }, 1, 0]],
   ['LeasedMinter', [{ node: 3, previousMark: null }, 1769526697641, 0, { ttlMs: 10, marginMs: 10 }]], ['LeasedMinter', [null, 1, 0]],
+  ['LeasedMinter', [{ node: 3, previousMark: null }, 1769526697641, 0, 5]],
+  // The lease keeper.
+  ['readLeaseError', ['ASK 9051 10.0.0.2:7001']], ['readLeaseError', ['ASK 9051 10.0.0.2:7001', true]],
+  ['readLeaseError', ['CLUSTERDOWN The cluster is down', false]], ['readLeaseError', ['ERR EMQLEASE every node is leased']],
+  ['readLeaseError', ['']], ['readLeaseError', [5]], ['readLeaseError', ['MOVED 1 a:1', 'yes']],
+  ['redirect', ['MOVED 9051 [2001:db8::1]:7001']], ['redirect', ['ASK 9051 ?:7001']], ['redirect', ['ASK 16384 a:1']],
+  ['redirect', ['TRYAGAIN x']], ['redirect', [null]], ['leaseOutcome', [true, true]], ['leaseOutcome', [true, false]],
+  ['leaseOutcome', [false, true]], ['leaseOutcome', [1, true]], ['leaseRenewEveryMs', []], ['leaseRenewEveryMs', [3, 1]],
+  ['leaseRenewEveryMs', [2, 1]], ['leaseRenewEveryMs', ['3000']], ['leaseRetryMs', []], ['leaseRetryMs', [2000, 333]],
+  ['leaseRetryMs', [3, 1]], ['leaseRetryMs', [3000, 2001]], ['leaseRetryMs', [3000, 1.5]],
+  ['LeaseKeeper', [{ ttlMs: 3000, marginMs: 500 }, 0]], ['LeaseKeeper', [{}, 0]], ['LeaseKeeper', [{ ttlMs: 2 }, 0]],
+  ['LeaseKeeper', [{ ttlMs: 3000 }, -1]], ['LeaseKeeper', [{ ttlMs: 3000 }, '0']], ['LeaseKeeper', [null, 0]],
 ];
+
+/** A keeper's first steps: a write that did not run, one that counted, a renewal, the lease expired. */
+function keeperRun(k) {
+  return [k.phase, k.next(0), k.settle('not_run', 0, 0), k.settle('counted', 150, 160), k.phase, k.next(1160), k.next(9000), k.phase];
+}
 
 function outcome(api, [call, args]) {
   try {
@@ -80,7 +97,9 @@ function outcome(api, [call, args]) {
         ? new api.Minter(...args).nextAt(1769526697641)
         : call === 'LeasedMinter'
           ? new api.LeasedMinter(...args).nextAt(1769526697641, 0)
-          : api[call](...args);
+          : call === 'LeaseKeeper'
+            ? keeperRun(new api.LeaseKeeper(...args))
+            : api[call](...args);
     if (v instanceof Uint8Array || v instanceof Uint16Array) return { value: [...v], type: v.constructor.name };
     if (v instanceof Error) return { value: { error: v.code, message: v.message } };
     return { value: v };
@@ -389,5 +408,65 @@ test('a build whose answers drift from the self-check vectors refuses to load, n
       });
     }
     assert.equal(makeApi(b, { name }).backend(), name, 'the unpatched backend loads');
+  }
+});
+
+test('the lease keeper: error replies, redirects, the schedule and the refusals, from the core (on every backend)', () => {
+  for (const [name, api] of Object.entries(apis)) {
+    // What an error reply means; a write sent after ASKING is never redirected again.
+    const read = (text, asked) => api.readLeaseError(text, asked);
+    assert.equal(read('ERR EMQLEASE every node is leased'), 'leased', name);
+    assert.equal(read('ASK 9051 10.0.0.2:7001'), 'ask', name);
+    assert.equal(read('ASK 9051 10.0.0.2:7001', true), 'fault', name);
+    assert.equal(read('MOVED 9051 10.0.0.2:7001', true), 'moved', name);
+    assert.equal(read("READONLY You can't write against a read only replica."), 'moved', name);
+    for (const code of ['TRYAGAIN', 'CLUSTERDOWN', 'LOADING', 'MASTERDOWN', 'BUSY', 'NOREPLICAS']) assert.equal(read(`${code} x`), 'not_run', `${name}: ${code}`);
+    assert.equal(read('ERR Error running script'), 'fault', name);
+    assert.deepEqual([api.leaseOutcome(true, true), api.leaseOutcome(true, false), api.leaseOutcome(false, false)], ['counted', 'unacknowledged', 'gone'], name);
+    // Where a redirect sends the write; no host named: the redirected connection's.
+    assert.deepEqual(api.redirect('ASK 9051 10.0.0.2:7001'), { ask: true, slot: 9051, host: '10.0.0.2', port: 7001 }, name);
+    assert.deepEqual(api.redirect('MOVED 0 [2001:db8::1]:6379'), { ask: false, slot: 0, host: '2001:db8::1', port: 6379 }, name);
+    assert.deepEqual(api.redirect('MOVED 16383 :7001'), { ask: false, slot: 16383, host: null, port: 7001 }, name);
+    for (const text of ['MOVED 16384 a:1', 'ASK 1 a:65536', 'ASK 1', 'CLUSTERDOWN The cluster is down', '']) assert.equal(api.redirect(text), null, `${name}: ${text}`);
+    // The terms' schedule.
+    assert.deepEqual([api.leaseRenewEveryMs(), api.leaseRetryMs()], [10000, 250], name);
+    assert.deepEqual([api.leaseRenewEveryMs(2000, 333), api.leaseRetryMs(2000, 333)], [666, 100], name);
+    assert.deepEqual([api.leaseRenewEveryMs(3, 1), api.leaseRetryMs(3, 1)], [1, 10], name);
+    assert.throws(() => api.leaseRetryMs(10, 10), { code: 'range' }, name);
+    // A keeper: the cluster not up yet, then a lease held and renewed, then a whole TTL unanswered.
+    const k = new api.LeaseKeeper({ ttlMs: 3000, marginMs: 500 }, 0);
+    assert.equal(k.phase, 'starting', name);
+    assert.equal(k.next(0), 'acquire', name);
+    assert.deepEqual(k.settle('not_run', 0, 0), { action: 'retry', afterMs: 150 }, name);
+    assert.deepEqual(k.settle('counted', 150, 160), { action: 'publish', afterMs: 1000 }, name);
+    assert.equal(k.phase, 'held', name);
+    assert.equal(k.next(1160), 'renew', name);
+    assert.deepEqual(k.settle('ask', 1160, 1165), { action: 'follow', afterMs: 0 }, name);
+    assert.equal(k.asked, true, name);
+    assert.deepEqual(k.settle('ask', 1165, 1170), { action: 'reconnect', afterMs: 150 }, `${name}: an ASK is followed once`);
+    assert.equal(k.asked, false, name);
+    assert.equal(k.next(3149), 'renew', name);
+    assert.equal(k.next(3150), 'expired', name);
+    assert.equal(k.phase, 'unleased', name);
+    // Patience while starting: a TTL from the first try, then the core's refusal.
+    const s = new api.LeaseKeeper({ ttlMs: 600 }, 1000);
+    assert.deepEqual(s.settle('moved', 1000, 1599), { action: 'reroute', afterMs: 30 }, name);
+    assert.deepEqual(s.settle('not_run', 1599, 1600), { action: 'give_up', afterMs: 0 }, name);
+    const refusal = api.LeaseKeeper.refusal('not_run');
+    assert.ok(refusal instanceof api.EmqIdError && refusal.code === 'node' && refusal.message.startsWith('node: '), name);
+    assert.equal(api.LeaseKeeper.refusal('leased')?.code, 'node', name);
+    assert.equal(api.LeaseKeeper.refusal('leased')?.message, api.parseAcquireError('EMQLEASE every node is leased').message, name);
+    for (const o of ['counted', 'unacknowledged', 'gone', 'ask', 'fault']) assert.equal(api.LeaseKeeper.refusal(o), null, `${name}: ${o}`);
+    // The gates: bad terms and times are range; an outcome the core does not have, range; wrong types, TypeErrors.
+    assert.throws(() => new api.LeaseKeeper({ ttlMs: 3000, marginMs: 2001 }, 0), { code: 'range' }, name);
+    assert.throws(() => new api.LeaseKeeper({ ttlMs: 2 }), { code: 'range' }, name);
+    assert.throws(() => k.next(-1), { code: 'range' }, name);
+    assert.throws(() => k.settle('done', 0, 0), { code: 'range' }, name);
+    assert.throws(() => api.LeaseKeeper.refusal('Counted'), { code: 'range' }, name);
+    assert.throws(() => k.settle(1, 0, 0), TypeError, name);
+    assert.throws(() => k.next('0'), TypeError, name);
+    assert.throws(() => new api.LeaseKeeper(5, 0), TypeError, name);
+    assert.throws(() => api.readLeaseError('MOVED 1 a:1', 1), TypeError, name);
+    assert.throws(() => api.redirect(undefined), TypeError, name);
   }
 });

@@ -222,6 +222,15 @@ const nodeArg = fc.oneof(fc.integer({ min: 0, max: 1023 }), fc.constantFrom(1024
 const monoArg = fc.integer({ min: 0, max: 100000 });
 const acquiredArg = fc.record({ node: nodeArg, previousMark: fc.oneof(fc.constant(null), instant, fc.constant(-1)) });
 const termsArg = fc.record({ ttlMs: fc.integer({ min: 0, max: 100000 }), marginMs: fc.integer({ min: 0, max: 70000 }) }, { requiredKeys: [] });
+// Error replies as clients give them: the protocol's, redirects at the edges of their slots and ports, any text.
+const errorReply = fc.oneof(
+  fc.constantFrom('ERR EMQLEASE every node is leased', 'TRYAGAIN x', 'CLUSTERDOWN The cluster is down', 'NOREPLICAS x', 'READONLY x', 'ERR x', ''),
+  fc
+    .tuple(fc.constantFrom('ASK', 'MOVED', 'ask'), fc.integer({ min: -1, max: 16385 }), fc.constantFrom('10.0.0.2', '', '?', '[::1]', '::1'), fc.integer({ min: -1, max: 65536 }))
+    .map(([code, slot, host, port]) => `${code} ${slot} ${host}:${port}`),
+  codeUnits(24),
+);
+const outcomeArg = fc.constantFrom('counted', 'unacknowledged', 'gone', 'leased', 'ask', 'moved', 'not_run', 'fault', 'held', '');
 const SIGNATURES = {
   Minter: [nodeArg, instant, instant],
   LeasedMinter: [acquiredArg, instant, monoArg, termsArg, instant, monoArg],
@@ -258,6 +267,12 @@ const SIGNATURES = {
   parseWait: [fc.integer({ min: -2, max: 4 }), fc.integer({ min: -1, max: 4 })],
   leaseWaitMs: [fc.integer({ min: 0, max: 100000 }), fc.integer({ min: 0, max: 70000 })],
   parseAcquireError: [fc.constantFrom('ERR EMQLEASE every node is leased', 'EMQLEASE every node is leased', 'NOSCRIPT No matching script', '', 'ERR ')],
+  readLeaseError: [errorReply, fc.boolean()],
+  redirect: [errorReply],
+  leaseOutcome: [fc.boolean(), fc.boolean()],
+  leaseRenewEveryMs: [fc.integer({ min: 0, max: 100000 }), fc.integer({ min: 0, max: 70000 })],
+  leaseRetryMs: [fc.integer({ min: 0, max: 100000 }), fc.integer({ min: 0, max: 70000 })],
+  LeaseKeeper: [termsArg, monoArg, monoArg, outcomeArg, monoArg, monoArg],
 };
 const argsFor = (name) =>
   SIGNATURES[name] === undefined
@@ -320,6 +335,13 @@ function callers(api, name) {
       m.renewed(args[5], args[1]);
       m.stop();
       return got;
+    };
+  }
+  if (name === 'LeaseKeeper') {
+    // A keeper from the given start, asked once and settled once; and the refusal of that outcome.
+    return (args) => {
+      const k = new api.LeaseKeeper(args[0], args[1] ?? 0);
+      return [k.phase, k.next(args[2]), k.settle(args[3], args[4], args[5]), k.phase, k.asked, api.LeaseKeeper.refusal(args[3])];
     };
   }
   if (name === 'EmqIdError') {

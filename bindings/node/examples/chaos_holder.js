@@ -82,10 +82,10 @@ async function main() {
     closed = true;
   });
   process.stdin.resume();
-  const retry = Math.min(Math.max(Math.floor(terms.ttlMs / 20), 10), 250);
+  const retry = emq.leaseRetryMs(terms.ttlMs, terms.marginMs);
 
-  // Joining the fleet: the first acquire is refused while no node is free or no replica
-  // acknowledges it, and fails while the cluster fails over; a holder keeps asking.
+  // Joining the fleet: the first acquire is refused while no node is free, no replica
+  // acknowledges it, or the reserve does not run it for a TTL; a holder keeps asking.
   let client = null;
   let lease = null;
   while (lease === null) {

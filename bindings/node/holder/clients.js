@@ -1,25 +1,66 @@
 'use strict';
-// The Valkey clients a holder takes, each behind the same two calls: `send`
-// (a lease write's commands pipelined on ONE connection to the primary of the
-// reserve's slot, each reply a value or the Error of an error reply) and
-// `refresh` (after a fault: let the client learn where the slot went). WAIT
-// must follow its script on the same connection, or it would count another
-// write's replicas; so nothing here lets a client re-route one command alone.
+// The Valkey clients a holder takes, each behind the same three calls:
+// `send` (a lease write's commands pipelined on ONE connection to the primary
+// of the reserve's slot, each reply a value or the Error of an error reply),
+// `sendTo` (the same, with ASKING in front, on one connection to the node an
+// ASK names, which follows no redirect of its own) and `refresh` (after a
+// MOVED or a fault: let the client relearn where the slot is). WAIT must
+// follow its script on the same connection, or it would count another write's
+// replicas; so nothing here lets a client re-route one command alone.
 
 const emq = require('../index.js');
 
-/** ioredis's `Redis` and `Cluster`: a pipeline goes to one node as a whole. */
+/** The reserve's slot, where every lease write goes. */
+const RESERVE_SLOT = emq.slot(emq.LEASE_KEY);
+
+/** `host` of a `host:port` node key (an IPv6 host keeps its colons). */
+function hostOf(key) {
+  return typeof key === 'string' && key.includes(':') ? key.slice(0, key.lastIndexOf(':')) : null;
+}
+
+/** Where a redirect sends a write: its host, or (none named) the host the redirected write went to. */
+const address = ({ host, port }, last) => ({ host: host ?? last, port });
+
+/** ioredis's `Redis` and `Cluster`: a pipeline goes to one connection as a whole. */
 function ioredis(client) {
   const cluster = client.isCluster === true;
+  let last = null; // the host the last write was sent to
+  async function exec(connection, commands) {
+    const pipeline = connection.pipeline();
+    for (const [name, ...args] of commands) pipeline.call(name, ...args);
+    // A cluster pipeline whose every reply is the same redirect is re-sent whole to the
+    // node named; any other mix comes back as it is, for the holder to follow.
+    const results = await pipeline.exec();
+    return results.map(([error, value]) => error ?? value);
+  }
+  /** A connection of the cluster's pool to `to` (never redirected: a plain Redis), or one of our own like it. */
+  function node(to) {
+    const mapped = cluster && typeof client.natMapper === 'function' ? client.natMapper(to) : to;
+    const same = (r) => r.options?.host === mapped.host && Number(r.options?.port) === Number(mapped.port);
+    const pool = cluster ? client.nodes('all') : [client];
+    const known = pool.find(same);
+    if (known) return { connection: known, owned: false };
+    const like = cluster ? (client.nodes('master')[0] ?? pool[0]) : client;
+    if (!like) throw new Error(`no connection to take the options of, for ${mapped.host}:${mapped.port}`);
+    const options = { host: mapped.host, port: Number(mapped.port), lazyConnect: true, retryStrategy: null, enableOfflineQueue: true };
+    return { connection: like.duplicate(options), owned: true };
+  }
   return {
     name: cluster ? 'ioredis Cluster' : 'ioredis Redis',
     async send(commands) {
-      const pipeline = client.pipeline();
-      for (const [name, ...args] of commands) pipeline.call(name, ...args);
-      // A cluster pipeline whose every reply is the same redirect is re-sent whole to the
-      // new node; any other mix comes back as it is (a MOVED here is a fault, tried later).
-      const results = await pipeline.exec();
-      return results.map(([error, value]) => error ?? value);
+      last = cluster ? hostOf(client.slots?.[RESERVE_SLOT]?.[0]) : (client.options?.host ?? null);
+      return exec(client, commands);
+    },
+    async sendTo(redirect, commands) {
+      const { connection, owned } = node(address(redirect, last));
+      if (!owned) return exec(connection, commands);
+      connection.on('error', () => {}); // its failure is the write's: a fault
+      try {
+        await connection.connect();
+        return await exec(connection, commands);
+      } finally {
+        connection.disconnect();
+      }
     },
     async refresh() {
       if (cluster) await new Promise((resolve) => client.refreshSlotsCache(() => resolve()));
@@ -38,20 +79,63 @@ function isErrorReply(e) {
 /**
  * node-redis's `createClient` and `createCluster`. Commands issued in one
  * tick go out on the socket in order; a cluster hands out the client of the
- * slot's primary.
+ * slot's primary, and of any node (its node clients follow no redirect).
  */
 function nodeRedis(client) {
   const cluster = typeof client.getNodeClientForKey === 'function';
+  let last = null; // the host the last write was sent to
+  async function exec(connection, commands) {
+    const settled = await Promise.allSettled(commands.map((command) => connection.sendCommand(command)));
+    return settled.map((s) => {
+      if (s.status === 'fulfilled') return s.value;
+      if (isErrorReply(s.reason)) return s.reason;
+      throw s.reason; // the connection failed: the write's fate is unknown
+    });
+  }
+  /**
+   * The cluster's client of the reserve's primary; while its slot map has no
+   * node for the slot, any node it knows: that node's reply says where the
+   * slot is (MOVED) or that no node serves it (CLUSTERDOWN).
+   */
+  async function reserveClient() {
+    const known = client.slots?.[RESERVE_SLOT]?.master ?? client.masters?.[0];
+    return known ? client.nodeClient(known) : client.getNodeClientForKey(emq.LEASE_KEY, false);
+  }
+  /** The client of the node at `to`: the cluster's (or this client, when it is that node), else one of our own. */
+  async function node(to) {
+    const key = `${to.host}:${to.port}`;
+    if (cluster) {
+      const known = client.nodeByAddress?.get(key);
+      // A node the slot map does not name yet (one with no slot of its own): a client made as the cluster makes its own.
+      const connection = await client.nodeClient(known ?? { host: to.host, port: to.port, address: key, readonly: false });
+      return { connection, owned: known === undefined };
+    }
+    const socket = client.options?.socket ?? {};
+    if (socket.host === to.host && Number(socket.port) === to.port) return { connection: client, owned: false };
+    const connection = client.duplicate({ url: undefined, socket: { ...socket, host: to.host, port: to.port } });
+    connection.on('error', () => {}); // its failure is the write's: a fault
+    try {
+      await connection.connect();
+    } catch (e) {
+      connection.destroy();
+      throw e;
+    }
+    return { connection, owned: true };
+  }
   return {
     name: cluster ? 'node-redis cluster' : 'node-redis client',
     async send(commands) {
-      const connection = cluster ? await client.getNodeClientForKey(emq.LEASE_KEY, false) : client;
-      const settled = await Promise.allSettled(commands.map((command) => connection.sendCommand(command)));
-      return settled.map((s) => {
-        if (s.status === 'fulfilled') return s.value;
-        if (isErrorReply(s.reason)) return s.reason;
-        throw s.reason; // the connection failed: the write's fate is unknown
-      });
+      const connection = cluster ? await reserveClient() : client;
+      last = connection.options?.socket?.host ?? null;
+      return exec(connection, commands);
+    },
+    async sendTo(redirect, commands) {
+      const { connection, owned } = await node(address(redirect, last));
+      try {
+        return await exec(connection, commands);
+      } finally {
+        if (owned) connection.destroy();
+      }
     },
     async refresh() {
       // A keyed command through the cluster's own routing: it follows MOVED and

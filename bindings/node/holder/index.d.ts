@@ -40,22 +40,30 @@ export type LeaseClient =
   | { pipeline(): unknown; call(...args: unknown[]): unknown }
   | { sendCommand(...args: any[]): Promise<unknown>; multi(): unknown };
 
-/** Valkey answered a lease write with something the holder cannot use now (MOVED, READONLY, a reply the protocol does not give). */
+/**
+ * A fault of a lease write: a reply the protocol does not give (an error other than its own, a reply of the wrong
+ * shape, a failed ASKING or WAIT, an ASK to a write that followed one), or none in time. A reply that says the
+ * write did not run (TRYAGAIN, CLUSTERDOWN, LOADING, NOREPLICAS…) or went elsewhere (MOVED, READONLY, ASK) is
+ * never one: the holder follows it, or writes again.
+ */
 export class LeaseWireError extends Error {
-  /** Whether the reply moved the slot (MOVED/ASK). */
+  /** Whether the reply was a redirect (an ASK to a write that followed one already). */
   readonly redirect: boolean;
 }
 
 /**
- * A node lease held for a Valkey client: renewed on an unref'd timer (it never keeps a process alive),
- * taken again after a loss, followed through failovers, released by `release()`. Events: `renewed`,
- * `lost` (a renewal found it gone, or none was answered for a whole TTL), `reacquired`, `fault`.
+ * A node lease held for a Valkey client: renewed on an unref'd timer (it never keeps a process alive) on the
+ * core's schedule (LeaseKeeper), taken again after a loss, followed through failovers and slot migrations (an
+ * ASK is followed to the node it names, WAIT with it), released by `release()`. Events: `renewed`, `lost` (a
+ * renewal found it gone, or none was answered for a whole TTL), `reacquired`, `fault` (a write's fault).
  */
 export class Lease extends EventEmitter {
   /**
-   * Takes a free node; resolves once `replicas` replicas acknowledged it. Rejects with EmqIdError `node` when
-   * every node is leased or the acquire was not acknowledged (that lease is released), `range` for bad options,
-   * and with the client's errors when Valkey cannot be reached.
+   * Takes a free node; resolves once `replicas` replicas acknowledged it. While the reserve does not run the
+   * acquire (CLUSTERDOWN, TRYAGAIN, MOVED, LOADING, NOREPLICAS…) it is tried again, for up to a TTL. Rejects with
+   * EmqIdError `node` when every node is leased, when the reserve did not run the acquire for a whole TTL (the
+   * message ends with the server's reply), or when the acquire was not acknowledged (that lease is released);
+   * `range` for bad options; a LeaseWireError for a fault; the client's errors when Valkey cannot be reached.
    */
   static acquire(client: LeaseClient, options?: LeaseOptions): Promise<Lease>;
   /** The lease held now, or null. */
@@ -71,7 +79,10 @@ export class Lease extends EventEmitter {
   nextMinted(): Minted;
   /** An id of namespace `ns` on the lease held now (as `next`). */
   mint(ns: string | Uint8Array): string;
-  /** Stops minting and renewing and hands the node back; false when none was held or it was already gone. */
+  /**
+   * Stops minting and renewing and hands the node back (an ASK followed; a release the reserve did not run is
+   * sent again, a few times, then rejected); false when none was held or it was already gone.
+   */
   release(): Promise<boolean>;
 
   on(event: 'renewed' | 'lost' | 'reacquired', listener: (held: Held) => void): this;

@@ -8,20 +8,24 @@
 //   await lease.release();
 //
 // `Lease.acquire` resolves once a node's acquire is acknowledged by `replicas`
-// replicas (WAIT); an unref'd timer renews it every third of the TTL, follows
-// a failover through the client's topology, and when the lease is lost or
-// fenced takes another node, its ids after every id minted before. The
-// scripts, keys, acknowledgement rule and arithmetic are the core's: this
-// module only moves them over the client's connection and keeps the states
+// replicas (WAIT); an unref'd timer renews it on the terms' schedule, and when
+// the lease is lost or fenced takes another node, its ids after every id
+// minted before. What to write next, when, and what each reply means are the
+// core's (LeaseKeeper, readLeaseError, emq-lease/3): this module is the
+// client's I/O around them — it sends each write and its WAIT pipelined on one
+// connection, follows an ASK to the node named (ASKING in front), lets the
+// client relearn the slot map after a MOVED or a fault — and keeps the leases
 // (keeper.js). Neither client is a dependency: the client is the caller's.
 
 const { EventEmitter } = require('node:events');
 const emq = require('../index.js');
 const { adapt } = require('./clients.js');
-const { Keeper, LeaseWireError, read } = require('./keeper.js');
+const { Keeper, LeaseWireError, fault } = require('./keeper.js');
 
 /** What a write may take beyond WAIT's own timeout before it counts as unanswered. */
 const SLACK_MS = 1_000;
+/** How often a release that did not run (or was moved) is sent before its refusal is the caller's. */
+const RELEASE_TRIES = 3;
 
 function checkOptions({ replicas = emq.LEASE_REPLICAS, terms = {}, timeoutMs } = {}) {
   // The core's own count check (a count of replicas acknowledging itself fails only on its range).
@@ -43,6 +47,8 @@ function within(promise, ms, what) {
   });
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * A node lease held for an ioredis or node-redis client. Events (the first
@@ -70,38 +76,106 @@ class Lease extends EventEmitter {
 
   /**
    * Takes a free node and resolves once `replicas` replicas acknowledged it.
-   * Rejects with EmqIdError `node` when every node is leased or the acquire was
-   * not acknowledged in the terms' WAIT timeout (that lease is released), and
-   * with the client's errors when Valkey cannot be reached.
+   * While the reserve does not run the acquire (CLUSTERDOWN, TRYAGAIN, MOVED,
+   * LOADING…) it is tried again, for up to a TTL. Rejects with EmqIdError
+   * `node` when every node is leased, when the reserve did not run the acquire
+   * for a whole TTL (the message ends with the server's reply), or when the
+   * acquire was not acknowledged in the terms' WAIT timeout (that lease is
+   * released); with a LeaseWireError for a reply the protocol does not give,
+   * and with the client's errors when Valkey cannot be reached.
    */
   static async acquire(client, options) {
     const wire = adapt(client);
     const { replicas, terms, waitMs, timeoutMs } = checkOptions(options);
     const lease = new Lease(wire, new Keeper(replicas, terms, waitMs), timeoutMs);
-    const { write } = lease.#keeper.plan();
-    let refusal;
-    try {
-      refusal = lease.#keeper.settleAcquire(write, await lease.#send(write));
-    } catch (fault) {
-      await lease.#refresh(); // the caller's next try finds the reserve's primary
-      throw fault;
+    for (;;) {
+      const step = await lease.#round(); // throws the refusal when the keeper gives up
+      if (lease.#keeper.current !== null) {
+        lease.#schedule(step.afterMs);
+        return lease;
+      }
+      await sleep(step.afterMs);
     }
+  }
+
+  /**
+   * One write: the one the keeper says is due, sent, followed to the node an
+   * ASK names, settled by the keeper, and its action done. Resolves with the
+   * step (`afterMs`: when the next write is due); throws the first acquire's
+   * refusal when the keeper gives up.
+   */
+  async #round() {
+    const keeper = this.#keeper;
+    const starting = keeper.starting;
+    let write;
+    let reading;
+    try {
+      write = keeper.plan();
+    } catch (refusal) {
+      // A clock the contract cannot hold, refused before a node is taken: the holder's own fault.
+      write = { script: 'acquire', sent: emq.monotonicMs(), lease: null };
+      reading = fault(refusal);
+    }
+    this.#announceLost();
+    reading ??= await this.#exchange(write, null);
+    for (;;) {
+      const { step, event } = keeper.settle(write, reading, emq.monotonicMs());
+      this.#announceLost();
+      // The first lease is acquire()'s answer; one taken in the background is a later one.
+      if (event === 'renewed' || (event === 'acquired' && !starting)) this.emit(event === 'acquired' ? 'reacquired' : event, keeper.current.held);
+      if (reading.outcome === 'fault' && !starting) this.#report(reading.fault);
+      if (step.action === 'follow') {
+        reading = await this.#exchange(write, emq.redirect(reading.message));
+        continue;
+      }
+      if (step.action === 'reroute' || step.action === 'reconnect') await this.#refresh();
+      if (step.action === 'give_up') await this.#giveUp(write, reading);
+      return step;
+    }
+  }
+
+  /**
+   * Sends `write` — with ASKING in front, to the node `target` names, when it
+   * follows an ASK — and reads its replies; a failure to send is a fault.
+   */
+  async #exchange(write, target) {
+    write.sent = emq.monotonicMs();
+    const asked = target !== null;
+    try {
+      const commands = write.commands(asked);
+      const sending = asked ? this.#wire.sendTo(target, commands) : this.#wire.send(commands);
+      return this.#keeper.read(write, await within(sending, this.#timeoutMs, write.script), asked);
+    } catch (error) {
+      return fault(error);
+    }
+  }
+
+  /**
+   * The first acquire's refusal: the core's (every node leased; the reserve
+   * not running it for a whole TTL), naming the server's reply; WAIT's (the
+   * lease taken is released first); else the fault that ended it.
+   */
+  async #giveUp(write, reading) {
+    const refusal = emq.LeaseKeeper.refusal(reading.outcome);
     if (refusal !== null) {
-      await lease.#releaseNow().catch(() => {}); // an unacknowledged lease handed back, or left to its TTL
+      refusal.message = `${refusal.message}: ${reading.message}`;
       throw refusal;
     }
-    lease.#schedule(lease.#keeper.every);
-    return lease;
+    if (reading.unacknowledged) {
+      await this.#exchange(this.#keeper.release(reading.taken), null); // handed back, or left to its TTL
+      throw reading.unacknowledged;
+    }
+    await this.#refresh(); // the caller's next try finds the reserve's primary
+    throw reading.fault ?? new LeaseWireError(`${write.script}: ${reading.outcome}`);
   }
 
-  async #send(write) {
-    const commands = write.commands();
-    return read(write, await within(this.#wire.send(commands), this.#timeoutMs, write.script));
-  }
-
-  /** After a fault: the client relearns the slot map, for as long as a write may take. */
+  /** After a MOVED or a fault: the client relearns the slot map, for as long as a write may take. */
   async #refresh() {
     await within(this.#wire.refresh(), this.#timeoutMs, 'refreshing the slot map').catch(() => {});
+  }
+
+  #report(error) {
+    if (this.listenerCount('fault') > 0) this.emit('fault', error);
   }
 
   #schedule(ms) {
@@ -115,54 +189,42 @@ class Lease extends EventEmitter {
     this.#timer.unref(); // a holder never keeps a process alive
   }
 
+  /** One round in the background; resolves with the ms to the next. */
+  async #tick() {
+    try {
+      return (await this.#round()).afterMs;
+    } catch (error) {
+      // Only the first acquire gives up: anything else here is reported, and tried again.
+      this.#report(error);
+      return this.#keeper.retry;
+    }
+  }
+
   /** `lost` for each lease the keeper gave up since it was last asked. */
   #announceLost() {
     for (const lease of this.#keeper.takeLost()) this.emit('lost', lease.held);
   }
 
-  #announce(event) {
-    const held = this.#keeper.current?.held;
-    // A lease acquired in the background is always a later one: the first is acquire()'s answer.
-    if (event && held) this.emit(event === 'acquired' ? 'reacquired' : event, held);
-  }
-
-  /** One renewal (or acquire) and its consequences; resolves with the ms to the next. */
-  async #tick() {
-    const keeper = this.#keeper;
-    try {
-      const { kind, write, lease, mark } = keeper.plan();
-      this.#announceLost();
-      if (kind === 'acquire') return this.#acquired(write, await this.#send(write));
-      const { ok, again, event } = keeper.settle(kind, write, lease, mark, await this.#send(write));
-      this.#announceLost();
-      this.#announce(event);
-      if (!again) return ok ? keeper.every : keeper.retry;
-      const { write: acquire } = keeper.plan();
-      return this.#acquired(acquire, await this.#send(acquire));
-    } catch (fault) {
-      this.#announceLost();
-      if (this.listenerCount('fault') > 0) this.emit('fault', fault);
-      await this.#refresh();
-      return keeper.retry;
-    }
-  }
-
-  #acquired(write, answer) {
-    const refusal = this.#keeper.settleAcquire(write, answer);
-    if (refusal !== null) return this.#keeper.retry;
-    this.#announce('acquired');
-    return this.#keeper.every;
-  }
-
+  /** Hands back what is held or pending (an ASK followed); a release that did not run is sent again, a few times. */
   async #releaseNow() {
     if (this.#released !== null) return this.#released;
     const { write, wasHeld } = this.#keeper.releasing();
     this.#released = false;
-    if (write !== null) {
-      const answer = await this.#send(write); // sent for a pending lease too: it may be on the primary
-      this.#released = wasHeld && this.#keeper.renewal(write, answer) === true;
+    if (write === null) return false;
+    for (let tries = 1; ; tries++) {
+      let reading = await this.#exchange(write, null); // sent for a pending lease too: it may be on the primary
+      if (reading.outcome === 'ask') reading = await this.#exchange(write, emq.redirect(reading.message));
+      if (reading.outcome === 'counted' || reading.outcome === 'gone') {
+        this.#released = wasHeld && reading.outcome === 'counted';
+        return this.#released;
+      }
+      const again = reading.outcome === 'moved' || reading.outcome === 'not_run';
+      if (!again || tries === RELEASE_TRIES) {
+        throw reading.fault ?? new LeaseWireError(`release: ${reading.message} (the lease is left to its TTL)`);
+      }
+      if (reading.outcome === 'moved') await this.#refresh();
+      await sleep(this.#keeper.retry);
     }
-    return this.#released;
   }
 
   /**

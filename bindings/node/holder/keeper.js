@@ -1,89 +1,56 @@
 'use strict';
-// The holder's state machine without I/O, state for state the Rust holder's
-// (crates/emq-lease/src/keeper.rs): `plan` says the next write, `settle` reads
-// its replies. A lease is held (renewed, minted on), pending (an acquire not
+// The holder's leases around the core's LeaseKeeper, without I/O: `plan` says
+// the next write (the keeper decides which), `read` makes a write's replies an
+// outcome (the core reads error replies), `settle` does what the keeper says
+// to the leases. A lease is held (renewed, minted on), pending (an acquire not
 // acknowledged by the replicas: renewed until a renewal is, never minted on),
-// or neither (the next write takes a node). Every rule is the core's
-// (emq-lease/3, SPEC.md §5.2): this file only keeps the states.
+// or neither (the next write takes a node). Every rule, schedule and reading
+// is the core's (emq-lease/3, SPEC.md §5.2): this file only keeps the leases.
 
 const { randomBytes, randomInt } = require('node:crypto');
 const emq = require('../index.js');
 
-/** One lease write: the script by EVAL, and WAIT when `replicas` > 0. */
-class Write {
-  constructor(script, keys, args, replicas, waitMs) {
-    this.script = script;
-    this.keys = keys;
-    this.args = args;
-    this.replicas = replicas;
-    this.waitMs = waitMs;
-    this.sent = emq.monotonicMs();
-  }
-
-  /** The commands, as strings (what every client takes). */
-  commands() {
-    const evalCommand = ['EVAL', emq.LEASE_SCRIPTS[this.script], String(this.keys.length), ...this.keys, ...this.args.map(String)];
-    return this.replicas > 0 ? [evalCommand, ['WAIT', String(this.replicas), String(this.waitMs)]] : [evalCommand];
-  }
-}
-
 /**
- * Valkey answered a lease write with something the holder cannot use now
- * (MOVED, READONLY, CLUSTERDOWN, a reply the protocol does not give). The
- * holder refreshes the client's topology and tries again; only `acquire`
- * throws it (as it throws the client's own connection errors).
+ * A fault of a lease write: Valkey answered with something the protocol does
+ * not give (an error reply other than its own, a reply of the wrong shape, a
+ * failed ASKING or WAIT), or not in time. The holder reconnects and writes
+ * again; only `acquire` throws it (as it throws the client's own connection
+ * errors). A reply that says the write did not run (TRYAGAIN, CLUSTERDOWN…)
+ * or went elsewhere (MOVED, ASK) is never one: the holder follows or retries it.
  */
 class LeaseWireError extends Error {
   constructor(message, { redirect = false } = {}) {
     super(message);
     this.name = 'LeaseWireError';
-    /** Whether the reply redirected the write (`MOVED`, or `ASK` while the reserve's slot migrates): try again through the client's slot map. */
+    /** Whether the reply was a redirect (an ASK to a write that followed one already). */
     this.redirect = redirect;
+  }
+}
+
+/** One lease write: the script by EVAL, and WAIT when `replicas` > 0; renewals carry their lease and mark. */
+class Write {
+  constructor(script, args, replicas, waitMs, lease = null, mark = 0) {
+    Object.assign(this, { script, args, replicas, waitMs, lease, mark });
+    /** When it was last sent (monotonic ms): a followed write is sent again. */
+    this.sent = 0;
+  }
+
+  /** The commands, as strings (what every client takes); ASKING in front when it follows an ASK. */
+  commands(asking) {
+    const script = ['EVAL', emq.LEASE_SCRIPTS[this.script], '1', emq.LEASE_KEY, ...this.args.map(String)];
+    const commands = this.replicas > 0 ? [script, ['WAIT', String(this.replicas), String(this.waitMs)]] : [script];
+    return asking ? [['ASKING'], ...commands] : commands;
   }
 }
 
 function int(reply, what) {
   if (typeof reply === 'number' && Number.isSafeInteger(reply)) return reply;
   if (typeof reply === 'bigint') return Number(reply);
-  throw new LeaseWireError(`lease script: ${what}: ${String(reply)}`);
+  throw new LeaseWireError(`${what}: ${String(reply)}`);
 }
 
-/**
- * The replies of one write (each a value or the Error of an error reply),
- * read as script.rs reads them: `{ refused }` when the script did not run or
- * every node is leased, else `{ reply, unacknowledged }` (null: acknowledged).
- */
-function read(write, replies) {
-  if (replies.length === 0) throw new LeaseWireError('no reply');
-  const [reply, wait] = replies;
-  if (reply instanceof Error) {
-    const message = reply.message;
-    if (message.startsWith('NOREPLICAS')) {
-      // min-replicas-to-write refused the script before it ran: no write happened.
-      try {
-        emq.parseWait(0, Math.max(write.replicas, 1));
-      } catch (notRun) {
-        return { refused: notRun };
-      }
-    }
-    const everyLeased = emq.parseAcquireError(message);
-    if (everyLeased === null) {
-      throw new LeaseWireError(`${write.script}: ${message}`, { redirect: /^(MOVED|ASK) /.test(message) });
-    }
-    return { refused: everyLeased };
-  }
-  let unacknowledged = null;
-  if (write.replicas > 0) {
-    if (replies.length < 2 || wait instanceof Error) throw new LeaseWireError(`WAIT: ${String(wait?.message ?? wait)}`);
-    try {
-      emq.parseWait(int(wait, 'WAIT'), write.replicas);
-    } catch (e) {
-      if (!(e instanceof emq.EmqIdError) || e.code !== 'node') throw new LeaseWireError(e.message);
-      unacknowledged = e;
-    }
-  }
-  return { refused: null, reply, unacknowledged };
-}
+/** A write that came to a fault: `error` says why (the client's error, a LeaseWireError, a start refusal). */
+const fault = (error) => ({ outcome: 'fault', fault: error });
 
 /** Leases taken and lost, and the time without one. */
 class Stats {
@@ -113,92 +80,122 @@ class Keeper {
     this.replicas = replicas;
     this.terms = terms;
     this.waitMs = waitMs;
-    /** What minting reads: `{ minter, token, held }`, or null. */
+    /** The core's decisions: which write is due, what each came to. */
+    this.decider = new emq.LeaseKeeper(terms, emq.monotonicMs());
+    /** How soon a write is tried again outside the keeper's steps (a release, a fault of the holder's own). */
+    this.retry = emq.leaseRetryMs(terms.ttlMs, terms.marginMs);
+    /** The lease minted on, `{ minter, token, held }`, or null; and one taken but not yet acknowledged. */
     this.current = null;
-    this.held = null;
     this.pending = null;
-    this.answeredAt = 0;
     this.notBefore = 0;
     this.ordinals = 0;
     this.stats = new Stats();
     /** Leases lost since the holder last asked (takeLost), for its `lost` events. */
     this.lostLeases = [];
-    /** Renewals every third of the TTL; after a fault, sooner. */
-    this.every = Math.max(Math.floor(terms.ttlMs / 3), 1);
-    this.retry = Math.min(Math.max(Math.floor(terms.ttlMs / 20), 10), 250);
-    this.now = 0;
   }
 
-  acquireWrite(now) {
-    this.now = now;
-    const token = randomBytes(16).toString('hex');
-    const args = [token, this.terms.ttlMs, randomInt(emq.LEASE_NODES), emq.LEASE_NODES, now];
-    return new Write('acquire', [emq.LEASE_KEY], args, this.replicas, this.waitMs);
+  /** Whether the first acquire is still under way (the caller waits for it). */
+  get starting() {
+    return this.decider.phase === 'starting';
   }
 
-  /** The renew (or release) of `lease`'s node, carrying `mark`: the node is the last ARGV. */
-  renewWrite(lease, mark, { release = false } = {}) {
-    const { token, held } = lease;
-    if (release) return new Write('release', [emq.LEASE_KEY], [token, mark, held.node], 0, this.waitMs);
-    return new Write('renew', [emq.LEASE_KEY], [token, this.terms.ttlMs, mark, held.node], this.replicas, this.waitMs);
-  }
-
-  /** The next write: `{ kind: 'renew' | 'pending' | 'acquire', write, lease, mark }`. */
+  /**
+   * The write due now. An acquire's clock is checked first (a dry start of a
+   * minter): one the contract cannot hold throws before a node is taken.
+   */
   plan() {
-    this.expireFenced();
-    const lease = this.held ?? this.pending;
-    if (lease !== null) {
+    const now = emq.monotonicMs();
+    if (this.current !== null && now >= this.current.minter.fenceMs) this.stats.unleased();
+    const next = this.decider.next(now);
+    if (next === 'expired') this.lose();
+    if (next === 'renew') {
+      const lease = this.current ?? this.pending;
       const mark = lease.minter.nextMark(Date.now());
-      return { kind: this.held ? 'renew' : 'pending', write: this.renewWrite(lease, mark), lease, mark };
+      const args = [lease.token, this.terms.ttlMs, mark, lease.held.node];
+      return new Write('renew', args, this.replicas, this.waitMs, lease, mark);
     }
     // No earlier than one past this holder's last minted ms: its ids keep their order across leases.
-    const now = Math.max(Date.now(), this.notBefore);
-    // A clock the contract cannot hold is refused before a node is taken (a dry start).
-    new emq.LeasedMinter(emq.parseAcquire(0, -1), now, emq.monotonicMs(), this.terms);
-    return { kind: 'acquire', write: this.acquireWrite(now), lease: null, mark: 0 };
+    const start = Math.max(Date.now(), this.notBefore);
+    new emq.LeasedMinter(emq.parseAcquire(0, -1), start, now, this.terms);
+    const token = randomBytes(16).toString('hex');
+    return new Write('acquire', [token, this.terms.ttlMs, randomInt(emq.LEASE_NODES), emq.LEASE_NODES, start], this.replicas, this.waitMs);
   }
 
-  expireFenced() {
-    const lease = this.held;
-    if (lease === null) return;
-    const now = emq.monotonicMs();
-    if (now >= lease.minter.fenceMs) this.stats.unleased();
-    if (now >= this.answeredAt + this.terms.ttlMs) this.lose();
+  /** The release of what is held or pending (minting stops), and whether it was held; null when none is. */
+  releasing() {
+    const lease = this.current ?? this.pending;
+    const wasHeld = this.current !== null;
+    this.current = this.pending = null;
+    return { write: lease === null ? null : this.release(lease), wasHeld };
   }
 
-  /** The lease held is gone: minting stops, and the next lease starts after its last id. */
-  lose() {
-    const lease = this.held;
-    if (lease === null) return null;
-    this.held = null;
-    this.current = null;
+  /** The release of `lease` (its minter stopped first), with its high water; no WAIT. */
+  release(lease) {
     lease.minter.stop();
-    this.notBefore = Math.max(this.notBefore, lease.minter.highWater + 1);
-    this.stats.lost += 1;
-    this.stats.unleased();
-    this.lostLeases.push(lease);
-    return lease;
+    return new Write('release', [lease.token, lease.minter.highWater, lease.held.node], 0, this.waitMs, lease);
   }
 
-  /** The leases lost since the last call (by a renewal answered "gone", or a whole TTL unanswered). */
-  takeLost() {
-    const lost = this.lostLeases;
-    this.lostLeases = [];
-    return lost;
+  /**
+   * What a write's replies (each a value or the Error of an error reply) came
+   * to: `{ outcome, message }` for an error reply (`message` its text), else
+   * `{ outcome, taken, unacknowledged }` (an acquire's new lease; WAIT's
+   * refusal, or null), or a fault. `asked`: the replies follow an ASKING.
+   */
+  read(write, replies, asked) {
+    let rest = replies;
+    if (asked) {
+      if (rest[0] instanceof Error) return fault(new LeaseWireError(`ASKING: ${rest[0].message}`));
+      rest = rest.slice(1);
+    }
+    const [reply, wait] = rest;
+    if (rest.length === 0) return fault(new LeaseWireError(`${write.script}: no reply`));
+    if (reply instanceof Error) {
+      const { message } = reply;
+      const outcome = emq.readLeaseError(message, asked);
+      const error = outcome === 'fault' ? new LeaseWireError(`${write.script}: ${message}`, { redirect: emq.redirect(message) !== null }) : null;
+      return { outcome, message, fault: error };
+    }
+    let unacknowledged = null;
+    try {
+      if (write.replicas > 0) {
+        if (rest.length < 2 || wait instanceof Error) throw new LeaseWireError(`WAIT: ${String(wait?.message ?? wait)}`);
+        unacknowledged = this.#wait(int(wait, 'WAIT'), write.replicas);
+      }
+      if (write.script !== 'acquire') {
+        const held = this.#renewal(int(reply, write.script));
+        return { outcome: emq.leaseOutcome(held, unacknowledged === null), unacknowledged };
+      }
+      const taken = this.#taken(write, reply);
+      return { outcome: emq.leaseOutcome(true, unacknowledged === null), taken, unacknowledged };
+    } catch (error) {
+      return fault(error);
+    }
   }
 
-  publish(lease, answeredAt) {
-    this.held = lease;
-    this.answeredAt = answeredAt;
-    this.current = lease;
-    this.stats.taken += 1;
-    this.stats.leasedAgain();
+  /** WAIT's refusal (`node`, with its counts) when fewer replicas acknowledged the write, else null. */
+  #wait(acknowledged, replicas) {
+    try {
+      emq.parseWait(acknowledged, replicas);
+      return null;
+    } catch (e) {
+      if (e instanceof emq.EmqIdError && e.code === 'node') return e;
+      throw new LeaseWireError(`WAIT: ${e.message}`);
+    }
   }
 
-  /** An acquire's answer: null when held, else the refusal (every node leased; or pending). */
-  settleAcquire(write, answer) {
-    if (answer.refused) return answer.refused;
-    const pair = answer.reply;
+  /** A renewal's or release's answer: true the lease's, false gone. */
+  #renewal(reply) {
+    try {
+      emq.parseRenewal(reply);
+      return true;
+    } catch (e) {
+      if (e instanceof emq.EmqIdError && e.code === 'node') return false;
+      throw new LeaseWireError(`renewal: ${e.message}`);
+    }
+  }
+
+  /** The lease an acquire answered: its minter started (a start refusal is thrown: the holder's own fault). */
+  #taken(write, pair) {
     if (!Array.isArray(pair) || pair.length !== 2) throw new LeaseWireError(`acquire answers [node, mark]: ${String(pair)}`);
     let acquired;
     try {
@@ -206,79 +203,69 @@ class Keeper {
     } catch (e) {
       throw e instanceof LeaseWireError ? e : new LeaseWireError(`acquire's reply: ${e.message}`);
     }
-    let minter;
-    try {
-      minter = new emq.LeasedMinter(acquired, this.now, write.sent, this.terms);
-    } catch (refusal) {
-      return refusal; // a mark near the end of the contract's time: the node is left to its TTL
-    }
+    // A mark the contract cannot start after (near the end of its time) is refused here: the node is left to its TTL.
+    const minter = new emq.LeasedMinter(acquired, write.args[4], write.sent, this.terms);
     this.ordinals += 1;
     const held = Object.freeze({ node: acquired.node, previousMark: acquired.previousMark, ordinal: this.ordinals });
-    const lease = { minter, token: write.args[0], held };
-    if (answer.unacknowledged === null) {
-      this.publish(lease, write.sent);
-      return null;
-    }
-    this.pending = lease;
-    return answer.unacknowledged;
-  }
-
-  /** A renewal's outcome: null it did not run, true the lease's, false gone. */
-  renewal(write, answer) {
-    if (answer.refused) return null;
-    try {
-      emq.parseRenewal(int(answer.reply, write.script));
-    } catch (e) {
-      if (!(e instanceof emq.EmqIdError) || e.code !== 'node') {
-        throw e instanceof LeaseWireError ? e : new LeaseWireError(`${write.script}: ${e.message}`);
-      }
-      return false;
-    }
-    return true;
+    return { minter, token: write.args[0], held };
   }
 
   /**
-   * Reads a renewal's replies: `{ ok, again, event }` — `ok` a lease is held and
-   * acknowledged (the next tick a third of the TTL on), `again` acquire at
-   * once, `event` what the holder tells its listeners.
+   * Settles a write that came to `reading` (the core decides), and does to the
+   * leases what the action says. Answers the step and the event for the
+   * holder's listeners (`renewed`, `acquired`), if any.
    */
-  settle(kind, write, lease, mark, answer) {
-    const outcome = this.renewal(write, answer);
-    if (outcome === null) return { ok: false, again: false }; // NOREPLICAS: nothing changed; soon again
-    if (kind === 'renew') {
-      if (outcome) {
-        this.answeredAt = write.sent; // still this holder's on the primary
-        if (answer.unacknowledged === null) {
-          lease.minter.renewed(write.sent, mark);
-          this.stats.leasedAgain();
-          return { ok: true, again: false, event: 'renewed' };
-        }
-        return { ok: false, again: false };
+  settle(write, reading, now) {
+    const step = this.decider.settle(reading.outcome, write.sent, now);
+    switch (step.action) {
+      case 'publish': {
+        const lease = write.lease ?? reading.taken;
+        if (write.lease !== null) lease.minter.renewed(write.sent, write.mark); // a pending lease, acknowledged now
+        this.pending = null;
+        this.current = lease;
+        this.stats.taken += 1;
+        this.stats.leasedAgain();
+        return { step, event: 'acquired' };
       }
-      this.lose();
-      return { ok: false, again: true }; // another node at once
+      case 'renewed':
+        write.lease.minter.renewed(write.sent, write.mark);
+        this.stats.leasedAgain();
+        return { step, event: 'renewed' };
+      case 'pend':
+        this.pending = reading.taken;
+        return { step, event: null };
+      case 'lose':
+        if (write.lease === this.current) this.lose();
+        else this.drop();
+        return { step, event: null };
+      default:
+        return { step, event: null };
     }
-    this.pending = null;
-    if (outcome) {
-      if (answer.unacknowledged === null) {
-        lease.minter.renewed(write.sent, mark);
-        this.publish(lease, write.sent);
-        return { ok: true, again: false, event: 'acquired' };
-      }
-      this.pending = lease;
-      return { ok: false, again: false };
-    }
-    return { ok: false, again: true }; // lost before it counted (a failover took it): take another
   }
 
-  /** Stops minting; the release write of what is held or pending, and whether it was held. */
-  releasing() {
-    const { held, pending } = this;
-    this.held = this.pending = this.current = null;
-    const lease = held ?? pending;
-    if (lease === null) return { write: null, wasHeld: false };
+  /** The lease held is gone: minting stops, and the next lease starts after its last id. */
+  lose() {
+    const lease = this.current;
+    if (lease === null) return;
+    this.current = null;
     lease.minter.stop();
-    return { write: this.renewWrite(lease, lease.minter.highWater, { release: true }), wasHeld: held !== null };
+    this.notBefore = Math.max(this.notBefore, lease.minter.highWater + 1);
+    this.stats.lost += 1;
+    this.stats.unleased();
+    this.lostLeases.push(lease);
+  }
+
+  /** The pending lease is gone before it counted (a failover took it): nothing was minted on it. */
+  drop() {
+    this.pending?.minter.stop();
+    this.pending = null;
+  }
+
+  /** The leases lost since the last call (a renewal answered "gone", or a whole TTL unanswered). */
+  takeLost() {
+    const lost = this.lostLeases;
+    this.lostLeases = [];
+    return lost;
   }
 
   /** A snowflake and the ordinal of the lease that minted it; `node` while none is held. */
@@ -289,4 +276,4 @@ class Keeper {
   }
 }
 
-module.exports = { Keeper, LeaseWireError, read };
+module.exports = { Keeper, LeaseWireError, fault };

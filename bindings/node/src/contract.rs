@@ -7,7 +7,8 @@ use napi_derive::napi;
 use crate::convert::Arg;
 use crate::error::{gate, wrong_type, JsError};
 
-/// `facts(): string` — `gate <name>`, `number <NAME> <value>` and `text <NAME> <value>` lines.
+/// `facts(): string` — `gate <name>`, `number <NAME> <value>`, `text <NAME> <value>`
+/// and `outcome <name>` (a lease write's, the keeper's) lines.
 #[napi]
 pub fn facts() -> String {
     let mut out = String::new();
@@ -19,6 +20,9 @@ pub fn facts() -> String {
     }
     for (name, value) in emq_id::TEXTS {
         out.push_str(&format!("text {name} {value}\n"));
+    }
+    for o in emq_id::Outcome::ALL {
+        out.push_str(&format!("outcome {}\n", o.name()));
     }
     out
 }

@@ -20,7 +20,7 @@ fn node(v: f64) -> Result<u16, JsError> {
     u16::try_from(whole(v, "a node is a whole number")?).map_err(|_| range("the node is outside 0..=MAX_NODE"))
 }
 
-fn ms(v: f64) -> Result<u64, JsError> {
+pub(crate) fn ms(v: f64) -> Result<u64, JsError> {
     u64::try_from(whole(v, "milliseconds are a whole number")?).map_err(|_| range("milliseconds are not negative"))
 }
 
@@ -65,7 +65,7 @@ pub fn lease_wait_ms(ttl: f64, margin: f64) -> Result<f64, JsError> {
 
 /// The terms of `ttl` and `margin`, checked by the core; a negative margin
 /// asks for the core's default for this TTL.
-fn terms(ttl: f64, margin: f64) -> Result<emq_id::LeaseTerms, JsError> {
+pub(crate) fn terms(ttl: f64, margin: f64) -> Result<emq_id::LeaseTerms, JsError> {
     let terms = if margin < 0.0 {
         emq_id::LeaseTerms::for_ttl(ms(ttl)?)
     } else {

@@ -14,6 +14,7 @@ mod convert;
 mod error;
 #[cfg(feature = "bench")]
 mod floors;
+mod keeper;
 mod lease;
 mod minter;
 mod raw;

@@ -2,9 +2,10 @@
 // The one-call holder (@echomq/emq-id/holder) without a server: the options
 // it refuses, the wire it writes, and what it does with each answer the
 // protocol allows, against scripted stand-ins for an ioredis and a
-// node-redis client (a live cluster cannot be made to answer WAIT 0 or
-// "gone" on cue). The live tests, failovers included, run the holder over
-// real ioredis and node-redis clients in `cargo xtask chaos`.
+// node-redis client (a live cluster cannot be made to answer WAIT 0, "gone"
+// or ASK on cue). holder-live.test.js meets a real Valkey; the live tests,
+// failovers and migrations included, run the holder over real ioredis and
+// node-redis clients in `cargo xtask chaos`.
 
 const test = require('node:test');
 const assert = require('node:assert/strict');
@@ -16,15 +17,29 @@ const { Lease, LeaseWireError } = require('../holder');
 
 const SCRIPT_NAMES = new Map(Object.entries(emq.LEASE_SCRIPTS).map(([name, text]) => [text, name]));
 const TERMS = { ttlMs: 300, marginMs: 50 };
+/** The terms' renewal period: a sleep this long (and a little) sees a renewal. */
+const EVERY = emq.leaseRenewEveryMs(TERMS.ttlMs, TERMS.marginMs);
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Answers lease writes as scripted; `rounds` logs each round trip's commands by name. */
+/**
+ * Answers lease writes as scripted; `rounds` logs each round trip's commands
+ * by name. `nodes` are the servers other addresses answer from (`host:port`),
+ * for a write an ASK sends there; `dialed` logs the addresses connected to.
+ */
 class Server {
-  constructor({ acks = 1, acquire = [7, -1], renew = 1 } = {}) {
-    Object.assign(this, { acks, acquire, renew, rounds: [] });
+  constructor({ acks = 1, acquire = [7, -1], renew = 1, nodes = {} } = {}) {
+    Object.assign(this, { acks, acquire, renew, nodes, rounds: [], dialed: [] });
+  }
+  /** The server at `host:port`, as a client's connection to it sees it. */
+  dial(host, port) {
+    const address = `${host}:${port}`;
+    this.dialed.push(address);
+    assert.ok(this.nodes[address], `no scripted server at ${address}`);
+    return this.nodes[address];
   }
   answer([name, ...args]) {
     if (name === 'WAIT') return this.acks;
+    if (name === 'ASKING') return 'OK';
     const script = SCRIPT_NAMES.get(args[0]);
     const reply = script === 'acquire' ? this.acquire : this.renew;
     return typeof reply === 'function' ? reply(args) : reply;
@@ -42,6 +57,8 @@ class Server {
 function ioredisLike(server) {
   return {
     isCluster: false,
+    options: { host: '10.0.0.1', port: 7000 },
+    duplicate: ({ host, port }) => ({ ...ioredisLike(server.dial(host, port)), connect: async () => {}, disconnect() {}, on() {} }),
     call() {},
     pipeline() {
       const commands = [];
@@ -65,6 +82,12 @@ class ErrorReply extends Error {}
 function nodeRedisLike(server) {
   let round = null;
   return {
+    options: { socket: { host: '10.0.0.1', port: 7000 } },
+    duplicate({ socket: { host, port } }) {
+      const connection = { ...nodeRedisLike(server.dial(host, port)), destroy() {}, on: () => connection };
+      connection.connect = async () => connection;
+      return connection;
+    },
     multi() {},
     async sendCommand(command) {
       if (round === null) {
@@ -121,7 +144,7 @@ for (const [clientName, makeClient] of [
     server.acquire = logged([7, -1]);
     server.renew = logged(1);
     const lease = await Lease.acquire(makeClient(server), { terms: TERMS });
-    await sleep(TERMS.ttlMs / 3 + 50);
+    await sleep(EVERY + 50);
     await lease.release();
     // Each is [script, numkeys, ...KEYS, ...ARGV], as strings.
     const [acquire, renew, release] = ['acquire', 'renew', 'release'].map((name) => sent.find((a) => SCRIPT_NAMES.get(a[0]) === name));
@@ -149,20 +172,69 @@ for (const [clientName, makeClient] of [
     assert.deepEqual(server.scripts(), ['acquire', 'release']);
   });
 
-  test(`${clientName}: every node leased, and NOREPLICAS, are refused with node and take nothing`, async () => {
+  test(`${clientName}: every node leased is refused with node at once, and takes nothing`, async () => {
     const full = new Server({ acquire: new ErrorReply('EMQLEASE every node is leased') });
-    await assert.rejects(Lease.acquire(makeClient(full), { terms: TERMS }), (e) => e instanceof emq.EmqIdError && e.code === 'node');
+    await assert.rejects(Lease.acquire(makeClient(full), { terms: TERMS }), (e) => {
+      assert.ok(e instanceof emq.EmqIdError && e.code === 'node', e.message);
+      assert.match(e.message, /: EMQLEASE every node is leased$/);
+      return true;
+    });
     assert.deepEqual(full.scripts(), ['acquire']);
-    const alone = new Server({ acquire: new ErrorReply('NOREPLICAS Not enough good replicas to write.') });
-    await assert.rejects(Lease.acquire(makeClient(alone), { terms: TERMS }), (e) => e instanceof emq.EmqIdError && e.code === 'node');
-    assert.deepEqual(alone.scripts(), ['acquire']);
   });
 
-  test(`${clientName}: a wrong reply or a redirect is a LeaseWireError`, async () => {
-    const moved = new Server({ acquire: new ErrorReply('MOVED 1234 127.0.0.1:7001') });
-    await assert.rejects(Lease.acquire(makeClient(moved), { terms: TERMS }), (e) => e instanceof LeaseWireError && e.redirect);
+  test(`${clientName}: an acquire the reserve did not run is tried again for a TTL, then refused with node naming the reply`, async () => {
+    for (const reply of ['NOREPLICAS Not enough good replicas to write.', 'MOVED 1234 10.0.0.2:7001', 'TRYAGAIN Multiple keys request during rehashing of slot']) {
+      const server = new Server({ acquire: new ErrorReply(reply) });
+      const began = emq.monotonicMs();
+      await assert.rejects(Lease.acquire(makeClient(server), { terms: TERMS }), (e) => {
+        assert.ok(e instanceof emq.EmqIdError && e.code === 'node', `${reply}: ${e.message}`);
+        assert.ok(e.message.endsWith(`: ${reply}`), e.message);
+        return true;
+      });
+      assert.ok(emq.monotonicMs() - began >= TERMS.ttlMs, `${reply}: refused before a TTL`);
+      const tries = server.scripts();
+      assert.ok(tries.length >= 5 && tries.every((n) => n === 'acquire'), `${reply}: ${tries}`);
+      assert.deepEqual(server.dialed, [], `${reply}: the write went nowhere else`);
+    }
+  });
+
+  test(`${clientName}: an acquire the reserve runs after a few refusals is held`, async () => {
+    let refused = 0;
+    const server = new Server({ acquire: () => (refused++ < 3 ? new ErrorReply('CLUSTERDOWN The cluster is down') : [7, -1]) });
+    const lease = await Lease.acquire(makeClient(server), { terms: TERMS });
+    assert.equal(lease.node, 7);
+    assert.deepEqual(server.scripts(), ['acquire', 'acquire', 'acquire', 'acquire']);
+    await lease.release();
+  });
+
+  test(`${clientName}: an ASK is followed on one connection to the node named: ASKING, the script and its WAIT`, async () => {
+    const target = new Server({ acquire: [9, -1] });
+    const server = new Server({ acquire: new ErrorReply('ASK 9051 10.0.0.2:7001'), nodes: { '10.0.0.2:7001': target } });
+    const lease = await Lease.acquire(makeClient(server), { terms: TERMS });
+    assert.equal(lease.node, 9);
+    assert.deepEqual(server.rounds, [['acquire', 'WAIT']]);
+    assert.deepEqual(target.rounds, [['ASKING', 'acquire', 'WAIT']], 'WAIT runs where the write ran');
+    assert.deepEqual(server.dialed, ['10.0.0.2:7001']);
+    // A renewal and a release are followed too; a node that names no host is the one the write went to.
+    server.renew = new ErrorReply('ASK 9051 :7001');
+    server.nodes['10.0.0.1:7001'] = target;
+    await sleep(EVERY + 30);
+    assert.deepEqual(target.rounds[1], ['ASKING', 'renew', 'WAIT']);
+    assert.equal(server.dialed[1], '10.0.0.1:7001');
+    assert.equal(await lease.release(), true);
+    assert.deepEqual(target.rounds.at(-1), ['ASKING', 'release']);
+  });
+
+  test(`${clientName}: a wrong reply, and an ASK to a write that followed one, are LeaseWireErrors`, async () => {
     const odd = new Server({ acquire: 'OK' });
     await assert.rejects(Lease.acquire(makeClient(odd), { terms: TERMS }), (e) => e instanceof LeaseWireError && !e.redirect);
+    const target = new Server({ acquire: new ErrorReply('ASK 9051 10.0.0.3:7001') });
+    const twice = new Server({ acquire: new ErrorReply('ASK 9051 10.0.0.2:7001'), nodes: { '10.0.0.2:7001': target } });
+    await assert.rejects(Lease.acquire(makeClient(twice), { terms: TERMS }), (e) => e instanceof LeaseWireError && e.redirect);
+    assert.deepEqual(twice.dialed, ['10.0.0.2:7001'], 'followed once only');
+    const failed = new Server({ acquire: new ErrorReply('ASK 9051 10.0.0.2:7001'), nodes: { '10.0.0.2:7001': new Server() } });
+    failed.nodes['10.0.0.2:7001'].answer = ([name]) => (name === 'ASKING' ? new ErrorReply('ERR ASKING refused') : 1);
+    await assert.rejects(Lease.acquire(makeClient(failed), { terms: TERMS }), (e) => e instanceof LeaseWireError && /^ASKING: /.test(e.message));
   });
 }
 
@@ -201,7 +273,7 @@ test('a lost lease is taken again, its ids after every id minted on the first, w
   for (let i = 0; i < 1000; i++) before.push(lease.next());
   server.acquire = [9, Number(emq.unixMs(before.at(-1)))];
   server.renew = 0;
-  await sleep(TERMS.ttlMs / 3 + 50);
+  await sleep(EVERY + 50);
   server.renew = 1;
   assert.deepEqual(events, [['lost', 7, 1], ['reacquired', 9, 2]]);
   const after = lease.nextMinted();
@@ -231,17 +303,21 @@ test('a lease no renewal reached for a whole TTL is lost, said so, and replaced'
   await lease.release();
 });
 
-test('faults are reported, and the holder tries again', async () => {
+test('faults are reported, and the holder tries again; a reply that moved the write is not a fault', async () => {
   const server = new Server();
   const lease = await Lease.acquire(ioredisLike(server), { terms: TERMS });
   const faults = [];
   lease.on('fault', (e) => faults.push(e));
   server.renew = new ErrorReply('READONLY You can\'t write against a read only replica.');
-  await sleep(TERMS.ttlMs / 3 + 30);
+  await sleep(EVERY + 30);
+  assert.deepEqual(faults, [], 'READONLY: the reserve moved, the holder looks again');
+  server.renew = 'OK';
+  await sleep(40);
   server.renew = 1;
   assert.ok(faults.length >= 1 && faults[0] instanceof LeaseWireError, String(faults[0]));
   await sleep(100);
   lease.next();
+  assert.equal(lease.node, 7);
   await lease.release();
 });
 
@@ -263,7 +339,7 @@ test('options and clients are checked before anything is sent', async () => {
 test('replicas 0 sends no WAIT', async () => {
   const server = new Server();
   const lease = await Lease.acquire(nodeRedisLike(server), { replicas: 0, terms: TERMS });
-  await sleep(TERMS.ttlMs / 3 + 30);
+  await sleep(EVERY + 30);
   await lease.release();
   assert.ok(server.rounds.every((r) => !r.includes('WAIT')), JSON.stringify(server.rounds));
 });

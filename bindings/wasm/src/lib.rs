@@ -423,8 +423,8 @@ pub fn self_check_vectors() -> String {
 }
 
 /// The core's gates, numbers and names as `gate <name>`, `number <NAME>
-/// <value>` and `text <NAME> <value>` lines: the package's constants and its
-/// gate list, so none is typed in JS.
+/// <value>`, `text <NAME> <value>` and `outcome <name>` lines: the package's
+/// constants, its gate list and the lease writes' outcomes, so none is typed in JS.
 #[wasm_bindgen]
 pub fn facts() -> String {
     let mut out = String::new();
@@ -441,6 +441,9 @@ pub fn facts() -> String {
     }
     for &(name, value) in emq_id::TEXTS {
         line("text", name, value);
+    }
+    for outcome in emq_id::Outcome::ALL {
+        line("outcome", outcome.name(), "");
     }
     out
 }
@@ -729,5 +732,113 @@ impl LeasedMinter {
     #[wasm_bindgen(js_name = fenceMs)]
     pub fn fence_ms(&self) -> f64 {
         self.inner.fence_ms() as f64
+    }
+}
+
+// ---------------------------------------------------------------- the lease keeper
+// Answers cross as the core's names; a step and a redirect as one string
+// each, which the package's JS splits (an object costs glue in the `.wasm`).
+
+/// The outcome named `name`, or `range` (the JS checks the names first, from `facts`).
+fn outcome(name: &str) -> Js<emq_id::Outcome> {
+    emq_id::Outcome::from_name(name).ok_or_else(|| range("no lease write's outcome has this name"))
+}
+
+/// What a lease script's error reply means: the outcome's name.
+#[wasm_bindgen(js_name = readLeaseError)]
+pub fn read_lease_error(text: &str, asked: bool) -> String {
+    emq_id::read_lease_error(text, asked).name().to_owned()
+}
+
+/// A write whose script answered without an error: the outcome's name.
+#[wasm_bindgen(js_name = leaseOutcome)]
+pub fn lease_outcome(held: bool, acknowledged: bool) -> String {
+    emq_id::Outcome::of_write(held, acknowledged).name().to_owned()
+}
+
+/// The node a `MOVED` or `ASK` reply names, as `ask slot port host` (`ask`
+/// is 1 or 0; the host last, empty when the reply leaves it out), or "".
+#[wasm_bindgen(js_name = leaseRedirect)]
+pub fn lease_redirect(text: &str) -> String {
+    let Some(r) = emq_id::redirect(text) else {
+        return String::new();
+    };
+    let (mut slot, mut port) = ([0; 20], [0; 20]);
+    let parts = [
+        if r.ask { "1" } else { "0" },
+        " ",
+        decimal(u64::from(r.slot), &mut slot),
+        " ",
+        decimal(u64::from(r.port), &mut port),
+        " ",
+        r.host.unwrap_or(""),
+    ];
+    let mut out = String::new();
+    for part in parts {
+        out.push_str(part);
+    }
+    out
+}
+
+/// Throws the first acquire's refusal when it gives up on `outcome` (the
+/// core's `Keeper::refusal`); returns when the refusal is another's.
+#[wasm_bindgen(js_name = leaseRefusal)]
+pub fn lease_refusal(name: &str) -> Js<()> {
+    match emq_id::Keeper::refusal(outcome(name)?) {
+        Some(e) => Err(gate(e)),
+        None => Ok(()),
+    }
+}
+
+/// How often a held lease is renewed under the terms.
+#[wasm_bindgen(js_name = leaseRenewEveryMs)]
+pub fn lease_renew_every_ms(ttl: f64, margin: f64) -> Js<f64> {
+    Ok(lease_terms(ttl, margin)?.renew_every_ms() as f64)
+}
+
+/// How soon a write that did not count is tried again under the terms.
+#[wasm_bindgen(js_name = leaseRetryMs)]
+pub fn lease_retry_ms(ttl: f64, margin: f64) -> Js<f64> {
+    Ok(lease_terms(ttl, margin)?.retry_ms() as f64)
+}
+
+/// A holder's keeper of leases (the core's `Keeper`).
+#[wasm_bindgen]
+pub struct LeaseKeeper {
+    inner: emq_id::Keeper,
+}
+
+#[wasm_bindgen]
+impl LeaseKeeper {
+    /// `new LeaseKeeper(ttlMs, marginMs (negative: the default), sinceMonoMs)`
+    #[wasm_bindgen(constructor)]
+    pub fn new(ttl: f64, margin: f64, since: f64) -> Js<LeaseKeeper> {
+        Ok(LeaseKeeper { inner: emq_id::Keeper::starting(lease_terms(ttl, margin)?, lease_ms(since)?) })
+    }
+
+    /// The write due at monotonic `now`: its name.
+    pub fn next(&mut self, now: f64) -> Js<String> {
+        Ok(self.inner.next(lease_ms(now)?).name().to_owned())
+    }
+
+    /// Settles a write: `<action> <after ms>`.
+    pub fn settle(&mut self, name: &str, sent: f64, now: f64) -> Js<String> {
+        let step = self.inner.settle(outcome(name)?, lease_ms(sent)?, lease_ms(now)?);
+        let mut after = [0; 20];
+        let mut out = String::new();
+        for part in [step.action.name(), " ", decimal(step.after_ms, &mut after)] {
+            out.push_str(part);
+        }
+        Ok(out)
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn phase(&self) -> String {
+        self.inner.phase().name().to_owned()
+    }
+
+    #[wasm_bindgen(getter)]
+    pub fn asked(&self) -> bool {
+        self.inner.asked()
     }
 }

@@ -158,7 +158,7 @@ fn js() -> Result<BTreeSet<String>> {
         } else if line.starts_with('}') {
             class = None;
         } else if let Some(c) = &class {
-            let member = line.trim().trim_start_matches("readonly ").trim_start_matches("get ");
+            let member = ["static ", "readonly ", "get "].iter().fold(line.trim(), |m, p| m.trim_start_matches(p));
             let name = ident(member);
             if !name.is_empty() && !line.trim().starts_with(['/', '*']) {
                 out.insert(format!("{c}.{name}"));

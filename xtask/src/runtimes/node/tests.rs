@@ -9,12 +9,15 @@ use anyhow::Result;
 use super::PACKAGE;
 use crate::{root, sh};
 
-/// `node --test` on the package (its clock-jump test preloads libfaketime).
+/// `node --test` on the package (its clock-jump test preloads libfaketime;
+/// the holder's live tests start the Valkey xtask installs for every live test).
 pub fn run() -> Result<()> {
     super::build::package()?;
     let faketime = crate::setup::faketime()?;
+    let valkey = crate::runtimes::valkey::setup::server_binary()?;
     sh(Command::new("node")
         .current_dir(root().join(PACKAGE))
         .args(["--test", "test/"])
-        .env("EMQ_FAKETIME_LIB", faketime))
+        .env("EMQ_FAKETIME_LIB", faketime)
+        .env("EMQ_VALKEY_SERVER", valkey))
 }
