@@ -329,18 +329,35 @@ impl Keeper {
         let Some(lease) = lease else { return Ok(false) };
         lease.minter.stop();
         let write = Write::release(&lease.token, lease.minter.high_water(), lease.held.node);
-        let timeouts = self.options.timeouts;
-        let conn = self.connection()?;
-        let mut reply = send(conn, &write, 0, 0, false)?.script;
-        if let Some(to) = reply.error().and_then(emq_id::redirect).filter(|r| r.ask).map(|r| address(r, conn.host())) {
-            reply = send(&mut Connection::open_with(&to, timeouts)?, &write, 0, 0, true)?.script;
+        let (timeouts, retry) = (self.options.timeouts, Duration::from_millis(self.options.terms.retry_ms()));
+        // A few tries: after a failover or a resharding the connection may be
+        // to a node that no longer serves the reserve (`MOVED`: found again),
+        // or the cluster may be settling (a write that did not run: again).
+        let mut last = String::new();
+        for _ in 0..RELEASE_TRIES {
+            let conn = self.connection()?;
+            let mut reply = send(conn, &write, 0, 0, false)?.script;
+            let host = conn.host().to_string();
+            if let Some(to) = reply.error().and_then(emq_id::redirect).filter(|r| r.ask).map(|r| address(r, &host)) {
+                reply = send(&mut Connection::open_with(&to, timeouts)?, &write, 0, 0, true)?.script;
+            }
+            let Some(e) = reply.error() else { return Ok(renewed(&reply) == Some(true) && was_held) };
+            match emq_id::read_lease_error(e, true) {
+                Outcome::Moved => {
+                    self.route.moved(e, &host);
+                    self.conn = None;
+                }
+                Outcome::NotRun => std::thread::sleep(retry),
+                _ => return Err(LeaseError::Io(io::Error::other(format!("release: {e}")))),
+            }
+            last = e.to_string();
         }
-        match reply.error() {
-            Some(e) => Err(LeaseError::Io(io::Error::other(format!("release: {e}")))),
-            None => Ok(renewed(&reply) == Some(true) && was_held),
-        }
+        Err(LeaseError::Io(io::Error::other(format!("release: {last}"))))
     }
 }
+
+/// How many times a release is sent that was redirected or did not run.
+const RELEASE_TRIES: usize = 3;
 
 /// A renewal's or release's answer: `1` held, `0` gone (`None`: neither).
 fn renewed(reply: &Reply) -> Option<bool> {

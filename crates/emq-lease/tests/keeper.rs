@@ -279,3 +279,20 @@ fn a_held_lease_rides_out_writes_that_did_not_run() {
     assert_eq!((stats.taken, stats.lost), (1, 0));
     assert!(lease.release().unwrap());
 }
+
+#[test]
+fn a_release_answered_moved_is_sent_where_the_reserve_went() {
+    // The reserve's slot moved while the lease was held: the release finds it on the other node.
+    let (there, released) = server(Box::new(|c| standalone(c).unwrap_or_else(|| b":1\r\n".to_vec())));
+    let moved = format!("-MOVED 9051 {there}\r\n").into_bytes();
+    let (here, _) = server(Box::new(move |c| {
+        standalone(c).unwrap_or_else(|| match script_of(c) {
+            "acquire" => b"*2\r\n:7\r\n:-1\r\n".to_vec(),
+            "release" => moved.clone(),
+            _ => b":1\r\n".to_vec(),
+        })
+    }));
+    let lease = Lease::acquire(&here, options()).unwrap();
+    assert!(lease.release().unwrap(), "the release was not handed back where the reserve is");
+    assert_eq!(*released.lock().unwrap(), ["release"]);
+}

@@ -197,6 +197,10 @@ class _Sent(NamedTuple):
     raised: Optional[BaseException] = None
 
 
+#: How many times a release is sent that was redirected or did not run.
+_RELEASE_TRIES = 3
+
+
 class _Refresh(NamedTuple):
     """I/O: find the reserve's primary again (``MOVED``'s node first), or load the slot map."""
 
@@ -328,14 +332,22 @@ class _Holder:
             return False
         lease.minter.stop()
         write = _Write(LEASE_SCRIPTS["release"], [lease.token, lease.minter.high_water, lease.held.node], 0, 0, lease)
-        read = yield from self.send(write, None)
-        if read.outcome == "ask":
-            to = redirect(read.text)
-            assert to is not None
-            read = yield from self.send(write, (to.host or read.host, to.port))
-        if read.outcome not in ("counted", "gone"):
-            raise read.fault or LeaseWireError(f"release: {read.text}")
-        return held is not None and read.outcome == "counted"
+        # A few tries: after a failover or a resharding the reserve may be on another node
+        # (MOVED: found again), or the cluster settling (a write that did not run: again).
+        for _ in range(_RELEASE_TRIES):
+            read = yield from self.send(write, None)
+            if read.outcome == "ask":
+                to = redirect(read.text)
+                assert to is not None
+                read = yield from self.send(write, (to.host or read.host, to.port))
+            if read.outcome in ("counted", "gone"):
+                return held is not None and read.outcome == "counted"
+            if read.outcome == "moved":
+                to = redirect(read.text)
+                yield _Refresh(None if to is None else (to.slot, to.host or read.host, to.port))
+            elif read.outcome != "not_run":
+                break
+        raise read.fault or LeaseWireError(f"release: {read.text}")
 
     # -- the writes
 
