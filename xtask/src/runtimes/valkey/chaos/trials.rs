@@ -189,7 +189,9 @@ fn resharding(cluster: &Replicated, programs: &[Program], dir: &Path, terms: Lea
         ensure!(records.iter().all(|r| r.lease == 1), "{}: lost its lease mid-split", h.label);
         let stats = h.stats.as_ref().with_context(|| format!("{}: no stats line", h.label))?;
         ensure!(stats["taken"] == 1 && stats["lost"] == 0, "{}: stats {stats}", h.label);
-        // Released mid-split: the key, on the target, no longer has its token.
+        // Released mid-split: the key, on the target (read after ASKING, the
+        // slot still importing there), no longer has its token.
+        c.cmd(&["ASKING"])?;
         ensure!(reserve::is_released(&mut c, node)?, "{}: node {node} not released mid-split", h.label);
     }
     migration.finish()?;
