@@ -18,7 +18,10 @@ use crate::lease::{parse_acquire_error, LeaseTerms};
 /// use emq_id::Outcome;
 /// assert_eq!(Outcome::ALL.map(Outcome::name), ["counted", "unacknowledged", "gone", "leased", "ask", "moved", "not_run", "fault"]);
 /// ```
+///
+/// New outcomes may be added (a new reply of Valkey's), hence `#[non_exhaustive]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Outcome {
     /// The script ran, the lease is the owner's, and as many replicas as
     /// wanted acknowledged it: the write counts.
@@ -39,10 +42,13 @@ pub enum Outcome {
     /// node is a replica now): the script did not write. Find the reserve's
     /// primary again — the node named first — and write again.
     Moved,
-    /// The server refused the script before it ran: `TRYAGAIN` (the slot's
+    /// The server refused the script before it wrote: `TRYAGAIN` (the slot's
     /// keys are split by a migration), `CLUSTERDOWN`, `LOADING`, `MASTERDOWN`,
-    /// `BUSY`, `NOREPLICAS` (`min-replicas-to-write`). Nothing was written;
-    /// the same write is tried again soon, on the same connection.
+    /// `BUSY` (refused before it ran), or `NOREPLICAS`
+    /// (`min-replicas-to-write`), `OOM` (`maxmemory`), `MISCONF` (a failed
+    /// save that stops writes), which refuse a script's first write, made
+    /// after its reads. Nothing was written; the same write is tried again
+    /// soon, on the same connection.
     NotRun,
     /// Anything else — an error the protocol does not give, a reply of the
     /// wrong shape, a dropped connection: whether the write ran is unknown.
@@ -107,9 +113,9 @@ impl Outcome {
     }
 }
 
-/// Error replies that say the script did not run: the server refused it
-/// whole, before its first command.
-const NOT_RUN: [&str; 6] = ["TRYAGAIN", "CLUSTERDOWN", "LOADING", "MASTERDOWN", "BUSY", "NOREPLICAS"];
+/// Error replies that say the script wrote nothing: the server refused it
+/// before it ran, or refused its first write (every script reads first).
+const NOT_RUN: [&str; 8] = ["TRYAGAIN", "CLUSTERDOWN", "LOADING", "MASTERDOWN", "BUSY", "NOREPLICAS", "OOM", "MISCONF"];
 
 /// Reads an error reply to a lease script (the text after `-`, as clients
 /// give it). `asked` says whether the write was sent after `ASKING`: a node
@@ -189,9 +195,10 @@ pub fn redirect(text: &str) -> Option<Redirect<'_>> {
 /// Where a holder is with its lease.
 ///
 /// ```
-/// assert_eq!(emq_id::Phase::ALL.map(emq_id::Phase::name), ["starting", "unleased", "pending", "held"]);
+/// assert_eq!(emq_id::Phase::ALL.map(emq_id::Phase::name), ["starting", "unleased", "pending", "held", "releasing"]);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Phase {
     /// The first acquire, in the caller's thread: the caller waits for a
     /// lease or a refusal.
@@ -203,11 +210,14 @@ pub enum Phase {
     Pending,
     /// The lease minted on (published).
     Held,
+    /// Handing the lease back ([`Keeper::release`]): the release is sent
+    /// until it runs, a few tries at most.
+    Releasing,
 }
 
 impl Phase {
     /// Every phase, in the order above.
-    pub const ALL: [Phase; 4] = [Phase::Starting, Phase::Unleased, Phase::Pending, Phase::Held];
+    pub const ALL: [Phase; 5] = [Phase::Starting, Phase::Unleased, Phase::Pending, Phase::Held, Phase::Releasing];
 
     /// The phase's stable lowercase name.
     pub const fn name(self) -> &'static str {
@@ -216,12 +226,18 @@ impl Phase {
             Phase::Unleased => "unleased",
             Phase::Pending => "pending",
             Phase::Held => "held",
+            Phase::Releasing => "releasing",
         }
     }
 }
 
 /// The write [`Keeper::next`] asks for.
+///
+/// ```
+/// assert_eq!(emq_id::Next::ALL.map(emq_id::Next::name), ["acquire", "renew", "expired", "release"]);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Next {
     /// Take a node (`acquire`).
     Acquire,
@@ -230,15 +246,21 @@ pub enum Next {
     /// The held lease has expired on the server (no write of it was answered
     /// for a whole TTL): stop minting on it and count it lost, then acquire.
     Expired,
+    /// Hand the lease back (`release`, without `WAIT`).
+    Release,
 }
 
 impl Next {
+    /// Every write, in the order above.
+    pub const ALL: [Next; 4] = [Next::Acquire, Next::Renew, Next::Expired, Next::Release];
+
     /// The write's stable lowercase name.
     pub const fn name(self) -> &'static str {
         match self {
             Next::Acquire => "acquire",
             Next::Renew => "renew",
             Next::Expired => "expired",
+            Next::Release => "release",
         }
     }
 }
@@ -246,9 +268,10 @@ impl Next {
 /// What a holder does with a write's outcome ([`Keeper::settle`]).
 ///
 /// ```
-/// assert_eq!(emq_id::Action::ALL.len(), 10);
+/// assert_eq!(emq_id::Action::ALL.len(), 11);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Action {
     /// The lease taken, or the pending lease renewed, counts: tell its minter
     /// the renewal (a pending lease) and mint on it.
@@ -277,13 +300,17 @@ pub enum Action {
     Reconnect,
     /// The first acquire gives up: the caller gets the refusal — the core's
     /// ([`Keeper::refusal`]), `WAIT`'s (a taken lease released first), or
-    /// the holder's own fault.
+    /// the holder's own fault. While releasing: the release did not run
+    /// (the lease is left to its TTL), and the holder reports why.
     GiveUp,
+    /// The release ran: the lease is handed back (the script's answer says
+    /// whether it was still the owner's).
+    Released,
 }
 
 impl Action {
     /// Every action, in the order above.
-    pub const ALL: [Action; 10] = [
+    pub const ALL: [Action; 11] = [
         Action::Publish,
         Action::Renewed,
         Action::Pend,
@@ -294,6 +321,7 @@ impl Action {
         Action::Retry,
         Action::Reconnect,
         Action::GiveUp,
+        Action::Released,
     ];
 
     /// The action's stable lowercase name.
@@ -309,6 +337,7 @@ impl Action {
             Action::Retry => "retry",
             Action::Reconnect => "reconnect",
             Action::GiveUp => "give_up",
+            Action::Released => "released",
         }
     }
 }
@@ -383,7 +412,7 @@ impl LeaseTerms {
 /// assert_eq!(keeper.next(3_150), Next::Expired);
 /// assert_eq!(keeper.phase(), Phase::Unleased);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Keeper {
     terms: LeaseTerms,
     phase: Phase,
@@ -394,13 +423,20 @@ pub struct Keeper {
     /// The last write was redirected by `ASK`: the one it is followed with
     /// may not be redirected again.
     asked: bool,
+    /// Releases sent that were redirected or did not run.
+    release_tries: u8,
 }
+
+/// How many times a release is sent that `MOVED` redirected or the server
+/// did not run: after a failover or a resharding the holder's connection may
+/// be to a node that no longer serves the reserve, or the cluster settling.
+const RELEASE_TRIES: u8 = 3;
 
 impl Keeper {
     /// A holder's keeper of leases on `terms`, before its first acquire,
     /// begun at monotonic `now`.
     pub const fn starting(terms: LeaseTerms, now: u64) -> Keeper {
-        Keeper { terms, phase: Phase::Starting, answered_at: 0, since: now, asked: false }
+        Keeper { terms, phase: Phase::Starting, answered_at: 0, since: now, asked: false, release_tries: 0 }
     }
 
     /// The terms its leases are kept on.
@@ -432,11 +468,24 @@ impl Keeper {
             }
             Phase::Held | Phase::Pending => Next::Renew,
             Phase::Starting | Phase::Unleased => Next::Acquire,
+            Phase::Releasing => Next::Release,
         }
+    }
+
+    /// Begins handing the held or pending lease back: the next write is the
+    /// release, which [`settle`](Self::settle) follows through an `ASK`, sends
+    /// again after `MOVED` or a refusal that did not run (a few tries), and
+    /// ends with [`Action::Released`] or [`Action::GiveUp`].
+    pub fn release(&mut self) {
+        self.phase = Phase::Releasing;
+        self.asked = false;
+        self.release_tries = 0;
     }
 
     /// Settles a write sent at monotonic `sent` that came to `outcome`, read
     /// at monotonic `now`: what to do with the lease, and when to write next.
+    /// After a [`Action::Follow`], `sent` may be the first send's time or the
+    /// followed write's: never later than the send of the write that ran.
     ///
     /// While starting, a write that did not run (`MOVED`, `TRYAGAIN`,
     /// `CLUSTERDOWN`…) is tried again for up to a TTL from the first try — a
@@ -445,7 +494,6 @@ impl Keeper {
     /// acquire no replica acknowledged and a fault give up at once.
     pub fn settle(&mut self, outcome: Outcome, sent: u64, now: u64) -> Step {
         let (every, retry) = (self.terms.renew_every_ms(), self.terms.retry_ms());
-        let starting = self.phase == Phase::Starting;
         let patient = now < self.since.saturating_add(self.terms.ttl_ms);
         let step = |action, after_ms| Step { action, after_ms };
         let followed = core::mem::replace(&mut self.asked, false);
@@ -453,6 +501,22 @@ impl Keeper {
             (_, Outcome::Ask) if !followed => {
                 self.asked = true;
                 step(Action::Follow, 0)
+            }
+            (Phase::Releasing, Outcome::Counted | Outcome::Unacknowledged | Outcome::Gone) => {
+                self.phase = Phase::Unleased;
+                step(Action::Released, 0)
+            }
+            (Phase::Releasing, Outcome::Moved | Outcome::NotRun) if self.release_tries + 1 < RELEASE_TRIES => {
+                self.release_tries += 1;
+                if outcome == Outcome::Moved {
+                    step(Action::Reroute, 0)
+                } else {
+                    step(Action::Retry, retry)
+                }
+            }
+            (Phase::Releasing, _) => {
+                self.phase = Phase::Unleased;
+                step(Action::GiveUp, 0)
             }
             (Phase::Starting | Phase::Unleased | Phase::Pending, Outcome::Counted) => {
                 self.phase = Phase::Held;
@@ -492,7 +556,7 @@ impl Keeper {
             (_, Outcome::NotRun) | (Phase::Unleased, Outcome::Leased) => step(Action::Retry, retry),
             // A fault, a second `ASK`, or a reply the write cannot give
             // (`gone` to an acquire, `leased` to a renewal).
-            _ => step(if starting { Action::GiveUp } else { Action::Reconnect }, retry),
+            _ => step(Action::Reconnect, retry),
         }
     }
 

@@ -96,7 +96,8 @@ impl Keeper {
                 self.lose();
                 self.acquire().0
             }
-            Next::Acquire => self.acquire().0,
+            // Acquire (a release is never due here: it ends the thread).
+            _ => self.acquire().0,
         }
     }
 
@@ -119,7 +120,9 @@ impl Keeper {
     /// following an `ASK` once. `held` reads a script's answer: whether the
     /// lease is the owner's (`None`: a reply the protocol does not give).
     fn write(&mut self, write: &Write, sent: u64, mut held: impl FnMut(&Reply) -> Option<bool>) -> (Step, Came) {
-        let (replicas, wait_ms) = (self.options.replicas, self.options.terms.wait_ms());
+        // A release is not waited on: losing it leaves the mark higher, which is safe.
+        let replicas = if write.script.name == emq_id::RELEASE.name { 0 } else { self.options.replicas };
+        let wait_ms = self.options.terms.wait_ms();
         let mut there: Option<Connection> = None;
         loop {
             let asked = there.is_some();
@@ -329,35 +332,26 @@ impl Keeper {
         let Some(lease) = lease else { return Ok(false) };
         lease.minter.stop();
         let write = Write::release(&lease.token, lease.minter.high_water(), lease.held.node);
-        let (timeouts, retry) = (self.options.timeouts, Duration::from_millis(self.options.terms.retry_ms()));
-        // A few tries: after a failover or a resharding the connection may be
-        // to a node that no longer serves the reserve (`MOVED`: found again),
-        // or the cluster may be settling (a write that did not run: again).
-        let mut last = String::new();
-        for _ in 0..RELEASE_TRIES {
-            let conn = self.connection()?;
-            let mut reply = send(conn, &write, 0, 0, false)?.script;
-            let host = conn.host().to_string();
-            if let Some(to) = reply.error().and_then(emq_id::redirect).filter(|r| r.ask).map(|r| address(r, &host)) {
-                reply = send(&mut Connection::open_with(&to, timeouts)?, &write, 0, 0, true)?.script;
-            }
-            let Some(e) = reply.error() else { return Ok(renewed(&reply) == Some(true) && was_held) };
-            match emq_id::read_lease_error(e, true) {
-                Outcome::Moved => {
-                    self.route.moved(e, &host);
-                    self.conn = None;
+        self.core.release();
+        loop {
+            let mut released = false;
+            let (step, came) = self.write(&write, emq_id::monotonic_ms(), |reply| {
+                released = renewed(reply)?;
+                Some(true) // a release that ran: handed back, or already not the owner's
+            });
+            match (step.action, came) {
+                (Action::Released, _) => return Ok(released && was_held),
+                (Action::GiveUp, Came::Failed(e)) => return Err(e),
+                (Action::GiveUp, Came::Refused(e)) => {
+                    return Err(LeaseError::Io(io::Error::other(format!("release: {e}"))))
                 }
-                Outcome::NotRun => std::thread::sleep(retry),
-                _ => return Err(LeaseError::Io(io::Error::other(format!("release: {e}")))),
+                (Action::GiveUp, Came::Ran(_)) => return Err(LeaseError::Io(protocol("release: not settled"))),
+                // Sent again: to where the reserve went (`MOVED`), or once the server runs it.
+                _ => std::thread::sleep(Duration::from_millis(step.after_ms)),
             }
-            last = e.to_string();
         }
-        Err(LeaseError::Io(io::Error::other(format!("release: {last}"))))
     }
 }
-
-/// How many times a release is sent that was redirected or did not run.
-const RELEASE_TRIES: usize = 3;
 
 /// A renewal's or release's answer: `1` held, `0` gone (`None`: neither).
 fn renewed(reply: &Reply) -> Option<bool> {

@@ -268,6 +268,9 @@ pub fn checks(file: &Value) -> Result<Vec<Check>> {
                         if step.get("next").is_some() {
                             asked.push(pick(step, &["at"], &at)?);
                             answers.push(pick(step, &["next", "phase"], &at)?);
+                        } else if step.get("release").is_some() {
+                            asked.push(pick(step, &["at", "release"], &at)?);
+                            answers.push(pick(step, &["phase"], &at)?);
                         } else {
                             asked.push(pick(step, &["outcome", "sent", "at"], &at)?);
                             let answer = match step.get("refusal") {

@@ -5,7 +5,7 @@
 use emq_id::{read_lease_error, redirect, Keeper, LeaseTerms, Outcome};
 use serde_json::{json, Value};
 use Outcome::*;
-use Step::{Next, Settle};
+use Step::{Next, Release, Settle};
 
 /// Error replies a lease write may meet, each read fresh and after `ASKING`.
 pub fn replies() -> Vec<Value> {
@@ -32,6 +32,7 @@ pub fn replies() -> Vec<Value> {
         "NOSCRIPT No matching script. Please use EVAL.",
         "ERR Error running script (call to f_0): @user_script:5: Wrong number of args",
         "OOM command not allowed when used memory > 'maxmemory'.",
+        "MISCONF Errors writing to the AOF file: No space left on device",
         "TRYAGAINX",
         "",
     ];
@@ -49,15 +50,17 @@ pub fn replies() -> Vec<Value> {
     out
 }
 
-/// One step of a keeper's sequence: the write due at a time, or a write's outcome settled.
+/// One step of a keeper's sequence: the write due at a time, a write's
+/// outcome settled, or the lease handed back.
 enum Step {
     Next(u64),
     Settle(Outcome, u64, u64),
+    Release(u64),
 }
 
 /// Sequences of steps from a starting keeper, each with what the keeper answers.
 pub fn keepers() -> Vec<Value> {
-    let sequences: [(u64, u64, u64, Vec<Step>); 8] = [
+    let sequences: [(u64, u64, u64, Vec<Step>); 11] = [
         // A lease taken, renewed, renewed unacknowledged, lost, taken again, and expired.
         (
             3_000,
@@ -128,6 +131,23 @@ pub fn keepers() -> Vec<Value> {
                 Next(10),
             ],
         ),
+        // A release redirected by MOVED, then not run twice: left to its TTL.
+        (
+            3_000,
+            500,
+            0,
+            vec![
+                Settle(Counted, 0, 0),
+                Release(10),
+                Next(10),
+                Settle(Moved, 10, 11),
+                Settle(NotRun, 11, 12),
+                Settle(NotRun, 162, 163),
+            ],
+        ),
+        // A release followed through ASK; another answered gone; one that faults.
+        (30_000, 5_000, 0, vec![Settle(Counted, 0, 0), Release(1), Settle(Ask, 1, 2), Settle(Counted, 2, 3), Next(4)]),
+        (30_000, 5_000, 0, vec![Settle(Unacknowledged, 0, 1), Release(2), Settle(Gone, 2, 3), Settle(Fault, 2, 3)]),
     ];
     sequences
         .into_iter()
@@ -140,6 +160,10 @@ pub fn keepers() -> Vec<Value> {
                     Next(at) => {
                         let next = keeper.next(at);
                         json!({ "at": at, "next": next.name(), "phase": keeper.phase().name() })
+                    }
+                    Release(at) => {
+                        keeper.release();
+                        json!({ "at": at, "release": true, "phase": keeper.phase().name() })
                     }
                     Settle(outcome, sent, at) => {
                         let done = keeper.settle(outcome, sent, at);

@@ -181,6 +181,11 @@ fn lease_keeper(r: &Value) -> Answer {
     let mut answers = vec![];
     for step in steps {
         let at = number(step, "at")?.max(0) as u64;
+        if step.get("release").is_some() {
+            keeper.release();
+            answers.push(json!({ "phase": keeper.phase().name() }));
+            continue;
+        }
         let Some(outcome) = step.get("outcome") else {
             let next = keeper.next(at);
             answers.push(json!({ "next": next.name(), "phase": keeper.phase().name() }));
