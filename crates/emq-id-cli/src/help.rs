@@ -91,9 +91,11 @@ until then nothing is minted on it and it is refused with gate node, naming
 the counts. So a failover that promotes that replica keeps the lease and its
 mark. --replicas 0 is for a reserve whose primary has no replica: a failover
 may then lose a lease and let two processes mint on one node.
-A lost or fenced lease is taken again by itself (another node, after every id
-minted before); a failover is followed through any seed or any primary a slot
-map named. A process killed outright frees its node when the TTL
+A lease gone, or none of whose writes was answered for a TTL, is taken again
+by itself (another node, after every id minted before); a failover is followed
+through any seed or any primary a slot map named, a resharding through ASK.
+A first acquire the reserve does not run for a TTL (CLUSTERDOWN, TRYAGAIN...)
+is refused with gate node, naming the reply. A process killed outright frees its node when the TTL
 runs out, and not before. Minting on a lease stops MARGIN ms (default 5000) before
 the TTL would run out since the last renewal sent, so an owner cut off from Valkey
 never mints on a node another may hold.

@@ -57,6 +57,10 @@ pub enum Outcome {
 
 impl Outcome {
     /// Every outcome, in the order above.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Outcome::ALL[0], emq_id::Outcome::Counted);
+    /// ```
     pub const ALL: [Outcome; 8] = [
         Outcome::Counted,
         Outcome::Unacknowledged,
@@ -69,6 +73,10 @@ impl Outcome {
     ];
 
     /// The outcome's stable lowercase name, as the vector file spells it.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Outcome::NotRun.name(), "not_run");
+    /// ```
     pub const fn name(self) -> &'static str {
         match self {
             Outcome::Counted => "counted",
@@ -177,6 +185,13 @@ pub struct Redirect<'a> {
 
 /// Reads a `MOVED` or `ASK` reply; `None` for any other text, or one whose
 /// slot or port is not a number in range.
+///
+/// ```
+/// let moved = emq_id::redirect("MOVED 9051 10.0.0.3:7002").unwrap();
+/// assert!(!moved.ask);
+/// assert_eq!((moved.host, moved.port), (Some("10.0.0.3"), 7002));
+/// assert!(emq_id::redirect("CLUSTERDOWN The cluster is down").is_none());
+/// ```
 pub fn redirect(text: &str) -> Option<Redirect<'_>> {
     let mut words = text.split(' ');
     let ask = match words.next()? {
@@ -217,9 +232,17 @@ pub enum Phase {
 
 impl Phase {
     /// Every phase, in the order above.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Phase::ALL.len(), 5);
+    /// ```
     pub const ALL: [Phase; 5] = [Phase::Starting, Phase::Unleased, Phase::Pending, Phase::Held, Phase::Releasing];
 
     /// The phase's stable lowercase name.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Phase::Held.name(), "held");
+    /// ```
     pub const fn name(self) -> &'static str {
         match self {
             Phase::Starting => "starting",
@@ -252,9 +275,17 @@ pub enum Next {
 
 impl Next {
     /// Every write, in the order above.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Next::ALL[3], emq_id::Next::Release);
+    /// ```
     pub const ALL: [Next; 4] = [Next::Acquire, Next::Renew, Next::Expired, Next::Release];
 
     /// The write's stable lowercase name.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Next::Expired.name(), "expired");
+    /// ```
     pub const fn name(self) -> &'static str {
         match self {
             Next::Acquire => "acquire",
@@ -310,6 +341,10 @@ pub enum Action {
 
 impl Action {
     /// Every action, in the order above.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Action::ALL[10], emq_id::Action::Released);
+    /// ```
     pub const ALL: [Action; 11] = [
         Action::Publish,
         Action::Renewed,
@@ -325,6 +360,10 @@ impl Action {
     ];
 
     /// The action's stable lowercase name.
+    ///
+    /// ```
+    /// assert_eq!(emq_id::Action::GiveUp.name(), "give_up");
+    /// ```
     pub const fn name(self) -> &'static str {
         match self {
             Action::Publish => "publish",
@@ -343,6 +382,13 @@ impl Action {
 }
 
 /// What to do, and how long after it the next write is due (ms).
+///
+/// ```
+/// use emq_id::{Action, Keeper, LeaseTerms, Outcome};
+/// let mut keeper = Keeper::starting(LeaseTerms::DEFAULT, 0);
+/// let step = keeper.settle(Outcome::Counted, 0, 3);
+/// assert_eq!((step.action, step.after_ms), (Action::Publish, 10_000));
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Step {
     /// What to do with the lease.
@@ -435,22 +481,46 @@ const RELEASE_TRIES: u8 = 3;
 impl Keeper {
     /// A holder's keeper of leases on `terms`, before its first acquire,
     /// begun at monotonic `now`.
+    ///
+    /// ```
+    /// let keeper = emq_id::Keeper::starting(emq_id::LeaseTerms::DEFAULT, emq_id::monotonic_ms());
+    /// assert_eq!(keeper.phase(), emq_id::Phase::Starting);
+    /// ```
     pub const fn starting(terms: LeaseTerms, now: u64) -> Keeper {
         Keeper { terms, phase: Phase::Starting, answered_at: 0, since: now, asked: false, release_tries: 0 }
     }
 
     /// The terms its leases are kept on.
+    ///
+    /// ```
+    /// let terms = emq_id::LeaseTerms::new(3_000, 500).unwrap();
+    /// assert_eq!(emq_id::Keeper::starting(terms, 0).terms(), terms);
+    /// ```
     pub const fn terms(&self) -> LeaseTerms {
         self.terms
     }
 
     /// Where the holder is.
+    ///
+    /// ```
+    /// use emq_id::{Keeper, LeaseTerms, Outcome, Phase};
+    /// let mut keeper = Keeper::starting(LeaseTerms::DEFAULT, 0);
+    /// keeper.settle(Outcome::Counted, 0, 1);
+    /// assert_eq!(keeper.phase(), Phase::Held);
+    /// ```
     pub const fn phase(&self) -> Phase {
         self.phase
     }
 
     /// Whether the write about to be sent follows an `ASK` (it goes with
     /// `ASKING` in front, and its error replies are read with `asked`).
+    ///
+    /// ```
+    /// use emq_id::{Keeper, LeaseTerms, Outcome};
+    /// let mut keeper = Keeper::starting(LeaseTerms::DEFAULT, 0);
+    /// keeper.settle(Outcome::Ask, 0, 1);
+    /// assert!(keeper.asked());
+    /// ```
     pub const fn asked(&self) -> bool {
         self.asked
     }
@@ -459,6 +529,12 @@ impl Keeper {
     /// the server answered for a whole TTL has expired there, whatever the
     /// connection says: the holder stops minting on it ([`Next::Expired`]),
     /// and the keeper is unleased.
+    ///
+    /// ```
+    /// use emq_id::{Keeper, LeaseTerms, Next};
+    /// let mut keeper = Keeper::starting(LeaseTerms::DEFAULT, 0);
+    /// assert_eq!(keeper.next(0), Next::Acquire);
+    /// ```
     pub fn next(&mut self, now: u64) -> Next {
         match self.phase {
             Phase::Held if now >= self.answered_at.saturating_add(self.terms.ttl_ms) => {
@@ -476,6 +552,17 @@ impl Keeper {
     /// release, which [`settle`](Self::settle) follows through an `ASK`, sends
     /// again after `MOVED` or a refusal that did not run (a few tries), and
     /// ends with [`Action::Released`] or [`Action::GiveUp`].
+    ///
+    /// ```
+    /// use emq_id::{Action, Keeper, LeaseTerms, Next, Outcome};
+    /// let mut keeper = Keeper::starting(LeaseTerms::DEFAULT, 0);
+    /// keeper.settle(Outcome::Counted, 0, 1);
+    /// keeper.release();
+    /// assert_eq!(keeper.next(2), Next::Release);
+    /// // The reserve moved: the release goes where it went, then runs there.
+    /// assert_eq!(keeper.settle(Outcome::Moved, 2, 3).action, Action::Reroute);
+    /// assert_eq!(keeper.settle(Outcome::Counted, 3, 4).action, Action::Released);
+    /// ```
     pub fn release(&mut self) {
         self.phase = Phase::Releasing;
         self.asked = false;
@@ -492,6 +579,15 @@ impl Keeper {
     /// state lasting longer than a lease lives is not a blip — and then the
     /// first acquire gives up with [`Keeper::refusal`]; every node leased, an
     /// acquire no replica acknowledged and a fault give up at once.
+    ///
+    /// ```
+    /// use emq_id::{Action, Keeper, LeaseTerms, Outcome};
+    /// let mut keeper = Keeper::starting(LeaseTerms::new(3_000, 500).unwrap(), 0);
+    /// keeper.settle(Outcome::Counted, 0, 1);
+    /// // A renewal answered but not acknowledged: nothing moves, tried again soon.
+    /// let step = keeper.settle(Outcome::Unacknowledged, 1_000, 1_005);
+    /// assert_eq!((step.action, step.after_ms), (Action::Wait, 150));
+    /// ```
     pub fn settle(&mut self, outcome: Outcome, sent: u64, now: u64) -> Step {
         let (every, retry) = (self.terms.renew_every_ms(), self.terms.retry_ms());
         let patient = now < self.since.saturating_add(self.terms.ttl_ms);

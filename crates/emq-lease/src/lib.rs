@@ -4,7 +4,7 @@
 //! it every third of its TTL (a renewal that is not acknowledged moves
 //! neither the fence nor the mark), follows a failover to the new primary
 //! through any seed or any primary a slot map named, and when the lease is
-//! lost or fenced takes another node on its own — its first id after every
+//! gone (or no write of it was answered for a whole TTL) takes another node on its own — its first id after every
 //! id this holder minted before. [`Lease::mint`] mints on whichever lease is
 //! held (`node` while none is), and [`Lease::release`] (or dropping it) hands
 //! the node back with its high-water mark.

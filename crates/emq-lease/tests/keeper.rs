@@ -263,7 +263,14 @@ fn a_held_lease_rides_out_writes_that_did_not_run() {
     // `CLUSTERDOWN`: the lease is kept, renewed once they run again.
     let (down_from, down_until) =
         (Instant::now() + Duration::from_millis(200), Instant::now() + Duration::from_millis(350));
+    // Each connection asks for the slot map first: one ask means the holder
+    // kept its connection (a write that did not run is tried again on it, not reconnected).
+    let connections = Arc::new(AtomicUsize::new(0));
+    let opened = connections.clone();
     let (addr, _) = server(Box::new(move |c| {
+        if is(c, "CLUSTER") {
+            opened.fetch_add(1, Ordering::AcqRel);
+        }
         standalone(c).unwrap_or_else(|| match script_of(c) {
             "acquire" => b"*2\r\n:7\r\n:-1\r\n".to_vec(),
             "renew" if (down_from..down_until).contains(&Instant::now()) => {
@@ -278,6 +285,7 @@ fn a_held_lease_rides_out_writes_that_did_not_run() {
     let stats = lease.stats();
     assert_eq!((stats.taken, stats.lost), (1, 0));
     assert!(lease.release().unwrap());
+    assert_eq!(connections.load(Ordering::Acquire), 1, "reconnected after a write that did not run");
 }
 
 #[test]

@@ -76,10 +76,30 @@ impl Fleet {
         }
         let fill: Vec<&str> = fill.iter().map(String::as_str).collect();
         ensure!(c.cmd(&fill)? == emq_resp::Reply::Status("OK".into()), "MSET of the slot's other keys");
+        let minting: Vec<usize> = (0..self.holders.len()).filter(|&i| self.holders[i].ended_ms.is_none()).collect();
         self.migrate(p, q, true)?;
         self.cluster.wait_replicated(q)?;
         self.migrate(q, p, false)?;
-        self.cluster.wait_replicated(p)
+        self.cluster.wait_replicated(p)?;
+        // Every holder that minted before the reshardings mints after them,
+        // within two TTLs: none gave up, none is stuck on a moved reserve.
+        let size = |h: &super::Holder| std::fs::metadata(&h.file).map_or(0, |m| m.len());
+        let at_end: Vec<u64> = minting.iter().map(|&i| size(&self.holders[i])).collect();
+        let stuck = || -> Vec<&str> {
+            minting
+                .iter()
+                .zip(&at_end)
+                .filter(|(&i, &end)| size(&self.holders[i]) <= end)
+                .map(|(&i, _)| self.holders[i].label.as_str())
+                .collect()
+        };
+        let ttl = self.orders.terms.ttl_ms;
+        ensure!(
+            poll(Duration::from_millis(2 * ttl), POLL, || stuck().is_empty()),
+            "not minting after the reshardings: {:?}",
+            stuck()
+        );
+        Ok(())
     }
 
     fn migrate(&mut self, from: usize, to: usize, key_before_the_pause: bool) -> Result<()> {

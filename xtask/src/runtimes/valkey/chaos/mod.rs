@@ -41,8 +41,10 @@ use crate::vectors::rng::Rng;
 
 /// Holders at the start; faults add more (replacements, the lossy failover's two).
 const HOLDERS: usize = 16;
-/// Nodes the harness leaves free at the start: the fleet's, and a few to spare.
-const FREE: u64 = 24;
+/// Nodes the harness leaves free at the start: the fleet's, and a few to
+/// spare (16 holders, 3 replacements of killed ones, the lossy failover's 2,
+/// 4 joining mid-split: 3 to spare, as before the reshardings joined).
+const FREE: u64 = 28;
 /// 3 s leases fenced 0.5 s early: renewals every second, so a fault's effect shows within seconds.
 const TERMS: (u64, u64) = (3_000, 500);
 /// The schedule after the lossy failover: shuffled by the seed.
