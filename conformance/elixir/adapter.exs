@@ -167,6 +167,11 @@ defmodule Conformance.Elixir do
     end
   end
 
+  defp keeper_step(keeper, %{"release" => true}) do
+    :ok = Keeper.release(keeper)
+    %{"phase" => Atom.to_string(Keeper.phase(keeper))}
+  end
+
   defp keeper_step(keeper, step) do
     next = Keeper.next(keeper, max(step["at"], 0))
     %{"next" => Atom.to_string(next), "phase" => Atom.to_string(Keeper.phase(keeper))}

@@ -2,9 +2,10 @@ defmodule EmqId.HolderTest.FakeValkey do
   @moduledoc false
   # A scripted Valkey on loopback: it answers each lease script by its Lua
   # text (acquire grants the next node of `nodes`, or answers `acquire` when
-  # that is an error text, or each of a list of them in turn; renew answers
-  # `renew`, release `release`, either an error text too), WAIT with `acks`,
-  # ASKING with OK, and logs every command with the connection it came on.
+  # that is an error text; renew answers `renew`, release `release`, either an
+  # error text too; each of them a list of answers given in turn, the last
+  # one kept), WAIT with `acks`, ASKING with OK, and logs every command with
+  # the connection it came on.
   use GenServer
   alias EmqId.Lease
 
@@ -54,22 +55,26 @@ defmodule EmqId.HolderTest.FakeValkey do
   defp answer(["ASKING"], s), do: {{:status, "OK"}, s}
 
   defp answer(["EVAL", text | _] = command, s) do
-    cond do
-      text == Lease.script(:acquire).text -> acquire(command, s)
-      text == Lease.script(:renew).text -> {s.renew, s}
-      text == Lease.script(:release).text -> {s.release, s}
+    script = Enum.find([:acquire, :renew, :release], &(Lease.script(&1).text == text))
+    in_turn(script, command, s)
+  end
+
+  # The script's answer now: the next of a list of them (the last one kept).
+  defp in_turn(script, command, s) do
+    case Map.fetch!(s, script) do
+      [answer | rest] ->
+        {reply, s} = in_turn(script, command, %{s | script => answer})
+        {reply, %{s | script => if(rest == [], do: answer, else: rest)}}
+
+      answer ->
+        script_answer(script, answer, s)
     end
   end
 
-  defp acquire(_command, %{acquire: {:error, text}} = s), do: {{:error, text}, s}
-
-  defp acquire(command, %{acquire: [answer | rest]} = s) do
-    {reply, s} = acquire(command, %{s | acquire: answer})
-    {reply, %{s | acquire: if(rest == [], do: answer, else: rest)}}
-  end
-
-  defp acquire(_command, %{nodes: [node | nodes]} = s),
+  defp script_answer(:acquire, :grant, %{nodes: [node | nodes]} = s),
     do: {[node, Map.get(s.marks, node, -1)], %{s | nodes: nodes}}
+
+  defp script_answer(_script, answer, s), do: {answer, s}
 
   defp accept(listen, fake) do
     {:ok, socket} = :gen_tcp.accept(listen)
@@ -114,7 +119,7 @@ defmodule EmqId.HolderTest do
 
   alias EmqId.{Error, Lease}
   alias EmqId.Lease.Holder
-  alias EmqId.HolderTest.FakeValkey
+  alias EmqId.HolderTest.{FakeValkey, PipelineOnly}
   alias EmqId.Test.Resp
 
   @short elem(Lease.terms(300), 1)
@@ -169,7 +174,9 @@ defmodule EmqId.HolderTest do
   test "every node leased is refused with :node, and nothing is released", %{fake: fake, client: c} do
     FakeValkey.set(fake, acquire: {:error, Lease.every_node_leased()})
     assert {:error, %Error{gate: :node, message: message}} = start(c, replicas: 1)
-    assert message =~ "every node 0..=1023 is leased" and message =~ Lease.every_node_leased()
+    # The core's refusal alone: the server's reply is added only to a write that did not run.
+    assert message =~ "every node 0..=1023 is leased"
+    refute message =~ Lease.every_node_leased()
     assert [{:acquire, _, _}, {:wait, _, _}] = FakeValkey.writes(fake)
   end
 
@@ -226,15 +233,67 @@ defmodule EmqId.HolderTest do
     assert [{:asking, _, _}, {:acquire, _, _}, {:wait, _, _}] = FakeValkey.writes(there)
   end
 
-  test "an ASK to a client without pipeline_at/4 is not followed: the first acquire is refused", %{
+  test "an ASK to a client without pipeline_at/4 did not run: tried again for a TTL, then refused by name", %{
     fake: fake,
-    client: c
+    client: {_, conn}
   } do
-    {_, conn} = c
     FakeValkey.set(fake, acquire: {:error, "ASK 9051 127.0.0.1:1"})
+    began = System.monotonic_time(:millisecond)
+    assert {:error, %Error{gate: :node, message: message}} = start({PipelineOnly, conn}, replicas: 0, terms: @short)
+    assert System.monotonic_time(:millisecond) - began >= @short.ttl_ms
+    assert message =~ "for a whole TTL" and String.ends_with?(message, ": ASK 9051 127.0.0.1:1")
+    # Every try went where the first did: nothing was asked, nothing taken.
+    writes = FakeValkey.writes(fake)
+    assert length(writes) > 2 and Enum.all?(writes, &match?({:acquire, _, _}, &1))
+  end
 
-    assert start({EmqId.HolderTest.PipelineOnly, conn}, replicas: 0) ==
-             {:error, {:not_followed, "ASK 9051 127.0.0.1:1"}}
+  test "an ASK to a client without pipeline_at/4: a held lease is renewed again until the migration ends", %{
+    fake: fake,
+    client: {_, conn}
+  } do
+    {:ok, terms} = Lease.terms(1_000)
+    {:ok, h} = start({PipelineOnly, conn}, replicas: 0, terms: terms)
+    renewals = fn -> Enum.count(FakeValkey.writes(fake), &match?({:renew, _, _}, &1)) end
+    before = renewals.()
+    FakeValkey.set(fake, renew: {:error, "ASK 9051 127.0.0.1:1"})
+    # The next renewal (a third of the TTL on), then tried again every retry_ms (50 ms): not lost.
+    assert wait_until(fn -> renewals.() - before >= 4 end, 2_000)
+    FakeValkey.set(fake, renew: 1)
+    Process.sleep(100)
+    assert {:ok, {_, 1}} = Holder.next_minted(h)
+    assert %{taken: 1, lost: 0} = Holder.stats(h)
+    refute_received {Holder, ^h, :lost, _}
+    assert Holder.release(h)
+  end
+
+  test "a release answered READONLY (moved), then not run, is sent again and runs", %{fake: fake, client: c} do
+    {:ok, h} = start(c, replicas: 0, terms: @short)
+    readonly = {:error, "READONLY You can't write against a read only replica."}
+    FakeValkey.set(fake, release: [readonly, {:error, "TRYAGAIN Multiple keys"}, 1])
+    assert Holder.release(h)
+    # The client dropped the connection READONLY came on: sent again on a new one, then on it again.
+    assert [{:release, args, first}, {:release, args, again}, {:release, args, again}] = releases(fake)
+    assert first != again
+  end
+
+  test "a release not run three times is given up: the lease is left to its TTL", %{fake: fake, client: c} do
+    {:ok, h} = start(c, replicas: 0, terms: @short)
+    FakeValkey.set(fake, release: [{:error, "CLUSTERDOWN The cluster is down"}])
+    assert Holder.release(h) == false
+    assert length(releases(fake)) == 3
+    refute Process.alive?(h)
+  end
+
+  test "a release that faults, or answers 0, is sent once", %{fake: fake, client: c} do
+    {:ok, h} = start(c, replicas: 0, terms: @short)
+    FakeValkey.set(fake, release: {:error, "ERR something the protocol does not give"})
+    assert Holder.release(h) == false
+    assert [{:release, _, _}] = releases(fake)
+
+    {:ok, h} = start(c, replicas: 0, terms: @short)
+    FakeValkey.set(fake, release: 0)
+    assert Holder.release(h) == false
+    assert [{:release, _, _}, {:release, [_, _, "6"], _}] = releases(fake)
   end
 
   test "renewals unanswered for a TTL: the lease expires, is lost, and another taken", %{fake: fake, client: c} do
@@ -329,6 +388,16 @@ defmodule EmqId.HolderTest do
     assert {:error, %Error{gate: :node}} = start(c, name: :emq_holder_test)
     assert Process.whereis(:emq_holder_test) == nil
   end
+
+  defp wait_until(done?, ms) do
+    cond do
+      done?.() -> true
+      ms <= 0 -> false
+      true -> Process.sleep(10) == :ok and wait_until(done?, ms - 10)
+    end
+  end
+
+  defp releases(fake), do: Enum.filter(FakeValkey.writes(fake), &match?({:release, _, _}, &1))
 
   # The first lease (node 5) lost, the next (node 6) taken, and renewed from here on.
   defp assert_taken_again(fake, h) do

@@ -34,6 +34,8 @@ defmodule EmqId.KeeperTest do
         {"MASTERDOWN Link with MASTER is down", :not_run, :not_run},
         {"BUSY Valkey is busy running a script", :not_run, :not_run},
         {"NOREPLICAS Not enough good replicas to write.", :not_run, :not_run},
+        {"OOM command not allowed when used memory > 'maxmemory'.", :not_run, :not_run},
+        {"MISCONF Errors writing to the AOF file: No space left on device", :not_run, :not_run},
         {"ASK 16384 10.0.0.2:7001", :fault, :fault},
         {"ERR Error running script", :fault, :fault},
         {"", :fault, :fault},
@@ -56,9 +58,7 @@ defmodule EmqId.KeeperTest do
     end
 
     test "every outcome is one of the type's, and the type lists exactly the core's" do
-      {:ok, types} = Code.Typespec.fetch_types(Lease)
-      {:type, {:outcome, {:type, _, :union, members}, []}} = Enum.find(types, &match?({:type, {:outcome, _, _}}, &1))
-      assert Enum.map(members, fn {:atom, _, a} -> a end) == Lease.outcomes()
+      assert union(Lease, :outcome) == Lease.outcomes()
     end
   end
 
@@ -101,7 +101,20 @@ defmodule EmqId.KeeperTest do
     end
   end
 
+  # The atoms of a typespec that is a union of atoms, in order.
+  defp union(module, name) do
+    {:ok, types} = Code.Typespec.fetch_types(module)
+    {:type, {^name, {:type, _, :union, members}, []}} = Enum.find(types, &match?({:type, {^name, _, _}}, &1))
+    Enum.map(members, fn {:atom, _, a} -> a end)
+  end
+
   describe "the keeper" do
+    test "its writes, phases and actions are typed exactly as the core's" do
+      {nexts, phases, actions} = EmqId.Native.keeper_kinds()
+      assert {union(Keeper, :next), union(Keeper, :phase), union(Keeper, :action)} == {nexts, phases, actions}
+      assert {List.last(nexts), List.last(phases), List.last(actions)} == {:release, :releasing, :released}
+    end
+
     test "a lease's life: taken, renewed, unacknowledged, gone, taken again, expired" do
       k = keeper!(3_000, 500, 0)
       assert Keeper.terms(k) == %{ttl_ms: 3_000, margin_ms: 500}
@@ -133,6 +146,30 @@ defmodule EmqId.KeeperTest do
 
       for outcome <- [:leased, :unacknowledged, :fault, :gone] do
         assert Keeper.settle(keeper!(600, 100, 0), outcome, 0, 1) == {:give_up, 0}, inspect(outcome)
+      end
+    end
+
+    test "a release: followed through ASK, sent again after MOVED or not run, three sends at most" do
+      k = keeper!(3_000, 500, 0)
+      assert Keeper.settle(k, :counted, 0, 0) == {:publish, 1_000}
+      assert Keeper.release(k) == :ok
+      assert {Keeper.phase(k), Keeper.next(k, 10)} == {:releasing, :release}
+      assert Keeper.settle(k, :moved, 10, 11) == {:reroute, 0}
+      assert Keeper.settle(k, :not_run, 11, 12) == {:retry, 150}
+      assert {Keeper.settle(k, :not_run, 162, 163), Keeper.phase(k)} == {{:give_up, 0}, :unleased}
+
+      k = keeper!(30_000, 5_000, 0)
+      assert Keeper.settle(k, :unacknowledged, 0, 1) == {:give_up, 0}
+      Keeper.release(k)
+      assert {Keeper.settle(k, :ask, 1, 2), Keeper.asked?(k)} == {{:follow, 0}, true}
+      assert {Keeper.settle(k, :ask, 2, 3), Keeper.phase(k)} == {{:give_up, 0}, :unleased}
+
+      for {outcome, action} <- [counted: :released, gone: :released, leased: :give_up, fault: :give_up] do
+        k = keeper!(30_000, 5_000, 0)
+        Keeper.settle(k, :counted, 0, 0)
+        Keeper.release(k)
+        assert Keeper.settle(k, outcome, 1, 2) == {action, 0}, inspect(outcome)
+        assert {Keeper.phase(k), Keeper.next(k, 3)} == {:unleased, :acquire}
       end
     end
 

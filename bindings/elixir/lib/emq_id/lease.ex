@@ -272,8 +272,9 @@ defmodule EmqId.Lease do
       (`redirect/1`);
     * `:moved`: `MOVED` or `READONLY`, the script did not write: find the
       reserve's primary again;
-    * `:not_run`: the server refused the script before it ran (`TRYAGAIN`,
-      `CLUSTERDOWN`, `LOADING`, `MASTERDOWN`, `BUSY`, `NOREPLICAS`);
+    * `:not_run`: the server refused the script before it wrote (`TRYAGAIN`,
+      `CLUSTERDOWN`, `LOADING`, `MASTERDOWN`, `BUSY`; `NOREPLICAS`, `OOM`,
+      `MISCONF`, which refuse its first write);
     * `:fault`: anything else (a reply the protocol does not give, a dropped
       connection): whether the write ran is unknown.
 

@@ -22,10 +22,15 @@ fn outcome(term: Term<'_>) -> NifResult<emq_id::Outcome> {
     emq_id::Outcome::from_name(&term.atom_to_string()?).ok_or(rustler::Error::BadArg)
 }
 
+/// Names of the core's, as atoms.
+fn atoms(env: Env<'_>, names: impl IntoIterator<Item = &'static str>) -> Vec<Atom> {
+    names.into_iter().map(|name| atom(env, name)).collect()
+}
+
 /// `emq_id::Outcome::ALL`, as atoms.
 #[rustler::nif]
 fn lease_outcomes(env: Env<'_>) -> Vec<Atom> {
-    emq_id::Outcome::ALL.iter().map(|o| atom(env, o.name())).collect()
+    atoms(env, emq_id::Outcome::ALL.map(emq_id::Outcome::name))
 }
 
 /// `read_lease_error`: text that is not UTF-8 is no reply the protocol gives (`:fault`).
@@ -85,7 +90,19 @@ fn keeper_start(env: Env<'_>, ttl_ms: u64, margin_ms: u64, since: u64) -> Term<'
     answer(env, terms.map(|t| ResourceArc::new(Keeper(Mutex::new(emq_id::Keeper::starting(t, since))))))
 }
 
-/// `:acquire`, `:renew` or `:expired`.
+/// `{nexts, phases, actions}`: `Next::ALL`, `Phase::ALL` and `Action::ALL`,
+/// as atoms (the keeper's typespecs are checked against them).
+#[rustler::nif]
+fn keeper_kinds(env: Env<'_>) -> (Vec<Atom>, Vec<Atom>, Vec<Atom>) {
+    use emq_id::{Action, Next, Phase};
+    (
+        atoms(env, Next::ALL.map(Next::name)),
+        atoms(env, Phase::ALL.map(Phase::name)),
+        atoms(env, Action::ALL.map(Action::name)),
+    )
+}
+
+/// `:acquire`, `:renew`, `:expired` or `:release`.
 #[rustler::nif]
 fn keeper_next(env: Env<'_>, keeper: ResourceArc<Keeper>, now: u64) -> Atom {
     atom(env, keeper.get().next(now).name())
@@ -102,6 +119,13 @@ fn keeper_settle<'a>(
 ) -> NifResult<(Atom, u64)> {
     let step = keeper.get().settle(outcome(settled)?, sent, now);
     Ok((atom(env, step.action.name()), step.after_ms))
+}
+
+/// `Keeper::release`: the held or pending lease is handed back from now on (`:ok`).
+#[rustler::nif]
+fn keeper_release(keeper: ResourceArc<Keeper>) -> Atom {
+    keeper.get().release();
+    rustler::types::atom::ok()
 }
 
 #[rustler::nif]

@@ -9,16 +9,19 @@ defmodule EmqId.Lease.Client do
   replicas of that very write. Give it a connection to that primary, or a
   cluster-aware client that routes the whole pipeline there. The holder
   reads every error reply with the core (`EmqId.Lease.read_error/2`): a
-  `MOVED`, `READONLY`, `TRYAGAIN`, `CLUSTERDOWN` or `NOREPLICAS` is written
-  again a little later (a cluster-aware client follows the move meanwhile),
-  never taken for a lost connection.
+  `MOVED`, `READONLY`, `TRYAGAIN`, `CLUSTERDOWN`, `NOREPLICAS`, `OOM` or
+  `MISCONF` is written again a little later (a cluster-aware client follows
+  the move meanwhile), never taken for a lost connection.
 
   An `ASK` (the reserve's slot migrating, its key already on the node named)
   is followed by the holder itself: `ASKING`, the script and its `WAIT`,
   pipelined on one connection to that node, through `pipeline_at/4`. A
-  client module without it cannot follow one: the write is a fault (the
-  first acquire is refused with `{:not_followed, reply}`; a later write is
-  tried again until the migration ends).
+  client module without it — Redix alone — cannot follow one: the write did
+  not run (`:not_run`), and is sent again where it was until the migration
+  ends. The first acquire is then tried for a TTL and refused by name
+  (`{:error, %EmqId.Error{gate: :node}}`, the message ending with the `ASK`);
+  a held lease keeps being renewed, and is fenced (nothing minted on it) once
+  the migration lasts longer than TTL − margin.
 
   An error reply inside a pipeline's results is an exception struct (Redix
   gives `%Redix.Error{message: ...}`); the holder reads it with

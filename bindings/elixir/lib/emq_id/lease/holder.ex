@@ -9,7 +9,13 @@ defmodule EmqId.Lease.Holder do
   (`EmqId.Lease.retry_ms/1`), an `ASK` followed (`ASKING`, the script and its
   `WAIT` on one connection to the node named, through the client's
   `pipeline_at/4`), `MOVED`, `TRYAGAIN`, `CLUSTERDOWN` and `NOREPLICAS` tried
-  again.
+  again, the release too.
+
+  Redix alone does not follow an `ASK` (it has no `pipeline_at/4`): while the
+  reserve's slot migrates, its writes are tried again where they were sent
+  until the migration ends. A first acquire is then refused by name after a
+  TTL, and a held lease whose slot migrates for longer than TTL − margin is
+  fenced (minting stops until a renewal lands). See `EmqId.Lease.Client`.
 
   With Redix (hex.pm, hence Redix, is out of reach where this is built: the
   tests drive the holder through a small RESP client of their own, and
@@ -110,9 +116,12 @@ defmodule EmqId.Lease.Holder do
 
   @doc """
   Stops minting and renewing, hands the node back with the minter's high
-  water, and stops the holder (normally). `true` when a held lease was
-  handed back; `false` when none was held, it was already gone, or Valkey
-  could not be reached (the lease then runs out within its TTL).
+  water, and stops the holder (normally). The release goes as the keeper
+  says (`EmqId.Lease.Keeper.release/1`): an `ASK` followed, sent again after
+  `MOVED` or a refusal that did not run, three sends at most. `true` when a
+  held lease was handed back; `false` when none was held, it was already
+  gone, or the release did not run (Valkey could not be reached, or refused
+  it three times: the lease then runs out within its TTL).
   """
   @spec release(GenServer.server()) :: boolean
   def release(holder), do: GenServer.call(holder, :release, :infinity)
@@ -253,14 +262,20 @@ defmodule EmqId.Lease.Holder do
     end
   end
 
-  # Why the first acquire gave up: the core's refusal naming the server's
-  # reply (every node leased; CLUSTERDOWN, TRYAGAIN, MOVED… for a whole TTL),
+  # Why the first acquire gave up: the core's refusal (every node leased; or,
+  # naming the server's reply, CLUSTERDOWN, TRYAGAIN, MOVED… for a whole TTL),
   # WAIT's (too few replicas), or the fault (the client's error, a reply the
   # protocol does not give).
   defp refusal(came) do
     case Keeper.refusal(came.outcome) do
-      {:error, gate, message} -> Error.exception({gate, "#{message}: #{came.text}"})
-      nil -> came.refusal || came.reason
+      {:error, gate, message} when came.outcome in [:not_run, :moved] ->
+        Error.exception({gate, "#{message}: #{came.text}"})
+
+      {:error, gate, message} ->
+        Error.exception({gate, message})
+
+      nil ->
+        came.refusal || came.reason
     end
   end
 
@@ -288,13 +303,35 @@ defmodule EmqId.Lease.Holder do
     Published.put(state.table, nil)
     state = %{state | leases: leases, shown: nil}
     # A pending lease is handed back too, though none was held.
-    released = write != nil and released?(Write.send(write, state.client), write, state.client) and was_held
+    released = write != nil and hand_back(state.keeper, write, state.client) and was_held
     {released, %{state | released: released}}
   end
 
-  # A release answered 1 (an ASK to it followed once, as every write's).
-  defp released?(%{outcome: :ask, text: text}, write, client),
-    do: released?(Write.follow(write, client, text), write, client)
+  # The release, settled by the keeper: followed through an ASK, sent again
+  # after MOVED (the client finds the reserve) or a refusal that did not run,
+  # a few sends at most. True when it ran and answered 1; false when it
+  # answered 0 or the keeper gave up on it (the lease is left to its TTL).
+  defp hand_back(keeper, write, client) do
+    :ok = Keeper.release(keeper)
+    hand_back(keeper, write, client, Write.send(write, client))
+  end
 
-  defp released?(came, _write, _client), do: came.outcome == :counted
+  defp hand_back(keeper, write, client, came) do
+    case Keeper.settle(keeper, came.outcome, write.sent, LeasedMinter.monotonic_ms()) do
+      {:follow, _at_once} ->
+        hand_back(keeper, write, client, Write.follow(write, client, came.text))
+
+      {:released, _} ->
+        came.outcome == :counted
+
+      {:give_up, _} ->
+        false
+
+      {_again, after_ms} ->
+        # Slept through even while the holder stops: the release is what stopping does.
+        Process.sleep(after_ms)
+        write = Write.again(write)
+        hand_back(keeper, write, client, Write.send(write, client))
+    end
+  end
 end

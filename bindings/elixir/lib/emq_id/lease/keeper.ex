@@ -12,7 +12,9 @@ defmodule EmqId.Lease.Keeper do
   or `:expired`: the held lease was answered by no write for a whole TTL,
   stop minting on it, then acquire); send it (the script and its `WAIT`, on
   one connection); `settle/4` what it came to, which says what to do with the
-  lease and how many ms on the next write is due.
+  lease and how many ms on the next write is due. To hand the lease back,
+  `release/1`: the write due is then `:release` (the script without `WAIT`),
+  settled until `:released` or `:give_up`.
 
       iex> {:ok, terms} = EmqId.Lease.terms(3_000, 500)
       iex> {:ok, k} = EmqId.Lease.Keeper.start(terms, 0)
@@ -37,15 +39,16 @@ defmodule EmqId.Lease.Keeper do
 
   @opaque t :: reference()
 
-  @typedoc "The write due: take a node, renew the lease, or lose the expired lease and take a node."
-  @type next :: :acquire | :renew | :expired
+  @typedoc "The write due: take a node, renew the lease, lose the expired lease and take a node, or hand the lease back."
+  @type next :: :acquire | :renew | :expired | :release
 
   @typedoc """
   Where the holder is: the first acquire (`:starting`, its caller waiting),
   no lease (`:unleased`), a lease taken whose acquire no replica acknowledged
-  (`:pending`, nothing minted on it), the lease minted on (`:held`).
+  (`:pending`, nothing minted on it), the lease minted on (`:held`), the
+  lease being handed back (`:releasing`, after `release/1`).
   """
-  @type phase :: :starting | :unleased | :pending | :held
+  @type phase :: :starting | :unleased | :pending | :held | :releasing
 
   @typedoc """
   What to do with a write's outcome:
@@ -61,9 +64,13 @@ defmodule EmqId.Lease.Keeper do
     * `:retry`: the same write again, on the same connection;
     * `:reconnect`: a fault: drop the connection, then write again;
     * `:give_up`: the first acquire gives up: its caller gets `refusal/1`, `WAIT`'s
-      refusal (the lease taken released first), or the holder's own fault.
+      refusal (the lease taken released first), or the holder's own fault; while
+      releasing, the release did not run (the lease is left to its TTL);
+    * `:released`: the release ran: the lease is handed back (the script's
+      `1` or `0` says whether it was still the owner's).
   """
-  @type action :: :publish | :renewed | :pend | :wait | :lose | :follow | :reroute | :retry | :reconnect | :give_up
+  @type action ::
+          :publish | :renewed | :pend | :wait | :lose | :follow | :reroute | :retry | :reconnect | :give_up | :released
 
   @typedoc "What to do, and in how many ms the next write is due (`0`: at once; `0` when giving up)."
   @type step :: {action, non_neg_integer}
@@ -87,7 +94,8 @@ defmodule EmqId.Lease.Keeper do
   @doc """
   The write due at monotonic `now_ms`. A held lease none of whose writes the
   server answered for a whole TTL has expired there: `:expired`, and the
-  keeper is `:unleased` (stop minting on the lease, then acquire).
+  keeper is `:unleased` (stop minting on the lease, then acquire). After
+  `release/1`, `:release`.
   """
   @spec next(t, integer) :: next | {:error, :range}
   def next(keeper, now_ms) when u64?(now_ms), do: Native.keeper_next(keeper, now_ms)
@@ -119,6 +127,28 @@ defmodule EmqId.Lease.Keeper do
 
   def settle(_keeper, outcome, _sent_ms, _now_ms),
     do: raise(ArgumentError, "an outcome is one of EmqId.Lease.outcomes(), got: #{inspect(outcome)}")
+
+  @doc """
+  Begins handing the held or pending lease back: the next write is
+  `:release` (the script, without `WAIT`), which `settle/4` follows through
+  an `ASK`, sends again after `:moved` (`:reroute`, at once) or `:not_run`
+  (`:retry`), three sends at most, and ends with `:released` (it ran) or
+  `:give_up` (it did not: the lease is left to its TTL).
+
+      iex> {:ok, k} = EmqId.Lease.Keeper.start(EmqId.Lease.default_terms(), 0)
+      iex> EmqId.Lease.Keeper.settle(k, :counted, 0, 1)
+      {:publish, 10000}
+      iex> EmqId.Lease.Keeper.release(k)
+      :ok
+      iex> {EmqId.Lease.Keeper.phase(k), EmqId.Lease.Keeper.next(k, 2)}
+      {:releasing, :release}
+      iex> EmqId.Lease.Keeper.settle(k, :moved, 2, 3)
+      {:reroute, 0}
+      iex> EmqId.Lease.Keeper.settle(k, :gone, 3, 4)
+      {:released, 0}
+  """
+  @spec release(t) :: :ok
+  def release(keeper), do: Native.keeper_release(keeper)
 
   @doc "Where the holder is."
   @spec phase(t) :: phase

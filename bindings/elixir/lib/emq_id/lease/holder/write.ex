@@ -63,21 +63,27 @@ defmodule EmqId.Lease.Holder.Write do
   Follows the `ASK` reply `text` to the write: `ASKING`, the script and its
   `WAIT`, pipelined on one connection to the node it names (the client's
   `pipeline_at/4`), read as a write that was asked. A failed `ASKING` is a
-  fault; so is an `ASK` to a client that cannot reach a node by its address.
+  fault. A client module without `pipeline_at/4` (Redix) cannot reach the
+  node: the write did not run (`:not_run`, the `ASK` its text), and is sent
+  again where it was, until the migration ends.
   """
   @spec follow(%__MODULE__{}, {module, term}, String.t()) :: came
   def follow(w, {module, conn}, text) do
-    with %{host: host, port: port} <- Lease.redirect(text),
-         true <- function_exported?(module, :pipeline_at, 4) do
+    %{host: host, port: port} = Lease.redirect(text)
+
+    if function_exported?(module, :pipeline_at, 4) do
       case call(fn -> module.pipeline_at(conn, host, port, [["ASKING"] | commands(w)]) end) do
         {:ok, [asking | _]} when is_exception(asking) -> fault({:asking, Exception.message(asking)})
         {:ok, [_asking | replies]} -> read(w, {:ok, replies}, true)
         other -> read(w, other, true)
       end
     else
-      _ -> fault({:not_followed, text})
+      %{came(:not_run) | text: text}
     end
   end
+
+  @doc "The write sent again: the same write, sent now on the monotonic clock."
+  def again(w), do: %{w | sent: EmqId.LeasedMinter.monotonic_ms()}
 
   # A client that exits (a dead connection process) is a fault like any other.
   defp call(pipeline) do
