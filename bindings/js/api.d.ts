@@ -249,9 +249,11 @@ export class LeasedMinter {
 /** What one lease write came to. */
 export type LeaseOutcome = 'counted' | 'unacknowledged' | 'gone' | 'leased' | 'ask' | 'moved' | 'not_run' | 'fault';
 /** What a holder does with a write's outcome (LeaseKeeper.settle). */
-export type LeaseAction = 'publish' | 'renewed' | 'pend' | 'wait' | 'lose' | 'follow' | 'reroute' | 'retry' | 'reconnect' | 'give_up';
+export type LeaseAction = 'publish' | 'renewed' | 'pend' | 'wait' | 'lose' | 'follow' | 'reroute' | 'retry' | 'reconnect' | 'give_up' | 'released';
 /** Where a holder is with its lease. */
-export type LeasePhase = 'starting' | 'unleased' | 'pending' | 'held';
+export type LeasePhase = 'starting' | 'unleased' | 'pending' | 'held' | 'releasing';
+/** The write a keeper asks for (LeaseKeeper.next). */
+export type LeaseNext = 'acquire' | 'renew' | 'expired' | 'release';
 /** The node a MOVED or ASK reply names; `host` null: the host the redirected connection was opened to. */
 export interface LeaseRedirect {
   ask: boolean;
@@ -261,7 +263,7 @@ export interface LeaseRedirect {
 }
 /**
  * What a lease script's error reply (the text after `-`, as clients give it) means: every node `leased`,
- * `ask`, `moved` (MOVED, READONLY), `not_run` (TRYAGAIN, CLUSTERDOWN, LOADING, MASTERDOWN, BUSY, NOREPLICAS)
+ * `ask`, `moved` (MOVED, READONLY), `not_run` (TRYAGAIN, CLUSTERDOWN, LOADING, MASTERDOWN, BUSY, NOREPLICAS, OOM, MISCONF)
  * or a `fault`. `asked`: the write was sent after ASKING (an ASK then is a fault: followed once only).
  */
 export function readLeaseError(message: string, asked?: boolean): LeaseOutcome;
@@ -284,10 +286,20 @@ export function leaseRetryMs(ttlMs?: number, marginMs?: number): number;
 export class LeaseKeeper {
   /** Before the first acquire, begun at `sinceMonoMs` (default: now). Throws `range` for bad terms. */
   constructor(terms?: { ttlMs?: number; marginMs?: number }, sinceMonoMs?: number);
-  /** The write due now: `expired` when the held lease went a whole TTL without an answered write (it is lost). */
-  next(nowMonoMs: number): 'acquire' | 'renew' | 'expired';
+  /**
+   * The write due now: `expired` when the held lease went a whole TTL without an answered write (it is lost);
+   * `release` once release() began.
+   */
+  next(nowMonoMs: number): LeaseNext;
   /** What to do with a write sent at `sentMonoMs` that came to `outcome`, and in how many ms to write next. */
   settle(outcome: LeaseOutcome, sentMonoMs: number, nowMonoMs: number): { action: LeaseAction; afterMs: number };
+  /**
+   * Begins handing the held or pending lease back (phase `releasing`): next() answers `release`; settle() says
+   * `follow` (an ASK), `reroute` (MOVED: find the primary again) or `retry` (not run: after `afterMs`), at most
+   * three sends in all, and ends with `released` (the release ran; the script's 1 or 0 says whether it was
+   * still the owner's) or `give_up` (it did not: the lease is left to its TTL, and the holder says why).
+   */
+  release(): void;
   readonly phase: LeasePhase;
   /** Whether the write about to be sent follows an ASK (ASKING in front; its errors read with `asked`). */
   readonly asked: boolean;

@@ -165,7 +165,7 @@ export function makeApi(backend, { name, from = name }) {
       const args = [...termsArgs(terms), ms(sinceMonoMs, 'a monotonic time')];
       this.#inner = call(() => new backend.LeaseKeeper(...args));
     }
-    /** The write due at monotonic `nowMonoMs`: 'acquire', 'renew' or 'expired' (the held lease is lost). */
+    /** The write due at monotonic `nowMonoMs`: 'acquire', 'renew', 'expired' (the held lease is lost) or 'release'. */
     next(nowMonoMs) {
       return call((t) => this.#inner.next(t), ms(nowMonoMs, 'a monotonic time'));
     }
@@ -174,7 +174,15 @@ export function makeApi(backend, { name, from = name }) {
       const args = [outcomeArg(outcome), ms(sentMonoMs, 'a monotonic time'), ms(nowMonoMs, 'a monotonic time')];
       return call(() => this.#inner.settle(...args));
     }
-    /** 'starting', 'unleased', 'pending' or 'held'. */
+    /**
+     * Begins handing the held or pending lease back: next() answers 'release', and settle() follows
+     * it through an ASK, sends it again after a MOVED or a refusal that did not run (a few sends at
+     * most), and ends it with 'released' (it ran) or 'give_up' (the lease is left to its TTL).
+     */
+    release() {
+      this.#inner.release();
+    }
+    /** 'starting', 'unleased', 'pending', 'held' or 'releasing'. */
     get phase() {
       return this.#inner.phase;
     }

@@ -142,6 +142,9 @@ export function wasmBackend(raw, { envNode } = {}) {
       const [action, afterMs] = this.#inner.settle(outcome, sentMonoMs, nowMonoMs).split(' ');
       return { action, afterMs: Number(afterMs) };
     }
+    release() {
+      this.#inner.release();
+    }
     get phase() {
       return this.#inner.phase;
     }

@@ -118,6 +118,10 @@ export function translate(pkg, r) {
         const terms = { ttlMs: r.ttl_ms, marginMs: r.margin_ms };
         const keeper = new pkg.LeaseKeeper(terms, r.since);
         const steps = r.steps.map((s) => {
+          if (s.release !== undefined) {
+            keeper.release();
+            return { phase: keeper.phase };
+          }
           if (s.outcome === undefined) return { next: keeper.next(s.at), phase: keeper.phase };
           const { action, afterMs } = keeper.settle(s.outcome, s.sent, s.at);
           const step = { action, after_ms: afterMs, phase: keeper.phase };

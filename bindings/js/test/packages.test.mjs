@@ -85,9 +85,15 @@ const CASES = [
   ['LeaseKeeper', [{ ttlMs: 3000 }, -1]], ['LeaseKeeper', [{ ttlMs: 3000 }, '0']], ['LeaseKeeper', [null, 0]],
 ];
 
-/** A keeper's first steps: a write that did not run, one that counted, a renewal, the lease expired. */
+/**
+ * A keeper's first steps: a write that did not run, one that counted, a renewal, the lease expired; then a
+ * release moved, followed through an ASK, and run.
+ */
 function keeperRun(k) {
-  return [k.phase, k.next(0), k.settle('not_run', 0, 0), k.settle('counted', 150, 160), k.phase, k.next(1160), k.next(9000), k.phase];
+  const held = [k.phase, k.next(0), k.settle('not_run', 0, 0), k.settle('counted', 150, 160), k.phase, k.next(1160), k.next(9000), k.phase];
+  k.release();
+  const released = [k.phase, k.next(9001), k.settle('moved', 9001, 9002), k.settle('ask', 9002, 9003), k.settle('counted', 9003, 9004), k.phase];
+  return [...held, ...released];
 }
 
 function outcome(api, [call, args]) {
@@ -420,7 +426,7 @@ test('the lease keeper: error replies, redirects, the schedule and the refusals,
     assert.equal(read('ASK 9051 10.0.0.2:7001', true), 'fault', name);
     assert.equal(read('MOVED 9051 10.0.0.2:7001', true), 'moved', name);
     assert.equal(read("READONLY You can't write against a read only replica."), 'moved', name);
-    for (const code of ['TRYAGAIN', 'CLUSTERDOWN', 'LOADING', 'MASTERDOWN', 'BUSY', 'NOREPLICAS']) assert.equal(read(`${code} x`), 'not_run', `${name}: ${code}`);
+    for (const code of ['TRYAGAIN', 'CLUSTERDOWN', 'LOADING', 'MASTERDOWN', 'BUSY', 'NOREPLICAS', 'OOM', 'MISCONF']) assert.equal(read(`${code} x`), 'not_run', `${name}: ${code}`);
     assert.equal(read('ERR Error running script'), 'fault', name);
     assert.deepEqual([api.leaseOutcome(true, true), api.leaseOutcome(true, false), api.leaseOutcome(false, false)], ['counted', 'unacknowledged', 'gone'], name);
     // Where a redirect sends the write; no host named: the redirected connection's.
@@ -448,6 +454,26 @@ test('the lease keeper: error replies, redirects, the schedule and the refusals,
     assert.equal(k.next(3149), 'renew', name);
     assert.equal(k.next(3150), 'expired', name);
     assert.equal(k.phase, 'unleased', name);
+    // A release through the keeper: followed through an ASK, sent again after MOVED or a refusal that did not
+    // run (after retry_ms), three sends at most; ended by `released` (it ran, 1 or 0) or `give_up`.
+    const r = new api.LeaseKeeper({ ttlMs: 3000, marginMs: 500 }, 0);
+    r.settle('counted', 0, 0);
+    r.release();
+    assert.equal(r.phase, 'releasing', name);
+    assert.equal(r.next(5000), 'release', `${name}: a release is due whatever the clock`);
+    assert.deepEqual(r.settle('ask', 5000, 5001), { action: 'follow', afterMs: 0 }, name);
+    assert.equal(r.asked, true, name);
+    assert.deepEqual(r.settle('gone', 5001, 5002), { action: 'released', afterMs: 0 }, name);
+    assert.equal(r.phase, 'unleased', name);
+    r.release();
+    assert.deepEqual(r.settle('moved', 6000, 6001), { action: 'reroute', afterMs: 0 }, name);
+    assert.deepEqual(r.settle('not_run', 6001, 6002), { action: 'retry', afterMs: 150 }, name);
+    assert.deepEqual(r.settle('not_run', 6152, 6153), { action: 'give_up', afterMs: 0 }, `${name}: three sends at most`);
+    assert.equal(r.phase, 'unleased', name);
+    r.release();
+    assert.deepEqual(r.settle('fault', 7000, 7001), { action: 'give_up', afterMs: 0 }, `${name}: a release's fault`);
+    r.release();
+    assert.deepEqual(r.settle('counted', 7100, 7101), { action: 'released', afterMs: 0 }, `${name}: tries count per release`);
     // Patience while starting: a TTL from the first try, then the core's refusal.
     const s = new api.LeaseKeeper({ ttlMs: 600 }, 1000);
     assert.deepEqual(s.settle('moved', 1000, 1599), { action: 'reroute', afterMs: 30 }, name);

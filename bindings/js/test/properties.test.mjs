@@ -272,7 +272,7 @@ const SIGNATURES = {
   leaseOutcome: [fc.boolean(), fc.boolean()],
   leaseRenewEveryMs: [fc.integer({ min: 0, max: 100000 }), fc.integer({ min: 0, max: 70000 })],
   leaseRetryMs: [fc.integer({ min: 0, max: 100000 }), fc.integer({ min: 0, max: 70000 })],
-  LeaseKeeper: [termsArg, monoArg, monoArg, outcomeArg, monoArg, monoArg],
+  LeaseKeeper: [termsArg, monoArg, monoArg, outcomeArg, monoArg, monoArg, fc.boolean()],
 };
 const argsFor = (name) =>
   SIGNATURES[name] === undefined
@@ -338,10 +338,17 @@ function callers(api, name) {
     };
   }
   if (name === 'LeaseKeeper') {
-    // A keeper from the given start, asked once and settled once; and the refusal of that outcome.
+    // A keeper from the given start, asked once (released first when the last argument is true) and
+    // settled once; and the refusal of that outcome.
     return (args) => {
       const k = new api.LeaseKeeper(args[0], args[1] ?? 0);
-      return [k.phase, k.next(args[2]), k.settle(args[3], args[4], args[5]), k.phase, k.asked, api.LeaseKeeper.refusal(args[3])];
+      const got = [k.phase, k.next(args[2])];
+      if (args[6] === true) {
+        k.release();
+        got.push(k.phase, k.next(args[2]));
+      }
+      got.push(k.settle(args[3], args[4], args[5]), k.phase, k.asked, api.LeaseKeeper.refusal(args[3]));
+      return got;
     };
   }
   if (name === 'EmqIdError') {

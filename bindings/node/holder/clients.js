@@ -6,39 +6,78 @@
 // ASK names, which follows no redirect of its own) and `refresh` (after a
 // MOVED or a fault: let the client relearn where the slot is). WAIT must
 // follow its script on the same connection, or it would count another write's
-// replicas; so nothing here lets a client re-route one command alone.
+// replicas; so nothing here lets a client re-route one command alone. Nor
+// does any write go through a cluster client's own routing, which follows
+// redirects and retries by itself: the keeper sees every ASK, MOVED, TRYAGAIN
+// and CLUSTERDOWN.
 
 const emq = require('../index.js');
 
 /** The reserve's slot, where every lease write goes. */
 const RESERVE_SLOT = emq.slot(emq.LEASE_KEY);
 
-/** `host` of a `host:port` node key (an IPv6 host keeps its colons). */
-function hostOf(key) {
-  return typeof key === 'string' && key.includes(':') ? key.slice(0, key.lastIndexOf(':')) : null;
-}
-
 /** Where a redirect sends a write: its host, or (none named) the host the redirected write went to. */
 const address = ({ host, port }, last) => ({ host: host ?? last, port });
 
-/** ioredis's `Redis` and `Cluster`: a pipeline goes to one connection as a whole. */
+/** A connection's `host:port`, as ioredis keys its nodes (and its slot map names them). */
+const keyOf = (redis) => `${redis.options?.host}:${redis.options?.port}`;
+
+/**
+ * ioredis's `Redis` and `Cluster`. A Cluster's own pipeline follows MOVED,
+ * ASK, TRYAGAIN and CLUSTERDOWN by itself when every reply is the same one
+ * (always so without WAIT: replicas 0, every release), which would hide them
+ * from the keeper; so every write goes to a plain connection of the
+ * cluster's pool, the reserve's primary's (as the node-redis cluster does),
+ * which follows nothing.
+ */
 function ioredis(client) {
   const cluster = client.isCluster === true;
   let last = null; // the host the last write was sent to
+  let readying = null;
   async function exec(connection, commands) {
     const pipeline = connection.pipeline();
     for (const [name, ...args] of commands) pipeline.call(name, ...args);
-    // A cluster pipeline whose every reply is the same redirect is re-sent whole to the
-    // node named; any other mix comes back as it is, for the holder to follow.
     const results = await pipeline.exec();
     return results.map(([error, value]) => error ?? value);
+  }
+  /** Resolves once the cluster client has its slot map (it connects a lazy one); rejects once it has ended. */
+  function ready() {
+    if (client.status === 'ready') return Promise.resolve();
+    if (client.status === 'end') return Promise.reject(new Error('the ioredis Cluster has ended'));
+    readying ??= new Promise((resolve, reject) => {
+      const settle = (error) => {
+        client.off('ready', onReady);
+        client.off('end', onEnd);
+        readying = null;
+        if (error) reject(error);
+        else resolve();
+      };
+      const onReady = () => settle(null);
+      const onEnd = () => settle(new Error('the ioredis Cluster has ended'));
+      client.on('ready', onReady);
+      client.on('end', onEnd);
+      if (client.status === 'wait') client.connect().catch(() => {});
+    });
+    return readying;
+  }
+  /**
+   * The cluster's connection to the reserve's primary; while its slot map has
+   * no node for the slot, any primary it knows: that node's reply says where
+   * the slot is (MOVED) or that no node serves it (CLUSTERDOWN).
+   */
+  async function owner() {
+    await ready();
+    const key = client.slots?.[RESERVE_SLOT]?.[0];
+    const all = client.nodes('all');
+    const connection = all.find((r) => keyOf(r) === key) ?? client.nodes('master')[0] ?? all[0];
+    if (!connection) throw new Error('the ioredis Cluster knows no node');
+    return connection;
   }
   /** A connection of the cluster's pool to `to` (never redirected: a plain Redis), or one of our own like it. */
   function node(to) {
     const mapped = cluster && typeof client.natMapper === 'function' ? client.natMapper(to) : to;
-    const same = (r) => r.options?.host === mapped.host && Number(r.options?.port) === Number(mapped.port);
     const pool = cluster ? client.nodes('all') : [client];
-    const known = pool.find(same);
+    const known = pool.find((r) => keyOf(r) === `${mapped.host}:${mapped.port}`);
     if (known) return { connection: known, owned: false };
     const like = cluster ? (client.nodes('master')[0] ?? pool[0]) : client;
     if (!like) throw new Error(`no connection to take the options of, for ${mapped.host}:${mapped.port}`);
@@ -48,8 +87,9 @@ function ioredis(client) {
   return {
     name: cluster ? 'ioredis Cluster' : 'ioredis Redis',
     async send(commands) {
-      last = cluster ? hostOf(client.slots?.[RESERVE_SLOT]?.[0]) : (client.options?.host ?? null);
-      return exec(client, commands);
+      const connection = cluster ? await owner() : client;
+      last = connection.options?.host ?? null;
+      return exec(connection, commands);
     },
     async sendTo(redirect, commands) {
       const { connection, owned } = node(address(redirect, last));

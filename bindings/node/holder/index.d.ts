@@ -61,8 +61,8 @@ export class Lease extends EventEmitter {
   /**
    * Takes a free node; resolves once `replicas` replicas acknowledged it. While the reserve does not run the
    * acquire (CLUSTERDOWN, TRYAGAIN, MOVED, LOADING, NOREPLICAS…) it is tried again, for up to a TTL. Rejects with
-   * EmqIdError `node` when every node is leased, when the reserve did not run the acquire for a whole TTL (the
-   * message ends with the server's reply), or when the acquire was not acknowledged (that lease is released);
+   * EmqIdError `node` when every node is leased (the core's refusal, as it is), when the reserve did not run the
+   * acquire for a whole TTL (the message ends with the server's reply), or when the acquire was not acknowledged (that lease is released);
    * `range` for bad options; a LeaseWireError for a fault; the client's errors when Valkey cannot be reached.
    */
   static acquire(client: LeaseClient, options?: LeaseOptions): Promise<Lease>;
@@ -80,8 +80,10 @@ export class Lease extends EventEmitter {
   /** An id of namespace `ns` on the lease held now (as `next`). */
   mint(ns: string | Uint8Array): string;
   /**
-   * Stops minting and renewing and hands the node back (an ASK followed; a release the reserve did not run is
-   * sent again, a few times, then rejected); false when none was held or it was already gone.
+   * Stops minting and renewing and hands the node back, as the core's LeaseKeeper settles it: an ASK followed, a
+   * release moved (MOVED: the primary found again) or not run sent again, three sends at most, then rejected
+   * (`release: <the server's reply>`, or the fault; the lease is left to its TTL). False when none was held or
+   * it was already gone or another's.
    */
   release(): Promise<boolean>;
 

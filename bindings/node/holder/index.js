@@ -24,8 +24,6 @@ const { Keeper, LeaseWireError, fault } = require('./keeper.js');
 
 /** What a write may take beyond WAIT's own timeout before it counts as unanswered. */
 const SLACK_MS = 1_000;
-/** How often a release that did not run (or was moved) is sent before its refusal is the caller's. */
-const RELEASE_TRIES = 3;
 
 function checkOptions({ replicas = emq.LEASE_REPLICAS, terms = {}, timeoutMs } = {}) {
   // The core's own count check (a count of replicas acknowledging itself fails only on its range).
@@ -78,8 +76,9 @@ class Lease extends EventEmitter {
    * Takes a free node and resolves once `replicas` replicas acknowledged it.
    * While the reserve does not run the acquire (CLUSTERDOWN, TRYAGAIN, MOVED,
    * LOADING…) it is tried again, for up to a TTL. Rejects with EmqIdError
-   * `node` when every node is leased, when the reserve did not run the acquire
-   * for a whole TTL (the message ends with the server's reply), or when the
+   * `node` when every node is leased (the core's refusal), when the reserve did
+   * not run the acquire for a whole TTL (the message ends with the server's
+   * reply: the core's refusal, ": ", the reply), or when the
    * acquire was not acknowledged in the terms' WAIT timeout (that lease is
    * released); with a LeaseWireError for a reply the protocol does not give,
    * and with the client's errors when Valkey cannot be reached.
@@ -105,32 +104,45 @@ class Lease extends EventEmitter {
    * refusal when the keeper gives up.
    */
   async #round() {
-    const keeper = this.#keeper;
-    const starting = keeper.starting;
     let write;
-    let reading;
+    let reading = null;
     try {
-      write = keeper.plan();
+      write = this.#keeper.plan();
     } catch (refusal) {
       // A clock the contract cannot hold, refused before a node is taken: the holder's own fault.
       write = { script: 'acquire', sent: emq.monotonicMs(), lease: null };
       reading = fault(refusal);
     }
     this.#announceLost();
+    const settled = await this.#write(write, reading);
+    if (settled.step.action === 'give_up') await this.#giveUp(write, settled.reading);
+    return settled.step;
+  }
+
+  /**
+   * Sends `write` (unless its `reading` is known already) and settles what it
+   * came to with the keeper, following an ASK to the node it names; the slot
+   * map is relearnt after a MOVED or a fault. Resolves with the step and the
+   * reading it settled. A fault is reported (`fault`) unless it is the
+   * caller's: the first acquire's, or a release's.
+   */
+  async #write(write, reading) {
+    const keeper = this.#keeper;
+    const starting = keeper.starting;
+    const quiet = starting || keeper.releasing;
     reading ??= await this.#exchange(write, null);
     for (;;) {
       const { step, event } = keeper.settle(write, reading, emq.monotonicMs());
       this.#announceLost();
       // The first lease is acquire()'s answer; one taken in the background is a later one.
       if (event === 'renewed' || (event === 'acquired' && !starting)) this.emit(event === 'acquired' ? 'reacquired' : event, keeper.current.held);
-      if (reading.outcome === 'fault' && !starting) this.#report(reading.fault);
+      if (reading.outcome === 'fault' && !quiet) this.#report(reading.fault);
       if (step.action === 'follow') {
         reading = await this.#exchange(write, emq.redirect(reading.message));
         continue;
       }
       if (step.action === 'reroute' || step.action === 'reconnect') await this.#refresh();
-      if (step.action === 'give_up') await this.#giveUp(write, reading);
-      return step;
+      return { step, reading };
     }
   }
 
@@ -151,18 +163,23 @@ class Lease extends EventEmitter {
   }
 
   /**
-   * The first acquire's refusal: the core's (every node leased; the reserve
-   * not running it for a whole TTL), naming the server's reply; WAIT's (the
-   * lease taken is released first); else the fault that ended it.
+   * The first acquire's refusal: the core's (every node leased, as it is; the
+   * reserve not running it for a whole TTL, naming the server's reply, as the
+   * Rust holder does); WAIT's (the lease taken is released first, through the
+   * keeper: an ASK followed); else the fault that ended it.
    */
   async #giveUp(write, reading) {
+    // Every node leased: the script's own refusal, as it is.
+    const leased = emq.parseAcquireError(reading.message ?? '');
+    if (leased !== null) throw leased;
     const refusal = emq.LeaseKeeper.refusal(reading.outcome);
     if (refusal !== null) {
       refusal.message = `${refusal.message}: ${reading.message}`;
       throw refusal;
     }
     if (reading.unacknowledged) {
-      await this.#exchange(this.#keeper.release(reading.taken), null); // handed back, or left to its TTL
+      // The lease taken (kept as pending) is handed back through the keeper, or left to its TTL.
+      await this.#releaseNow().catch(() => {});
       throw reading.unacknowledged;
     }
     await this.#refresh(); // the caller's next try finds the reserve's primary
@@ -205,25 +222,26 @@ class Lease extends EventEmitter {
     for (const lease of this.#keeper.takeLost()) this.emit('lost', lease.held);
   }
 
-  /** Hands back what is held or pending (an ASK followed); a release that did not run is sent again, a few times. */
+  /**
+   * Hands back what is held or pending, as the core's keeper says: sent (a
+   * pending lease too: it may be on the primary), followed through an ASK,
+   * sent again after a MOVED or a refusal that did not run, a few times at
+   * most. Resolves whether a held lease was still the owner's; throws why
+   * the release did not run (the lease is then left to its TTL).
+   */
   async #releaseNow() {
     if (this.#released !== null) return this.#released;
-    const { write, wasHeld } = this.#keeper.releasing();
+    const { write, wasHeld } = this.#keeper.release();
     this.#released = false;
     if (write === null) return false;
-    for (let tries = 1; ; tries++) {
-      let reading = await this.#exchange(write, null); // sent for a pending lease too: it may be on the primary
-      if (reading.outcome === 'ask') reading = await this.#exchange(write, emq.redirect(reading.message));
-      if (reading.outcome === 'counted' || reading.outcome === 'gone') {
+    for (;;) {
+      const { step, reading } = await this.#write(write, null);
+      if (step.action === 'released') {
         this.#released = wasHeld && reading.outcome === 'counted';
         return this.#released;
       }
-      const again = reading.outcome === 'moved' || reading.outcome === 'not_run';
-      if (!again || tries === RELEASE_TRIES) {
-        throw reading.fault ?? new LeaseWireError(`release: ${reading.message} (the lease is left to its TTL)`);
-      }
-      if (reading.outcome === 'moved') await this.#refresh();
-      await sleep(this.#keeper.retry);
+      if (step.action === 'give_up') throw reading.fault ?? new LeaseWireError(`release: ${reading.message ?? reading.outcome}`);
+      await sleep(step.afterMs); // rerouted or not run: sent again when the keeper says, stopping or not
     }
   }
 

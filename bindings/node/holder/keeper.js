@@ -82,7 +82,7 @@ class Keeper {
     this.waitMs = waitMs;
     /** The core's decisions: which write is due, what each came to. */
     this.decider = new emq.LeaseKeeper(terms, emq.monotonicMs());
-    /** How soon a write is tried again outside the keeper's steps (a release, a fault of the holder's own). */
+    /** How soon a write is tried again outside the keeper's steps (a fault of the holder's own). */
     this.retry = emq.leaseRetryMs(terms.ttlMs, terms.marginMs);
     /** The lease minted on, `{ minter, token, held }`, or null; and one taken but not yet acknowledged. */
     this.current = null;
@@ -97,6 +97,11 @@ class Keeper {
   /** Whether the first acquire is still under way (the caller waits for it). */
   get starting() {
     return this.decider.phase === 'starting';
+  }
+
+  /** Whether the lease is being handed back (release() began; its errors are the caller's). */
+  get releasing() {
+    return this.decider.phase === 'releasing';
   }
 
   /**
@@ -121,18 +126,20 @@ class Keeper {
     return new Write('acquire', [token, this.terms.ttlMs, randomInt(emq.LEASE_NODES), emq.LEASE_NODES, start], this.replicas, this.waitMs);
   }
 
-  /** The release of what is held or pending (minting stops), and whether it was held; null when none is. */
-  releasing() {
+  /**
+   * Begins handing back what is held or pending: minting stops, the core's
+   * keeper is releasing (it settles the release: follows, resends or ends
+   * it). Answers the release write (with the high water; no WAIT) and
+   * whether the lease was held; `write` is null when none is.
+   */
+  release() {
     const lease = this.current ?? this.pending;
     const wasHeld = this.current !== null;
     this.current = this.pending = null;
-    return { write: lease === null ? null : this.release(lease), wasHeld };
-  }
-
-  /** The release of `lease` (its minter stopped first), with its high water; no WAIT. */
-  release(lease) {
+    if (lease === null) return { write: null, wasHeld };
     lease.minter.stop();
-    return new Write('release', [lease.token, lease.minter.highWater, lease.held.node], 0, this.waitMs, lease);
+    this.decider.release();
+    return { write: new Write('release', [lease.token, lease.minter.highWater, lease.held.node], 0, this.waitMs, lease), wasHeld };
   }
 
   /**
@@ -232,7 +239,9 @@ class Keeper {
         this.stats.leasedAgain();
         return { step, event: 'renewed' };
       case 'pend':
-        this.pending = reading.taken;
+      case 'give_up':
+        // Taken, not acknowledged: renewed until a renewal is (or, the first acquire giving up, released).
+        if (reading.taken) this.pending = reading.taken;
         return { step, event: null };
       case 'lose':
         if (write.lease === this.current) this.lose();

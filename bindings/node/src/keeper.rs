@@ -90,7 +90,7 @@ impl LeaseKeeper {
         Ok(LeaseKeeper { inner: emq_id::Keeper::starting(terms(ttl, margin)?, ms(since)?) })
     }
 
-    /// `next(nowMonoMs): 'acquire' | 'renew' | 'expired'`
+    /// `next(nowMonoMs): 'acquire' | 'renew' | 'expired' | 'release'` (the core's `Next::ALL` names)
     #[napi]
     pub fn next(&mut self, now: f64) -> Result<&'static str, JsError> {
         Ok(self.inner.next(ms(now)?).name())
@@ -101,6 +101,13 @@ impl LeaseKeeper {
     pub fn settle(&mut self, name: String, sent: f64, now: f64) -> Result<LeaseStep, JsError> {
         let step = self.inner.settle(outcome(&name)?, ms(sent)?, ms(now)?);
         Ok(LeaseStep { action: step.action.name(), after_ms: step.after_ms as f64 })
+    }
+
+    /// `release()` — begins handing the held or pending lease back: `next` answers
+    /// `release`, and `settle` follows, resends or ends it (`released`, `give_up`).
+    #[napi]
+    pub fn release(&mut self) {
+        self.inner.release();
     }
 
     #[napi(getter)]

