@@ -71,6 +71,9 @@ static inline branded_status go_emq_lease_keeper_settle(uintptr_t k, int outcome
 static inline branded_status go_emq_lease_keeper_phase(uintptr_t k, emq_lease_phase *phase_out) {
 	return emq_lease_keeper_phase((const emq_lease_keeper *)k, phase_out);
 }
+static inline branded_status go_emq_lease_keeper_release(uintptr_t k) {
+	return emq_lease_keeper_release((emq_lease_keeper *)k);
+}
 */
 import "C"
 
@@ -112,6 +115,7 @@ const (
 	abiNextAcquire           = C.EMQ_NEXT_ACQUIRE
 	abiNextRenew             = C.EMQ_NEXT_RENEW
 	abiNextExpired           = C.EMQ_NEXT_EXPIRED
+	abiNextRelease           = C.EMQ_NEXT_RELEASE
 	abiActionPublish         = C.EMQ_ACTION_PUBLISH
 	abiActionRenewed         = C.EMQ_ACTION_RENEWED
 	abiActionPend            = C.EMQ_ACTION_PEND
@@ -122,10 +126,12 @@ const (
 	abiActionRetry           = C.EMQ_ACTION_RETRY
 	abiActionReconnect       = C.EMQ_ACTION_RECONNECT
 	abiActionGiveUp          = C.EMQ_ACTION_GIVE_UP
+	abiActionReleased        = C.EMQ_ACTION_RELEASED
 	abiPhaseStarting         = C.EMQ_PHASE_STARTING
 	abiPhaseUnleased         = C.EMQ_PHASE_UNLEASED
 	abiPhasePending          = C.EMQ_PHASE_PENDING
 	abiPhaseHeld             = C.EMQ_PHASE_HELD
+	abiPhaseReleasing        = C.EMQ_PHASE_RELEASING
 )
 
 // The library's statuses.
@@ -604,6 +610,10 @@ func abiLeaseKeeperPhase(h leaseKeeperHandle) (int, status) {
 	var phase C.emq_lease_phase
 	st := status(C.go_emq_lease_keeper_phase(C.uintptr_t(h), &phase))
 	return int(phase), st
+}
+
+func abiLeaseKeeperRelease(h leaseKeeperHandle) status {
+	return status(C.go_emq_lease_keeper_release(C.uintptr_t(h)))
 }
 
 func abiLeaseRefusal(outcome int) status { return status(C.emq_lease_refusal(C.int(outcome))) }

@@ -82,6 +82,7 @@ var (
 	abiLeaseKeeperNext       = wasmLeaseKeeperNext
 	abiLeaseKeeperSettle     = wasmLeaseKeeperSettle
 	abiLeaseKeeperPhase      = wasmLeaseKeeperPhase
+	abiLeaseKeeperRelease    = wasmLeaseKeeperRelease
 	abiLeaseRefusal          = wasmLeaseRefusal
 	abiLeaseRefusalDetail    = wasmLeaseRefusalDetail
 	abiLeaseRenewEveryMs     = wasmLeaseRenewEveryMs

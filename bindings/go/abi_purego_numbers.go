@@ -32,6 +32,7 @@ const (
 	abiNextAcquire           = 0
 	abiNextRenew             = 1
 	abiNextExpired           = 2
+	abiNextRelease           = 3
 	abiActionPublish         = 0
 	abiActionRenewed         = 1
 	abiActionPend            = 2
@@ -42,10 +43,12 @@ const (
 	abiActionRetry           = 7
 	abiActionReconnect       = 8
 	abiActionGiveUp          = 9
+	abiActionReleased        = 10
 	abiPhaseStarting         = 0
 	abiPhaseUnleased         = 1
 	abiPhasePending          = 2
 	abiPhaseHeld             = 3
+	abiPhaseReleasing        = 4
 )
 
 // The library's statuses.

@@ -43,8 +43,8 @@ type wasmExports struct {
 	leasedFenceMs                                                                                      wasmcore.Func
 
 	outcomeName, nextName, actionName, phaseName, readLeaseError, outcomeOfWrite, parseRedirect wasmcore.Func
-	keeperNew, keeperFree, keeperNext, keeperSettle, keeperPhase, refusal, refusalDetail        wasmcore.Func
-	renewEveryMs, retryMs                                                                       wasmcore.Func
+	keeperNew, keeperFree, keeperNext, keeperSettle, keeperPhase, keeperRelease                 wasmcore.Func
+	refusal, refusalDetail, renewEveryMs, retryMs                                               wasmcore.Func
 }
 
 var wasm = loadWasm()
@@ -94,8 +94,9 @@ func loadWasm() *wasmExports {
 		parseRedirect: f("emq_parse_redirect"), keeperNew: f("emq_lease_keeper_new"),
 		keeperFree: f("emq_lease_keeper_free"), keeperNext: f("emq_lease_keeper_next"),
 		keeperSettle: f("emq_lease_keeper_settle"), keeperPhase: f("emq_lease_keeper_phase"),
-		refusal: f("emq_lease_refusal"), refusalDetail: f("emq_lease_refusal_detail"),
-		renewEveryMs: f("emq_lease_renew_every_ms"), retryMs: f("emq_lease_retry_ms"),
+		keeperRelease: f("emq_lease_keeper_release"), refusal: f("emq_lease_refusal"),
+		refusalDetail: f("emq_lease_refusal_detail"), renewEveryMs: f("emq_lease_renew_every_ms"),
+		retryMs: f("emq_lease_retry_ms"),
 	}
 }
 
@@ -810,6 +811,12 @@ func wasmLeaseKeeperPhase(h leaseKeeperHandle) (int, status) {
 	p := s.out(4)
 	st := s.status(wasm.keeperPhase, uint64(h), p)
 	return int(int32(s.u32(p))), st
+}
+
+func wasmLeaseKeeperRelease(h leaseKeeperHandle) status {
+	s := wasmOpen()
+	defer s.close()
+	return s.status(wasm.keeperRelease, uint64(h))
 }
 
 func wasmLeaseRefusal(outcome int) status {

@@ -218,6 +218,11 @@ func TestBackendsAgreeOnKeepers(t *testing.T) {
 		var now uint64
 		for range 50 {
 			now += uint64(r.IntN(int(ttl)))
+			if r.IntN(12) == 0 {
+				if sa, sb := abiLeaseKeeperRelease(a), wasmLeaseKeeperRelease(b); sa != sb {
+					t.Fatalf("Release: %v %v", sa, sb)
+				}
+			}
 			if r.IntN(3) == 0 {
 				na, sa := abiLeaseKeeperNext(a, now)
 				nb, sb := wasmLeaseKeeperNext(b, now)

@@ -12,8 +12,9 @@ import (
 // (Next), send it (the script and its WAIT, pipelined on one connection),
 // read what it came to (ReadLeaseError for an error reply, OutcomeOfWrite
 // otherwise), and Settle it: the Step says what to do with the lease and
-// when to write again. The holder module beside this one is that loop over
-// go-redis.
+// when to write again. A release goes through it too (Release, then the
+// release sent and settled until ActionReleased or ActionGiveUp). The holder
+// module beside this one is that loop over go-redis.
 
 // Outcome is what one lease write came to.
 type Outcome int32
@@ -39,7 +40,8 @@ const (
 	// reserve's primary again and write again.
 	OutcomeMoved Outcome = abiOutcomeMoved
 	// OutcomeNotRun: the server refused the script before it ran (TRYAGAIN,
-	// CLUSTERDOWN, LOADING, MASTERDOWN, BUSY, NOREPLICAS): the same write is
+	// CLUSTERDOWN, LOADING, MASTERDOWN, BUSY), or refused its first write
+	// (NOREPLICAS, OOM, MISCONF): nothing was written, and the same write is
 	// tried again soon, on the same connection.
 	OutcomeNotRun Outcome = abiOutcomeNotRun
 	// OutcomeFault: anything else (an error the protocol does not give, a
@@ -61,6 +63,9 @@ const (
 	// was answered for a whole TTL): stop minting on it and count it lost,
 	// then acquire.
 	NextExpired NextWrite = abiNextExpired
+	// NextRelease: hand the lease back (LeaseRelease, without WAIT), once
+	// LeaseKeeper.Release began it.
+	NextRelease NextWrite = abiNextRelease
 )
 
 // Action is what a holder does with a write's outcome (LeaseKeeper.Settle).
@@ -92,8 +97,13 @@ const (
 	ActionReconnect Action = abiActionReconnect
 	// ActionGiveUp: the first acquire gives up: the caller gets LeaseRefusal's
 	// refusal, WAIT's (ParseWait; the taken lease released first), or the
-	// holder's own fault.
+	// holder's own fault. While releasing: the release did not run (the lease
+	// is left to its TTL), and the holder reports why (the server's reply, or
+	// its own fault).
 	ActionGiveUp Action = abiActionGiveUp
+	// ActionReleased: the release ran: the lease is handed back (the script's
+	// 1 or 0 says whether it was still the owner's).
+	ActionReleased Action = abiActionReleased
 )
 
 // Phase is where a holder is with its lease.
@@ -110,6 +120,9 @@ const (
 	PhasePending Phase = abiPhasePending
 	// PhaseHeld: the lease minted on.
 	PhaseHeld Phase = abiPhaseHeld
+	// PhaseReleasing: handing the lease back (LeaseKeeper.Release): the
+	// release is sent until it runs, a few tries at most.
+	PhaseReleasing Phase = abiPhaseReleasing
 )
 
 // The enumerations' names, read from the library at load.
@@ -144,13 +157,13 @@ func nameIn(names []string, v int32, kind string) string {
 // String is the outcome's stable lowercase name, the core's ("counted", ..., "not_run", "fault").
 func (o Outcome) String() string { return nameIn(outcomeNames, int32(o), "Outcome") }
 
-// String is the write's stable lowercase name, the core's ("acquire", "renew", "expired").
+// String is the write's stable lowercase name, the core's ("acquire", "renew", "expired", "release").
 func (n NextWrite) String() string { return nameIn(nextNames, int32(n), "NextWrite") }
 
-// String is the action's stable lowercase name, the core's ("publish", ..., "give_up").
+// String is the action's stable lowercase name, the core's ("publish", ..., "give_up", "released").
 func (a Action) String() string { return nameIn(actionNames, int32(a), "Action") }
 
-// String is the phase's stable lowercase name, the core's ("starting", "unleased", "pending", "held").
+// String is the phase's stable lowercase name, the core's ("starting", ..., "held", "releasing").
 func (p Phase) String() string { return nameIn(phaseNames, int32(p), "Phase") }
 
 // ParseOutcome is the outcome of this name ("not_run"); ErrRange for a name no outcome has.
@@ -282,7 +295,7 @@ func (k *LeaseKeeper) Close() {
 
 // Next is the write due at nowMonoMs. A held lease none of whose writes the
 // server answered for a whole TTL has expired there: NextExpired, and the
-// keeper is unleased.
+// keeper is unleased. While releasing: NextRelease.
 func (k *LeaseKeeper) Next(nowMonoMs uint64) (NextWrite, error) {
 	next, st := abiLeaseKeeperNext(k.handle, nowMonoMs)
 	runtime.KeepAlive(k)
@@ -294,8 +307,12 @@ func (k *LeaseKeeper) Next(nowMonoMs uint64) (NextWrite, error) {
 // starting, a write that did not run (MOVED, TRYAGAIN, CLUSTERDOWN...) is
 // tried again for up to a TTL from the first try, and then the first acquire
 // gives up (LeaseRefusal); every node leased, an acquire no replica
-// acknowledged and a fault give up at once. ErrRange for a value that is no
-// Outcome (the keeper is then unchanged).
+// acknowledged and a fault give up at once. While releasing: ActionReleased
+// once the release ran (counted, unacknowledged or gone); an ASK followed;
+// MOVED rerouted at once and a release not run retried after
+// LeaseTerms.Retry, three sends at most; then, or on anything else,
+// ActionGiveUp. ErrRange for a value that is no Outcome (the keeper is then
+// unchanged).
 func (k *LeaseKeeper) Settle(outcome Outcome, sentMonoMs, nowMonoMs uint64) (Step, error) {
 	action, after, st := abiLeaseKeeperSettle(k.handle, int(outcome), sentMonoMs, nowMonoMs)
 	runtime.KeepAlive(k)
@@ -310,4 +327,16 @@ func (k *LeaseKeeper) Phase() (Phase, error) {
 	phase, st := abiLeaseKeeperPhase(k.handle)
 	runtime.KeepAlive(k)
 	return Phase(phase), check(st)
+}
+
+// Release begins handing the held or pending lease back (the holder has
+// stopped its minter): the phase is PhaseReleasing, the write due
+// NextRelease. The holder sends the release (without WAIT) and settles what
+// each send came to until ActionReleased (handed back: the script's 1 says it
+// was still the owner's) or ActionGiveUp (not run: the lease is left to its
+// TTL), following, rerouting and retrying as Settle says.
+func (k *LeaseKeeper) Release() error {
+	st := abiLeaseKeeperRelease(k.handle)
+	runtime.KeepAlive(k)
+	return check(st)
 }

@@ -11,7 +11,7 @@ import (
 
 // The lease keeper's decisions through the public API: a write's error reply
 // read, the node a redirect names, the terms' schedule, and a keeper through
-// the first acquire, renewals, expiry and giving up. The vector file's
+// the first acquire, renewals, expiry, giving up and releasing. The vector file's
 // lease_replies and lease_keepers check the same against the contract.
 
 func TestTheEnumerationsAreTheCoresNames(t *testing.T) {
@@ -42,6 +42,24 @@ func TestTheEnumerationsAreTheCoresNames(t *testing.T) {
 	if a, b := emqid.PhasePending.String(), emqid.NextExpired.String(); a != "pending" || b != "expired" {
 		t.Errorf("phase %q, write %q", a, b)
 	}
+	// The kinds release added, last in the core's order.
+	added := []struct {
+		value, want    int32
+		name, wantName string
+	}{
+		{int32(emqid.NextRelease), 3, emqid.NextRelease.String(), "release"},
+		{int32(emqid.ActionReleased), 10, emqid.ActionReleased.String(), "released"},
+		{int32(emqid.PhaseReleasing), 4, emqid.PhaseReleasing.String(), "releasing"},
+	}
+	for _, a := range added {
+		if a.value != a.want || a.name != a.wantName {
+			t.Errorf("%q is %d, want %q at %d", a.name, a.value, a.wantName, a.want)
+		}
+	}
+	if a, n, p := emqid.Action(11).String(), emqid.NextWrite(4).String(), emqid.Phase(5).String(); a != "Action(11)" ||
+		n != "NextWrite(4)" || p != "Phase(5)" {
+		t.Errorf("values past the core's: %q %q %q", a, n, p)
+	}
 }
 
 func TestLeaseErrorRepliesAreReadByTheCore(t *testing.T) {
@@ -62,6 +80,8 @@ func TestLeaseErrorRepliesAreReadByTheCore(t *testing.T) {
 		{"CLUSTERDOWN Hash slot not served", false, emqid.OutcomeNotRun},
 		{"NOREPLICAS Not enough good replicas to write.", false, emqid.OutcomeNotRun},
 		{"LOADING Valkey is loading the dataset in memory", false, emqid.OutcomeNotRun},
+		{"OOM command not allowed when used memory > 'maxmemory'.", false, emqid.OutcomeNotRun},
+		{"MISCONF Errors writing to the AOF file: No space left on device", false, emqid.OutcomeNotRun},
 		{"ERR Error running script", false, emqid.OutcomeFault},
 		{"", false, emqid.OutcomeFault},
 		{"\xff\xfe", false, emqid.OutcomeFault},
@@ -252,5 +272,42 @@ func TestTheFirstAcquireGivesUpAfterATTLByName(t *testing.T) {
 	for _, o := range []emqid.Outcome{emqid.OutcomeUnacknowledged, emqid.OutcomeLeased, emqid.OutcomeFault} {
 		k := newKeeper(t, emqid.DefaultLeaseTerms, 0)
 		k.settle(o, 0, 1, emqid.Step{Action: emqid.ActionGiveUp}, emqid.PhaseUnleased)
+	}
+}
+
+// A release through the keeper: followed through an ASK, sent again after
+// MOVED (at once) or a refusal not run (after the retry delay), three sends
+// at most; a release that ran (counted or gone) is released, anything else
+// gives up.
+func TestAKeeperReleasesALease(t *testing.T) {
+	ms := time.Millisecond
+	k := newKeeper(t, emqid.LeaseTerms{TTL: 3 * time.Second, Margin: 500 * ms}, 0)
+	k.settle(emqid.OutcomeCounted, 0, 1, emqid.Step{Action: emqid.ActionPublish, After: time.Second}, emqid.PhaseHeld)
+	release := func() {
+		t.Helper()
+		if err := k.k.Release(); err != nil {
+			t.Fatal(err)
+		}
+		k.phase(emqid.PhaseReleasing)
+	}
+	release()
+	k.next(10, emqid.NextRelease, emqid.PhaseReleasing)
+	k.settle(emqid.OutcomeAsk, 10, 11, emqid.Step{Action: emqid.ActionFollow}, emqid.PhaseReleasing)
+	k.settle(emqid.OutcomeCounted, 10, 12, emqid.Step{Action: emqid.ActionReleased}, emqid.PhaseUnleased)
+
+	release()
+	k.settle(emqid.OutcomeMoved, 20, 21, emqid.Step{Action: emqid.ActionReroute}, emqid.PhaseReleasing)
+	k.settle(emqid.OutcomeNotRun, 21, 22, emqid.Step{Action: emqid.ActionRetry, After: 150 * ms}, emqid.PhaseReleasing)
+	k.settle(emqid.OutcomeNotRun, 172, 173, emqid.Step{Action: emqid.ActionGiveUp}, emqid.PhaseUnleased)
+
+	release()
+	k.settle(emqid.OutcomeGone, 30, 31, emqid.Step{Action: emqid.ActionReleased}, emqid.PhaseUnleased)
+	for _, o := range []emqid.Outcome{emqid.OutcomeFault, emqid.OutcomeLeased} {
+		release()
+		k.settle(o, 40, 41, emqid.Step{Action: emqid.ActionGiveUp}, emqid.PhaseUnleased)
+	}
+	k.k.Close()
+	if err := k.k.Release(); err == nil {
+		t.Fatal("a closed keeper released")
 	}
 }

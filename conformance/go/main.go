@@ -50,12 +50,14 @@ type request struct {
 	Steps []keeperStep `json:"steps"`
 }
 
-// keeperStep is one step of lease_keeper: the write due at At, or (with an
-// Outcome) a write sent at Sent settled at At.
+// keeperStep is one step of lease_keeper: the write due at At, (with an
+// Outcome) a write sent at Sent settled at At, or (Release) the lease handed
+// back from then on.
 type keeperStep struct {
 	Outcome *string `json:"outcome"`
 	Sent    int64   `json:"sent"`
 	At      int64   `json:"at"`
+	Release bool    `json:"release"`
 }
 
 type object = map[string]any
@@ -341,7 +343,8 @@ func leaseReply(r *request) object {
 func monotonic(ms int64) uint64 { return uint64(max(ms, 0)) }
 
 // leaseKeeper runs a keeper through the request's steps: the write due at
-// "at", or a write's outcome settled; answers what the keeper said at each.
+// "at", a write's outcome settled, or a release begun; answers what the
+// keeper said at each (for a release, its phase).
 func leaseKeeper(r *request) object {
 	terms, refused := leaseTerms(r)
 	if refused != nil {
@@ -355,7 +358,12 @@ func leaseKeeper(r *request) object {
 	steps := make([]object, 0, len(r.Steps))
 	for _, step := range r.Steps {
 		var said object
-		if step.Outcome == nil {
+		if step.Release {
+			if err := k.Release(); err != nil {
+				return answer(nil, err)
+			}
+			said = object{}
+		} else if step.Outcome == nil {
 			next, err := k.Next(monotonic(step.At))
 			if err != nil {
 				return answer(nil, err)

@@ -159,7 +159,8 @@ typedef enum {
   EMQ_OUTCOME_MOVED = 5,
   /**
    * Refused before it ran (`TRYAGAIN`, `CLUSTERDOWN`, `LOADING`,
-   * `MASTERDOWN`, `BUSY`, `NOREPLICAS`): the same write again soon.
+   * `MASTERDOWN`, `BUSY`), or its first write refused (`NOREPLICAS`,
+   * `OOM`, `MISCONF`): nothing was written; the same write again soon.
    */
   EMQ_OUTCOME_NOT_RUN = 6,
   /**
@@ -186,6 +187,11 @@ typedef enum {
    * a whole TTL): stop minting on it and count it lost, then acquire.
    */
   EMQ_NEXT_EXPIRED = 2,
+  /**
+   * Hand the lease back (the release script, without `WAIT`), after
+   * `emq_lease_keeper_release`.
+   */
+  EMQ_NEXT_RELEASE = 3,
 } emq_lease_next;
 
 /**
@@ -232,9 +238,16 @@ typedef enum {
   EMQ_ACTION_RECONNECT = 8,
   /**
    * The first acquire gives up: `emq_lease_refusal`'s refusal, `WAIT`'s
-   * (the taken lease released first), or the host's own fault.
+   * (the taken lease released first), or the host's own fault. While
+   * releasing: the release did not run (the lease is left to its TTL),
+   * and the host reports why (the server's reply, or its own fault).
    */
   EMQ_ACTION_GIVE_UP = 9,
+  /**
+   * The release ran: the lease is handed back (the script's `1` or `0`
+   * says whether it was still the owner's).
+   */
+  EMQ_ACTION_RELEASED = 10,
 } emq_lease_action;
 
 /**
@@ -257,6 +270,11 @@ typedef enum {
    * The lease minted on.
    */
   EMQ_PHASE_HELD = 3,
+  /**
+   * Handing the lease back (`emq_lease_keeper_release`): the release is
+   * sent until it runs, a few tries at most.
+   */
+  EMQ_PHASE_RELEASING = 4,
 } emq_lease_phase;
 
 /**
@@ -580,8 +598,8 @@ branded_status emq_compare(const char *a,
 const uint8_t *emq_lease_outcome_name(int outcome, size_t *len_out);
 
 /**
- * The stable name of write `next` (`acquire`, `renew`, `expired`); as
- * `emq_lease_outcome_name`.
+ * The stable name of write `next` (`acquire`, `renew`, `expired`,
+ * `release`); as `emq_lease_outcome_name`.
  *
  * # Safety
  * `len_out` NULL or writable for one `size_t`. The text is static: never free it.
@@ -589,8 +607,8 @@ const uint8_t *emq_lease_outcome_name(int outcome, size_t *len_out);
 const uint8_t *emq_lease_next_name(int next, size_t *len_out);
 
 /**
- * The stable name of action `action` (`publish`, …, `give_up`); as
- * `emq_lease_outcome_name`.
+ * The stable name of action `action` (`publish`, …, `give_up`,
+ * `released`); as `emq_lease_outcome_name`.
  *
  * # Safety
  * `len_out` NULL or writable for one `size_t`. The text is static: never free it.
@@ -599,7 +617,7 @@ const uint8_t *emq_lease_action_name(int action, size_t *len_out);
 
 /**
  * The stable name of phase `phase` (`starting`, `unleased`, `pending`,
- * `held`); as `emq_lease_outcome_name`.
+ * `held`, `releasing`); as `emq_lease_outcome_name`.
  *
  * # Safety
  * `len_out` NULL or writable for one `size_t`. The text is static: never free it.
@@ -671,7 +689,8 @@ void emq_lease_keeper_free(emq_lease_keeper *keeper);
 /**
  * The write due at `now_mono_ms`, to `next_out`. A held lease none of whose
  * writes the server answered for a whole TTL has expired there:
- * `EMQ_NEXT_EXPIRED`, and the keeper is unleased.
+ * `EMQ_NEXT_EXPIRED`, and the keeper is unleased. While releasing:
+ * `EMQ_NEXT_RELEASE`.
  *
  * # Safety
  * `keeper` a live handle no other thread uses during the call; `next_out` writable.
@@ -686,6 +705,10 @@ branded_status emq_lease_keeper_next(emq_lease_keeper *keeper,
  * ms the next write is due to `after_ms_out` (0: at once, or no next write
  * when giving up). While starting, a write that did not run is tried again
  * for up to a TTL from the first try, then the first acquire gives up.
+ * While releasing: `EMQ_ACTION_RELEASED` once the release ran (`counted`,
+ * `unacknowledged` or `gone`); an `ASK` followed; `MOVED` rerouted and
+ * `not_run` retried, three sends at most; then, or on anything else,
+ * `EMQ_ACTION_GIVE_UP`.
  * `BRANDED_ERR_RANGE` for an `outcome` `emq_lease_outcome` lacks; the
  * keeper is unchanged by a refusal.
  *
@@ -707,6 +730,20 @@ branded_status emq_lease_keeper_settle(emq_lease_keeper *keeper,
  * `keeper` a live handle no other thread changes during the call; `phase_out` writable.
  */
 branded_status emq_lease_keeper_phase(const emq_lease_keeper *keeper, emq_lease_phase *phase_out);
+
+/**
+ * Begins handing the held or pending lease back (the host has stopped its
+ * minter): the phase is `EMQ_PHASE_RELEASING`, the write due
+ * `EMQ_NEXT_RELEASE`. The host sends the release (without `WAIT`) and
+ * settles what it came to until `EMQ_ACTION_RELEASED` (handed back: the
+ * script's `1` says it was still the owner's) or `EMQ_ACTION_GIVE_UP` (not
+ * run: the lease is left to its TTL, and the host reports the server's
+ * reply or its own fault), following, rerouting and retrying as told.
+ *
+ * # Safety
+ * `keeper` a live handle no other thread uses during the call.
+ */
+branded_status emq_lease_keeper_release(emq_lease_keeper *keeper);
 
 /**
  * The first acquire's refusal when it gives up on `outcome`: `EMQ_ERR_NODE`

@@ -463,7 +463,8 @@ static int read_error(const char *reply, int asked) {
 }
 
 /* The lease keeper's decisions: a write's error reply read, the node a
- * redirect names, and a keeper through the first acquire, a renewal and expiry. */
+ * redirect names, and a keeper through the first acquire, a renewal, expiry
+ * and a release. */
 static void keeper(void) {
     size_t len = 0;
 
@@ -473,11 +474,14 @@ static void keeper(void) {
     CHECK(emq_lease_outcome_name(EMQ_OUTCOME_FAULT + 1, &len) == NULL && emq_lease_outcome_name(-1, NULL) == NULL);
     CHECK(is_text(emq_lease_action_name(EMQ_ACTION_GIVE_UP, &len), &len, "give_up"));
     CHECK(is_text(emq_lease_action_name(EMQ_ACTION_PUBLISH, &len), &len, "publish"));
-    CHECK(emq_lease_action_name(EMQ_ACTION_GIVE_UP + 1, &len) == NULL);
+    CHECK(is_text(emq_lease_action_name(EMQ_ACTION_RELEASED, &len), &len, "released"));
+    CHECK(emq_lease_action_name(EMQ_ACTION_RELEASED + 1, &len) == NULL);
     CHECK(is_text(emq_lease_phase_name(EMQ_PHASE_PENDING, &len), &len, "pending"));
-    CHECK(emq_lease_phase_name(EMQ_PHASE_HELD + 1, &len) == NULL);
+    CHECK(is_text(emq_lease_phase_name(EMQ_PHASE_RELEASING, &len), &len, "releasing"));
+    CHECK(emq_lease_phase_name(EMQ_PHASE_RELEASING + 1, &len) == NULL);
     CHECK(is_text(emq_lease_next_name(EMQ_NEXT_EXPIRED, &len), &len, "expired"));
-    CHECK(emq_lease_next_name(EMQ_NEXT_EXPIRED + 1, &len) == NULL);
+    CHECK(is_text(emq_lease_next_name(EMQ_NEXT_RELEASE, &len), &len, "release"));
+    CHECK(emq_lease_next_name(EMQ_NEXT_RELEASE + 1, &len) == NULL);
 
     /* Error replies: the protocol's refusal, redirects (followed once), not run, anything else. */
     CHECK(read_error("ERR EMQLEASE every node is leased", 0) == EMQ_OUTCOME_LEASED);
@@ -487,6 +491,8 @@ static void keeper(void) {
     CHECK(read_error("READONLY You can't write against a read only replica.", 0) == EMQ_OUTCOME_MOVED);
     CHECK(read_error("CLUSTERDOWN The cluster is down", 0) == EMQ_OUTCOME_NOT_RUN);
     CHECK(read_error("NOREPLICAS Not enough good replicas to write.", 0) == EMQ_OUTCOME_NOT_RUN);
+    CHECK(read_error("OOM command not allowed when used memory > 'maxmemory'.", 0) == EMQ_OUTCOME_NOT_RUN);
+    CHECK(read_error("MISCONF Errors writing to the AOF file", 0) == EMQ_OUTCOME_NOT_RUN);
     CHECK(read_error("ERR Error running script", 0) == EMQ_OUTCOME_FAULT);
     CHECK(read_error("\xff\xfe", 0) == EMQ_OUTCOME_FAULT && read_error("", 0) == EMQ_OUTCOME_FAULT);
     emq_lease_outcome outcome = EMQ_OUTCOME_GONE;
@@ -577,6 +583,34 @@ static void keeper(void) {
     CHECK(action == EMQ_ACTION_FOLLOW && after == 0);
     CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_ASK, 1, 2, &action, &after) == BRANDED_OK && action == EMQ_ACTION_GIVE_UP);
     emq_lease_keeper_free(k);
+    k = NULL;
+
+    /* A release through the keeper: an ASK followed, then it ran (handed back). */
+    CHECK(emq_lease_keeper_new(3000, 500, 0, &k) == BRANDED_OK);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_COUNTED, 0, 1, &action, &after) == BRANDED_OK && action == EMQ_ACTION_PUBLISH);
+    CHECK(emq_lease_keeper_release(k) == BRANDED_OK);
+    CHECK(emq_lease_keeper_phase(k, &phase) == BRANDED_OK && phase == EMQ_PHASE_RELEASING);
+    CHECK(emq_lease_keeper_next(k, 10, &next) == BRANDED_OK && next == EMQ_NEXT_RELEASE);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_ASK, 10, 11, &action, &after) == BRANDED_OK);
+    CHECK(action == EMQ_ACTION_FOLLOW && after == 0);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_COUNTED, 10, 12, &action, &after) == BRANDED_OK);
+    CHECK(action == EMQ_ACTION_RELEASED && after == 0);
+    CHECK(emq_lease_keeper_phase(k, &phase) == BRANDED_OK && phase == EMQ_PHASE_UNLEASED);
+    /* Moved (sent again at once), not run (after the retry delay), three sends at most. */
+    CHECK(emq_lease_keeper_release(k) == BRANDED_OK);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_MOVED, 20, 21, &action, &after) == BRANDED_OK);
+    CHECK(action == EMQ_ACTION_REROUTE && after == 0);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_NOT_RUN, 21, 22, &action, &after) == BRANDED_OK);
+    CHECK(action == EMQ_ACTION_RETRY && after == 150);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_NOT_RUN, 172, 173, &action, &after) == BRANDED_OK);
+    CHECK(action == EMQ_ACTION_GIVE_UP && after == 0);
+    CHECK(emq_lease_keeper_phase(k, &phase) == BRANDED_OK && phase == EMQ_PHASE_UNLEASED);
+    /* Gone: the release ran (no longer the owner's); anything else gives up at once. */
+    CHECK(emq_lease_keeper_release(k) == BRANDED_OK);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_GONE, 30, 31, &action, &after) == BRANDED_OK && action == EMQ_ACTION_RELEASED);
+    CHECK(emq_lease_keeper_release(k) == BRANDED_OK);
+    CHECK(emq_lease_keeper_settle(k, EMQ_OUTCOME_FAULT, 40, 41, &action, &after) == BRANDED_OK && action == EMQ_ACTION_GIVE_UP);
+    emq_lease_keeper_free(k);
 
     /* The refusals the first acquire gives up with: the node gate, or another's (OK). */
     CHECK(emq_lease_refusal(EMQ_OUTCOME_NOT_RUN) == EMQ_ERR_NODE && emq_lease_refusal(EMQ_OUTCOME_MOVED) == EMQ_ERR_NODE);
@@ -592,6 +626,7 @@ static void keeper(void) {
     /* NULL handles. */
     CHECK(emq_lease_keeper_next(NULL, 0, &next) == EMQ_ERR_NULL && emq_lease_keeper_phase(NULL, &phase) == EMQ_ERR_NULL);
     CHECK(emq_lease_keeper_settle(NULL, EMQ_OUTCOME_COUNTED, 0, 0, &action, &after) == EMQ_ERR_NULL);
+    CHECK(emq_lease_keeper_release(NULL) == EMQ_ERR_NULL);
     emq_lease_keeper_free(NULL);
 }
 

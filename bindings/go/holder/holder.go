@@ -20,6 +20,11 @@
 // refused with emqid.ErrNode while none is. Release hands the node back with
 // its high-water mark.
 //
+// Each lease write goes over a connection of its own to the node (a client
+// made with the given client's options, without retries): go-redis re-runs
+// a pipeline whose reply timed out while retries are on, and a lease write
+// that may have run is never sent twice. The given client finds the node.
+//
 // What each write came to, what to do with it and when to write again are
 // the core's decisions (emqid.LeaseKeeper, through libemqid), as are the
 // scripts, their key, reply parsing, the acknowledgement rule and the
@@ -168,7 +173,7 @@ func Acquire(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Lea
 	k.lease = l
 	after, err := k.start(ctx)
 	if err != nil {
-		k.core.Close()
+		k.close()
 		return nil, err
 	}
 	keep, cancel := context.WithCancel(context.Background())
@@ -234,13 +239,17 @@ func (l *Lease) Mint(ns string) (emqid.ID, error) {
 // Release stops minting and renewing, and hands the node back with its
 // high-water mark, so the next owner starts after this holder's last id. It
 // answers false when no lease was held, or it was already gone or another's.
+// The core's keeper settles it as any write: an ASK is followed, a MOVED or a
+// refusal the server did not run is sent again (three sends at most, the
+// retry delay between); an error when it did not run (the server's reply, or
+// the client's failure, or ctx's end): the lease is then left to its TTL.
 // Safe to call more than once; minting is refused with emqid.ErrNode after it.
 func (l *Lease) Release(ctx context.Context) (bool, error) {
 	l.release.Do(func() {
 		l.cancel()
 		<-l.stopped // the keeper's state is this goroutine's now
 		l.released, l.releaseErr = l.k.release(ctx)
-		l.k.core.Close()
+		l.k.close()
 	})
 	return l.released, l.releaseErr
 }

@@ -418,9 +418,156 @@ func TestEveryNodeLeased(t *testing.T) {
 		return "-EMQLEASE every node is leased\r\n"
 	})
 	_, err := Acquire(context.Background(), dial(t, s), short)
-	if !errors.Is(err, emqid.ErrNode) {
-		t.Fatalf("every node leased: %v", err)
+	// The core's refusal as it is: the reply is added only to a refusal of a write not run for a TTL.
+	if want := emqid.LeaseRefusal(emqid.OutcomeLeased); !errors.Is(err, emqid.ErrNode) || err.Error() != want.Error() {
+		t.Fatalf("every node leased: %v, want %v", err, want)
 	}
+}
+
+// A lease write whose reply timed out may have run: it is not sent again,
+// though the caller's client retries (go-redis re-runs a pipeline after a
+// read timeout): the core settles it as a fault, and the first acquire
+// gives up with the client's error.
+func TestAWriteThatMayHaveRunIsNotSentAgain(t *testing.T) {
+	s := serve(t, func(cmd []string) string {
+		if scriptOf(cmd) == "acquire" {
+			time.Sleep(300 * time.Millisecond) // past the client's read timeout
+			return "*2\r\n:7\r\n:-1\r\n"
+		}
+		return ":1\r\n"
+	})
+	rdb := redis.NewClient(&redis.Options{Addr: s.addr, ReadTimeout: 100 * time.Millisecond}) // retries: go-redis's 3
+	defer rdb.Close()
+	_, err := Acquire(context.Background(), rdb, Options{Replicas: NoReplicas, Terms: short.Terms})
+	if err == nil || errors.Is(err, emqid.ErrNode) || !strings.Contains(err.Error(), "timeout") {
+		t.Fatalf("an acquire whose reply timed out: %v", err)
+	}
+	time.Sleep(700 * time.Millisecond) // long enough for go-redis's retries, had they been on
+	if got := strings.Join(s.scripts(), ","); got != "acquire" {
+		t.Fatalf("scripts sent: %s", got)
+	}
+}
+
+// heldOn is a lease taken on node 7 through a client of s, whose renewals
+// and WAITs s answers 1, and release answers release(n) (n: 1 for the first
+// release sent).
+func heldOn(t *testing.T, release func(n int32) string) (*server, *Lease) {
+	t.Helper()
+	var releases atomic.Int32
+	s := serve(t, func(cmd []string) string {
+		switch scriptOf(cmd) {
+		case "acquire":
+			return "*2\r\n:7\r\n:-1\r\n"
+		case "release":
+			return release(releases.Add(1))
+		}
+		return ":1\r\n"
+	})
+	l, err := Acquire(context.Background(), dial(t, s), short)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, l
+}
+
+// count is how many times s was sent the script of this name.
+func count(s *server, name string) int {
+	n := 0
+	for _, sent := range s.scripts() {
+		if sent == name {
+			n++
+		}
+	}
+	return n
+}
+
+// The release is the core keeper's: an ASK followed (ASKING and the release,
+// no WAIT, on one connection), a MOVED sent again to the node it names, a
+// refusal not run sent again after the retry delay, three sends at most,
+// then given up with the server's reply.
+func TestAReleaseIsSettledByTheKeeper(t *testing.T) {
+	ctx := context.Background()
+	slot := emqid.SlotString(emqid.LeaseKey)
+	other := serve(t, func(cmd []string) string { return ":1\r\n" })
+	_, port, _ := net.SplitHostPort(other.addr)
+
+	t.Run("ask", func(t *testing.T) {
+		s, l := heldOn(t, func(int32) string { return fmt.Sprintf("-ASK %d :%s\r\n", slot, port) })
+		before := len(other.commands())
+		if ok, err := l.Release(ctx); !ok || err != nil {
+			t.Fatalf("release: %v %v", ok, err)
+		}
+		var got []string // the commands from ASKING on, on its connection
+		conn := ""
+		for _, line := range other.commands()[before:] {
+			id, command, _ := strings.Cut(line, " ")
+			if command == "ASKING" {
+				conn = id
+			}
+			if id == conn {
+				got = append(got, command)
+			}
+		}
+		if want := []string{"ASKING", "EVAL release"}; !slices.Equal(got, want) {
+			t.Fatalf("the node asked saw %q, want %q", got, want)
+		}
+		if n := count(s, "release"); n != 1 {
+			t.Fatalf("releases sent to the primary: %d", n)
+		}
+	})
+	t.Run("moved", func(t *testing.T) {
+		s, l := heldOn(t, func(int32) string { return fmt.Sprintf("-MOVED %d 127.0.0.1:%s\r\n", slot, port) })
+		before := count(other, "release")
+		if ok, err := l.Release(ctx); !ok || err != nil {
+			t.Fatalf("release: %v %v", ok, err)
+		}
+		if n, m := count(s, "release"), count(other, "release")-before; n != 1 || m != 1 {
+			t.Fatalf("releases sent: %d to the old primary, %d to the node MOVED named", n, m)
+		}
+	})
+	t.Run("not run, then run", func(t *testing.T) {
+		s, l := heldOn(t, func(n int32) string {
+			if n < 3 {
+				return "-TRYAGAIN Multiple keys request during rehashing of slot\r\n"
+			}
+			return ":1\r\n"
+		})
+		if ok, err := l.Release(ctx); !ok || err != nil {
+			t.Fatalf("release: %v %v", ok, err)
+		}
+		if n := count(s, "release"); n != 3 {
+			t.Fatalf("releases sent: %d", n)
+		}
+	})
+	t.Run("never run", func(t *testing.T) {
+		s, l := heldOn(t, func(int32) string { return "-CLUSTERDOWN The cluster is down\r\n" })
+		started := time.Now()
+		ok, err := l.Release(ctx)
+		if ok || err == nil || err.Error() != "holder: release: CLUSTERDOWN The cluster is down" {
+			t.Fatalf("release: %v %v", ok, err)
+		}
+		if took := time.Since(started); took < 2*15*time.Millisecond {
+			t.Errorf("given up after %v: not two retry delays", took)
+		}
+		if n := count(s, "release"); n != 3 {
+			t.Fatalf("releases sent: %d", n)
+		}
+		if again, err2 := l.Release(ctx); again || err2 != err {
+			t.Fatalf("a second release: %v %v", again, err2)
+		}
+	})
+	t.Run("gone", func(t *testing.T) {
+		_, l := heldOn(t, func(int32) string { return ":0\r\n" })
+		if ok, err := l.Release(ctx); ok || err != nil {
+			t.Fatalf("a release of a lease gone: %v %v", ok, err)
+		}
+	})
+	t.Run("a fault", func(t *testing.T) {
+		_, l := heldOn(t, func(int32) string { return "-ERR Error running script\r\n" })
+		if ok, err := l.Release(ctx); ok || err == nil || !strings.HasSuffix(err.Error(), ": ERR Error running script") {
+			t.Fatalf("release: %v %v", ok, err)
+		}
+	})
 }
 
 func TestUnacknowledgedRenewalsLeaveTheFenceWhereItWas(t *testing.T) {

@@ -30,7 +30,9 @@ type lease struct {
 // no write of the held lease was answered for a whole TTL, lose it and
 // acquire), send it with its WAIT on one connection, read what it came to,
 // and do what the core settles: publish, renew, keep pending, lose, follow
-// an ASK, find the primary again, or give up (the first acquire only).
+// an ASK, find the primary again, or give up (the first acquire only). A
+// release is the core's too: sent until the core settles it released or
+// gives up.
 type keeper struct {
 	lease    *Lease
 	wire     wire
@@ -58,6 +60,16 @@ type write struct {
 	// A renewal: the lease renewed and the mark it sent.
 	renewed *lease
 	mark    uint64
+	// A renewal or release that ran: whether it answered 0 (the lease gone or another's).
+	gone bool
+}
+
+// came is what one write came to: the core's reading of it, the replies, and
+// the holder's own fault (nil: none).
+type came struct {
+	outcome emqid.Outcome
+	got     sent
+	fault   error
 }
 
 func newKeeper(rdb client, replicas int, terms emqid.LeaseTerms) (*keeper, error) {
@@ -78,6 +90,12 @@ func newKeeper(rdb client, replicas int, terms emqid.LeaseTerms) (*keeper, error
 
 func (k *keeper) ttlMs() uint64 { return uint64(k.terms.TTL.Milliseconds()) }
 
+// close drops the connection and frees the core's keeper.
+func (k *keeper) close() {
+	k.wire.close()
+	k.core.Close()
+}
+
 // start is the first acquire, in the caller's goroutine: tried until the
 // lease is published (then when the first renewal is due), or refused.
 func (k *keeper) start(ctx context.Context) (time.Duration, error) {
@@ -89,13 +107,21 @@ func (k *keeper) start(ctx context.Context) (time.Duration, error) {
 		case k.held != nil:
 			return after, nil
 		}
-		timer := time.NewTimer(after)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return 0, fmt.Errorf("holder: acquire: %w", ctx.Err())
-		case <-timer.C:
+		if err := sleep(ctx, after); err != nil {
+			return 0, fmt.Errorf("holder: acquire: %w", err)
 		}
+	}
+}
+
+// sleep waits d, or until ctx ends (its error).
+func sleep(ctx context.Context, d time.Duration) error {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
 	}
 }
 
@@ -127,46 +153,61 @@ func (k *keeper) step(ctx context.Context) (time.Duration, error) {
 		k.lose()
 	}
 	w, err := k.prepare(next)
-	var got sent
+	step, c, err := k.exchange(ctx, &w, err)
 	if err != nil {
-		got.fault = err // the holder's own: nothing was sent
-	} else {
-		got = k.wire.write(ctx, w.script, w.args...)
+		return k.retry, err
 	}
-	outcome, fault := k.read(&w, got, false)
+	switch step.Action {
+	case emqid.ActionPublish:
+		k.publish(&w)
+	case emqid.ActionRenewed:
+		if err := w.renewed.minter.Renewed(w.sent, w.mark); err == nil {
+			k.lease.leasedAgain()
+		}
+	case emqid.ActionPend:
+		k.pending = w.taken
+	case emqid.ActionLose:
+		k.drop(w.renewed)
+	case emqid.ActionGiveUp:
+		return 0, k.refusal(ctx, &w, c)
+	}
+	// Wait, retry, reroute, reconnect: nothing moves with the lease (exchange saw to the connection).
+	return step.After, nil
+}
+
+// exchange sends w — unless preparing it failed (prepared: the holder's own
+// fault, nothing sent) — and settles what it came to with the core,
+// following an ASK once: the core's step, and what the write came to. A
+// reroute, a fault or giving up drops the connection (a MOVED's node is
+// where the next one goes, and a cluster client refreshes its slot map).
+func (k *keeper) exchange(ctx context.Context, w *write, prepared error) (emqid.Step, came, error) {
+	c := came{got: sent{fault: prepared}}
+	if prepared == nil {
+		c.got = k.wire.write(ctx, w.script, w.args...)
+	}
+	c.outcome, c.fault = k.read(w, c.got, false)
 	for {
-		step, err := k.core.Settle(outcome, w.sent, emqid.MonotonicMs())
+		step, err := k.core.Settle(c.outcome, w.sent, emqid.MonotonicMs())
 		if err != nil {
-			return k.retry, fmt.Errorf("holder: %w", err)
+			return step, c, fmt.Errorf("holder: %w", err)
 		}
 		switch step.Action {
 		case emqid.ActionFollow:
-			to, _ := emqid.ParseRedirect(got.text()) // an ASK names its node
-			got = k.wire.follow(ctx, got, to, w.script, w.args...)
-			outcome, fault = k.read(&w, got, true)
+			to, _ := emqid.ParseRedirect(c.got.text()) // an ASK names its node
+			c.got = k.wire.follow(ctx, c.got, to, w.script, w.args...)
+			c.outcome, c.fault = k.read(w, c.got, true)
 			continue
-		case emqid.ActionPublish:
-			k.publish(&w)
-		case emqid.ActionRenewed:
-			if err := w.renewed.minter.Renewed(w.sent, w.mark); err == nil {
-				k.lease.leasedAgain()
-			}
-		case emqid.ActionPend:
-			k.pending = w.taken
-		case emqid.ActionLose:
-			k.drop(w.renewed)
-		case emqid.ActionReroute, emqid.ActionReconnect:
+		case emqid.ActionReroute:
+			k.wire.moved(ctx, c.got)
+		case emqid.ActionReconnect, emqid.ActionGiveUp:
 			k.wire.reload(ctx)
-		case emqid.ActionGiveUp:
-			return 0, k.refusal(ctx, &w, outcome, got, fault)
 		}
-		// ActionWait and ActionRetry: nothing moves.
-		return step.After, nil
+		return step, c, nil
 	}
 }
 
-// prepare builds the write next asks for; an error is the holder's own
-// fault (nothing to send).
+// prepare builds the write next asks for (a release is not the loop's:
+// giveBack sends it); an error is the holder's own fault (nothing to send).
 func (k *keeper) prepare(next emqid.NextWrite) (write, error) {
 	sent := emqid.MonotonicMs()
 	if next == emqid.NextRenew {
@@ -214,11 +255,12 @@ func (k *keeper) read(w *write, got sent, asked bool) (emqid.Outcome, error) {
 			return emqid.OutcomeFault, err
 		}
 		w.taken = x
-	default:
+	default: // a renewal or a release
 		gone, err := renewal(got)
 		if err != nil {
 			return emqid.OutcomeFault, err
 		}
+		w.gone = gone
 		if gone {
 			return emqid.OutcomeGone, nil
 		}
@@ -297,25 +339,34 @@ func (k *keeper) drop(x *lease) {
 }
 
 // refusal is the first acquire's refusal: WAIT's (the taken lease released
-// first), the core's for the outcome with the server's reply that names the
-// state, or the holder's own fault.
-func (k *keeper) refusal(ctx context.Context, w *write, outcome emqid.Outcome, got sent, fault error) error {
-	if outcome == emqid.OutcomeUnacknowledged && w.taken != nil {
-		_, _ = k.giveBack(ctx, w.taken)
-		return got.acknowledged
+// first); the core's for the outcome — followed by the server's reply, which
+// names the state, when the reserve did not run the acquire for a TTL; or
+// the holder's own fault.
+func (k *keeper) refusal(ctx context.Context, w *write, c came) error {
+	if c.outcome == emqid.OutcomeUnacknowledged && w.taken != nil {
+		_, _ = k.giveBack(ctx, w.taken, false)
+		return c.got.acknowledged
 	}
 	var core *emqid.Error
-	if errors.As(emqid.LeaseRefusal(outcome), &core) {
-		return &emqid.Error{Gate: core.Gate, Detail: core.Detail + ": " + got.text()}
+	if !errors.As(emqid.LeaseRefusal(c.outcome), &core) {
+		return c.failure("acquire")
 	}
-	k.wire.reload(ctx) // the next call finds the reserve's primary again
+	if c.outcome == emqid.OutcomeNotRun || c.outcome == emqid.OutcomeMoved {
+		return &emqid.Error{Gate: core.Gate, Detail: core.Detail + ": " + c.got.text()}
+	}
+	return core
+}
+
+// failure is the error of a write the core gave up on with no refusal of its
+// own: the holder's fault, or the server's reply ("holder: release: <reply>").
+func (c came) failure(what string) error {
 	switch {
-	case fault != nil:
-		return fmt.Errorf("holder: acquire: %w", fault)
-	case got.refused != nil: // a reply the protocol does not give, or a second redirect
-		return fmt.Errorf("holder: acquire: %w", got.refused)
+	case c.fault != nil:
+		return fmt.Errorf("holder: %s: %w", what, c.fault)
+	case c.got.refused != nil: // a reply the protocol does not give, or a second redirect
+		return fmt.Errorf("holder: %s: %w", what, c.got.refused)
 	default:
-		return fmt.Errorf("holder: acquire: the write came to %v", outcome)
+		return fmt.Errorf("holder: %s: the write came to %v", what, c.outcome)
 	}
 }
 
@@ -331,35 +382,40 @@ func (k *keeper) release(ctx context.Context) (bool, error) {
 	if x == nil {
 		return false, nil
 	}
-	gone, err := k.giveBack(ctx, x)
-	return err == nil && !gone && wasHeld, err
+	return k.giveBack(ctx, x, wasHeld)
 }
 
-// giveBack stops x's minter and releases its node with its high water:
-// whether the lease was gone or another's already. The release is not
-// waited on (losing it in a failover leaves the mark higher, which is safe);
-// an ASK to it is followed as a renewal's is.
-func (k *keeper) giveBack(ctx context.Context, x *lease) (bool, error) {
+// giveBack stops x's minter and hands its node back with its high water,
+// through the core's release: the release (not waited on: losing it in a
+// failover leaves the mark higher, which is safe) is followed through an
+// ASK, and sent again where a MOVED names or after a refusal not run (the
+// retry delay is slept though the holder is stopping, unless ctx ends),
+// until it ran — true when wasHeld and the lease was still the owner's — or
+// the core gives up: the lease is left to its TTL, and the error says why.
+func (k *keeper) giveBack(ctx context.Context, x *lease, wasHeld bool) (bool, error) {
 	x.minter.Stop()
 	hw, err := x.minter.HighWater()
 	if err != nil {
 		return false, err
 	}
-	w := k.wire.unacknowledged()
-	args := []any{x.token, hw, x.held.Node}
-	got := w.write(ctx, emqid.LeaseRelease, args...)
-	if got.refused != nil && emqid.ReadLeaseError(got.text(), false) == emqid.OutcomeAsk {
-		to, _ := emqid.ParseRedirect(got.text())
-		got = w.follow(ctx, got, to, emqid.LeaseRelease, args...)
+	if err := k.core.Release(); err != nil {
+		return false, fmt.Errorf("holder: release: %w", err)
 	}
-	switch {
-	case got.fault != nil:
-		k.wire.reload(ctx)
-		return false, fmt.Errorf("holder: release: %w", got.fault)
-	case got.refused != nil:
-		return false, fmt.Errorf("holder: release: %w", got.refused)
+	for {
+		w := write{script: emqid.LeaseRelease, args: []any{x.token, hw, x.held.Node}, sent: emqid.MonotonicMs()}
+		step, c, err := k.exchange(ctx, &w, nil)
+		switch {
+		case err != nil:
+			return false, err
+		case step.Action == emqid.ActionReleased:
+			return wasHeld && !w.gone, nil
+		case step.Action == emqid.ActionGiveUp:
+			return false, c.failure("release")
+		}
+		if err := sleep(ctx, step.After); err != nil {
+			return false, fmt.Errorf("holder: release: %w", err)
+		}
 	}
-	return renewal(got)
 }
 
 // renewal reads a renew or release reply: gone, or a reply the protocol does not give.

@@ -94,28 +94,48 @@ func startValkey(t *testing.T, extra ...string) string {
 	return addr
 }
 
-// A one-node cluster with no slot assigned answers CLUSTERDOWN: the first
-// acquire is retried for a TTL, then refused with the node gate naming the
-// server's reply, never as an I/O error; through a cluster client and
-// through a client of the node.
-func TestTheFirstAcquireOnAClusterWithNoSlotsIsRefusedByName(t *testing.T) {
+// A one-node cluster with only the reserve's slot assigned (the default
+// cluster-require-full-coverage yes) names the node for that slot in
+// CLUSTER SLOTS, but answers every command "CLUSTERDOWN The cluster is
+// down": the first acquire is retried for a TTL, then refused with the node
+// gate naming the server's reply, never as an I/O error; through a cluster
+// client and through a client of the node.
+func TestTheFirstAcquireOnAClusterNotUpIsRefusedByName(t *testing.T) {
 	addr := startValkey(t, "--cluster-enabled", "yes")
 	ctx := context.Background()
-	cluster := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{addr}})
-	defer cluster.Close()
 	node := redis.NewClient(&redis.Options{Addr: addr})
 	defer node.Close()
+	do(t, node, "CLUSTER", "ADDSLOTS", emqid.SlotString(emqid.LeaseKey))
+	cluster := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{addr}})
+	defer cluster.Close()
 	for _, rdb := range []redis.UniversalClient{cluster, node} {
 		started := time.Now()
 		l, err := Acquire(ctx, rdb, clusterDown)
 		took := time.Since(started)
-		if l != nil || !errors.Is(err, emqid.ErrNode) || !strings.Contains(err.Error(), ": CLUSTERDOWN ") {
+		if l != nil || !errors.Is(err, emqid.ErrNode) || !strings.HasSuffix(err.Error(), ": CLUSTERDOWN The cluster is down") {
 			t.Fatalf("%T: %v, %v", rdb, l, err)
 		}
 		if took < clusterDown.Terms.TTL || took > 10*clusterDown.Terms.TTL {
 			t.Errorf("%T: refused after %v, not a TTL (%v)", rdb, took, clusterDown.Terms.TTL)
 		}
 		t.Logf("%T: refused after %v: %v", rdb, took.Round(time.Millisecond), err)
+	}
+
+	// The rest of the slots assigned within the TTL: the cluster is up, and the first acquire takes a node.
+	done := make(chan error, 1)
+	go func() {
+		l, err := Acquire(ctx, cluster, Options{Replicas: NoReplicas, Terms: emqid.LeaseTerms{TTL: 3 * time.Second,
+			Margin: 500 * time.Millisecond}})
+		if err == nil {
+			_, err = l.Release(ctx)
+		}
+		done <- err
+	}()
+	time.Sleep(300 * time.Millisecond)
+	slot := emqid.SlotString(emqid.LeaseKey)
+	do(t, node, "CLUSTER", "ADDSLOTSRANGE", 0, slot-1, slot+1, emqid.Slots-1)
+	if err := <-done; err != nil {
+		t.Fatalf("the first acquire once the cluster is up: %v", err)
 	}
 }
 

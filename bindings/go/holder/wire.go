@@ -19,10 +19,22 @@ type client = redis.UniversalClient
 // on the same connection by WAIT replicas timeout (one pipeline on one
 // node: the reserve's primary, or the node an ASK names, with ASKING in
 // front). It moves bytes; the core reads what they came to.
+//
+// Each write goes over a client of that node alone (see node): one
+// connection, which never sends a write again by itself. The caller's client
+// only finds the node (and lends its options): its pipelines are re-run
+// after a read timeout when its retries are on, and a lease write that may
+// have run must not be sent twice (an acquire sent again takes a second node).
 type wire struct {
 	rdb      client
 	replicas int
 	wait     time.Duration
+	// conn is the connection to the reserve's primary, kept until a write
+	// is rerouted, faults or is given up; nil until the next write opens it.
+	conn *redis.Client
+	// movedTo is the node a MOVED named, where the next connection goes
+	// ("" for the node the client's routing finds).
+	movedTo string
 }
 
 // sent is what one write got back.
@@ -72,34 +84,94 @@ func newWire(rdb client, replicas int, terms emqid.LeaseTerms) (wire, error) {
 	return wire{rdb: rdb, replicas: replicas, wait: wait}, nil
 }
 
-// unacknowledged is this wire without WAIT (a release is not waited on).
-func (w wire) unacknowledged() wire {
-	w.replicas = 0
-	return w
+// node is a client of the node at addr alone, made with from's options (a
+// client's, whose hooks it does not take): one connection, and no retries,
+// so a write whose reply timed out is not sent again (the core settles it as
+// a fault) and a refusal reaches the core as the server gave it.
+func node(from *redis.Options, addr string) *redis.Client {
+	opt := *from
+	opt.Addr = addr
+	opt.MaxRetries = -1
+	opt.PoolSize, opt.MinIdleConns, opt.MaxIdleConns = 1, 0, 0
+	opt.PushNotificationProcessor = nil // the client's own: each client registers its handlers on it
+	return redis.NewClient(&opt)
 }
 
-// primary is the client of the reserve's primary: the client itself, or the
-// cluster's shard for the slot of LeaseKey, the one key every script touches.
-func (w wire) primary(ctx context.Context) (*redis.Client, error) {
+// primary is the connection to the reserve's primary: the one kept, or a
+// new one to the node a MOVED named, else to the one the client finds (the
+// client itself, or the cluster's shard for the slot of LeaseKey, the one
+// key every script touches).
+func (w *wire) primary(ctx context.Context) (*redis.Client, error) {
+	if w.conn != nil {
+		return w.conn, nil
+	}
+	var found *redis.Client
 	switch c := w.rdb.(type) {
 	case *redis.ClusterClient:
-		return c.MasterForKey(ctx, emqid.LeaseKey)
+		p, err := c.MasterForKey(ctx, emqid.LeaseKey)
+		if err != nil {
+			return nil, err
+		}
+		found = p
 	case *redis.Client:
-		return c, nil
+		found = c
+	default:
+		return nil, fmt.Errorf("holder: %T", w.rdb)
 	}
-	return nil, fmt.Errorf("holder: %T", w.rdb)
+	addr := found.Options().Addr
+	if w.movedTo != "" {
+		addr, w.movedTo = w.movedTo, ""
+	}
+	w.conn = node(found.Options(), addr)
+	return w.conn, nil
 }
 
-// reload lets a cluster client find the reserve's primary again (MOVED, a
-// failover, a fault); a client of one server has nothing to find.
-func (w wire) reload(ctx context.Context) {
+// close drops the connection: the next write opens another.
+func (w *wire) close() {
+	if w.conn != nil {
+		_ = w.conn.Close()
+		w.conn = nil
+	}
+}
+
+// reload drops the connection and lets a cluster client find the reserve's
+// primary again (a failover, a fault); a client of one server has nothing
+// to find.
+func (w *wire) reload(ctx context.Context) {
+	w.close()
 	if c, ok := w.rdb.(*redis.ClusterClient); ok {
 		c.ReloadState(ctx)
 	}
 }
 
+// moved is reload after the write s got MOVED (or READONLY): the next
+// connection goes to the node a MOVED names, at once, while the client
+// refreshes its slot map.
+func (w *wire) moved(ctx context.Context, s sent) {
+	w.reload(ctx)
+	if to, ok := emqid.ParseRedirect(s.text()); ok && !to.Ask && s.via != nil {
+		if addr, err := address(to, s.via); err == nil {
+			w.movedTo = addr
+		}
+	}
+}
+
+// address is the node a redirect that the write through via got names: its
+// host, or via's when the reply names none.
+func address(to emqid.Redirect, via *redis.Client) (string, error) {
+	host := to.Host
+	if host == "" {
+		h, _, err := net.SplitHostPort(via.Options().Addr)
+		if err != nil {
+			return "", fmt.Errorf("the host of %s: %w", via.Options().Addr, err)
+		}
+		host = h
+	}
+	return net.JoinHostPort(host, strconv.Itoa(to.Port)), nil
+}
+
 // write sends script (KEYS: LeaseKey) with args to the reserve's primary.
-func (w wire) write(ctx context.Context, script emqid.LeaseScript, args ...any) sent {
+func (w *wire) write(ctx context.Context, script emqid.LeaseScript, args ...any) sent {
 	primary, err := w.primary(ctx)
 	if err != nil {
 		return sent{fault: fmt.Errorf("the reserve's primary: %w", err)}
@@ -110,29 +182,25 @@ func (w wire) write(ctx context.Context, script emqid.LeaseScript, args ...any) 
 // follow sends the same write to the node the ASK that s got names, with
 // ASKING in front. Not the client's own redirect following: ASKING, the
 // script and its WAIT must share one connection to that node, so it goes
-// through a client of that node alone, made with the options of the client
-// that got the ASK (its host, when the reply names none).
-func (w wire) follow(ctx context.Context, s sent, to emqid.Redirect, script emqid.LeaseScript, args ...any) sent {
-	opt := *s.via.Options()
-	host := to.Host
-	if host == "" {
-		h, _, err := net.SplitHostPort(opt.Addr)
-		if err != nil {
-			return sent{fault: fmt.Errorf("the host of %s, named by %q: %w", opt.Addr, s.text(), err)}
-		}
-		host = h
+// through a client of that node alone (node), closed after it.
+func (w *wire) follow(ctx context.Context, s sent, to emqid.Redirect, script emqid.LeaseScript, args ...any) sent {
+	addr, err := address(to, s.via)
+	if err != nil {
+		return sent{fault: fmt.Errorf("%w, named by %q", err, s.text())}
 	}
-	opt.Addr = net.JoinHostPort(host, strconv.Itoa(to.Port))
-	opt.PoolSize, opt.MinIdleConns, opt.MaxIdleConns = 1, 0, 0
-	opt.PushNotificationProcessor = nil // the client's own: each client registers its handlers on it
-	node := redis.NewClient(&opt)
-	defer node.Close()
-	return w.send(ctx, node, true, script, args)
+	there := node(s.via.Options(), addr)
+	defer there.Close()
+	return w.send(ctx, there, true, script, args)
 }
 
-// send runs [ASKING,] script, then WAIT when replicas are wanted, in one
-// round trip on one connection of c.
-func (w wire) send(ctx context.Context, c *redis.Client, asking bool, script emqid.LeaseScript, args []any) sent {
+// send runs [ASKING,] script, then WAIT when replicas are wanted (never for
+// a release: losing one in a failover leaves the mark higher, which is
+// safe), in one round trip on one connection of c.
+func (w *wire) send(ctx context.Context, c *redis.Client, asking bool, script emqid.LeaseScript, args []any) sent {
+	replicas := w.replicas
+	if script.Name == emqid.LeaseRelease.Name {
+		replicas = 0
+	}
 	pipe := c.Pipeline()
 	var ask *redis.Cmd
 	if asking {
@@ -140,8 +208,8 @@ func (w wire) send(ctx context.Context, c *redis.Client, asking bool, script emq
 	}
 	eval := pipe.Eval(ctx, script.Text, []string{emqid.LeaseKey}, args...)
 	var wait *redis.Cmd
-	if w.replicas > 0 {
-		wait = pipe.Do(ctx, "WAIT", w.replicas, w.wait.Milliseconds())
+	if replicas > 0 {
+		wait = pipe.Do(ctx, "WAIT", replicas, w.wait.Milliseconds())
 	}
 	_, _ = pipe.Exec(ctx) // each command's error is read below
 	out := sent{via: c}
@@ -162,7 +230,7 @@ func (w wire) send(ctx context.Context, c *redis.Client, asking bool, script emq
 			out.fault = fmt.Errorf("WAIT: %w", err)
 			return out
 		}
-		out.acknowledged = emqid.ParseWait(n, w.replicas)
+		out.acknowledged = emqid.ParseWait(n, replicas)
 	}
 	return out
 }
