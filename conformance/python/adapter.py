@@ -106,11 +106,16 @@ def lease_reply(r: Request) -> Any:
 
 
 def lease_keeper(r: Request) -> Any:
-    """A keeper run through the request's steps: the write due at ``at``, or a write's outcome settled."""
+    """A keeper run through the request's steps: the write due at ``at``, the release begun, or a
+    write's outcome settled."""
     terms = emq_id.LeaseTerms(r["ttl_ms"], r["margin_ms"])
     keeper = emq_id.LeaseKeeper(terms, r["since"])
     steps: list[Any] = []
     for step in r["steps"]:
+        if "release" in step:
+            keeper.release()
+            steps.append({"phase": keeper.phase})
+            continue
         if "outcome" not in step:
             steps.append({"next": keeper.next(step["at"]), "phase": keeper.phase})
             continue

@@ -5,7 +5,7 @@
 //! names (`str`); nothing here is decided twice.
 
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyString};
+use pyo3::types::{PyBytes, PyDict, PyString, PyTuple};
 
 use crate::error::refused;
 use crate::host::{u64_in, wrong_type};
@@ -25,10 +25,27 @@ fn reply_text(text: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
 
 /// The outcome named `name`, else `range` naming the outcomes.
 fn outcome_in(py: Python<'_>, name: &str) -> PyResult<emq_id::Outcome> {
+    // The core's names, said once per process (a refusal's detail is static).
+    static DETAIL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     emq_id::Outcome::from_name(name).ok_or_else(|| {
-        let detail = "an outcome is one of counted, unacknowledged, gone, leased, ask, moved, not_run, fault";
+        let detail = DETAIL.get_or_init(|| {
+            let names: Vec<&str> = emq_id::Outcome::ALL.iter().map(|o| o.name()).collect();
+            format!("an outcome is one of {}", names.join(", "))
+        });
         refused(py, emq_id::Error::from_gate(emq_id::Gate::Range, detail))
     })
+}
+
+/// The keeper's names by the stub's alias of each (`_Outcome`, `_Action`,
+/// `_Phase`, `_Next`), from the core's lists: the test suite holds the stub's
+/// `Literal`s to them (stubtest cannot).
+pub fn names(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let names = PyDict::new(py);
+    names.set_item("_Outcome", PyTuple::new(py, emq_id::Outcome::ALL.map(emq_id::Outcome::name))?)?;
+    names.set_item("_Action", PyTuple::new(py, emq_id::Action::ALL.map(emq_id::Action::name))?)?;
+    names.set_item("_Phase", PyTuple::new(py, emq_id::Phase::ALL.map(emq_id::Phase::name))?)?;
+    names.set_item("_Next", PyTuple::new(py, emq_id::Next::ALL.map(emq_id::Next::name))?)?;
+    Ok(names)
 }
 
 /// What an error reply to a lease script (the text after `-`) says of the
@@ -112,8 +129,9 @@ impl core::hash::Hash for Step {
 
 #[pymethods]
 impl Step {
-    /// The action's name: `publish`, `renewed`, `pend`, `wait`, `lose`,
-    /// `follow`, `reroute`, `retry`, `reconnect` or `give_up`.
+    /// The action's name (the core's `Action`): `publish`, `renewed`, `pend`,
+    /// `wait`, `lose`, `follow`, `reroute`, `retry`, `reconnect`, `give_up`
+    /// or `released`.
     #[getter]
     fn action(&self) -> &'static str {
         self.0.action.name()
@@ -144,8 +162,9 @@ impl LeaseKeeper {
         Ok(LeaseKeeper(emq_id::Keeper::starting(terms.get().0, since)))
     }
 
-    /// The write due at `now_mono_ms`: `acquire`, `renew`, or `expired` (the
-    /// held lease expired on the server: stop minting on it, then acquire).
+    /// The write due at `now_mono_ms`: `acquire`, `renew`, `expired` (the
+    /// held lease expired on the server: stop minting on it, then acquire), or
+    /// `release` (after `release()`).
     fn next(&mut self, now_mono_ms: &Bound<'_, PyAny>) -> PyResult<&'static str> {
         Ok(self.0.next(u64_in(now_mono_ms, "now_mono_ms")?).name())
     }
@@ -162,7 +181,15 @@ impl LeaseKeeper {
         Ok(Step(self.0.settle(outcome, sent, now)))
     }
 
-    /// `starting`, `unleased`, `pending` or `held`.
+    /// Begins handing the held or pending lease back: the next write is the
+    /// release (`next` answers `release`), which `settle` follows through an
+    /// `ASK`, sends again after `MOVED` or a refusal that did not run (a few
+    /// tries), and ends with `released` or `give_up`.
+    fn release(&mut self) {
+        self.0.release();
+    }
+
+    /// `starting`, `unleased`, `pending`, `held` or `releasing`.
     #[getter]
     fn phase(&self) -> &'static str {
         self.0.phase().name()

@@ -77,6 +77,7 @@ mod extension {
         m.add("_FACTS", PyTuple::new(py, names)?)?;
         m.add("GATES", PyTuple::new(py, emq_id::Gate::ALL.iter().map(|g| g.name()))?)?;
         m.add("SELF_CHECK_VECTORS", emq_id::SELF_CHECK_VECTORS)?;
+        m.add("_KEEPER_NAMES", super::keeper::names(py)?)?;
         let mappingproxy = py.import("types")?.getattr("MappingProxyType")?;
         m.add("LEASE_SCRIPTS", mappingproxy.call1((super::lease::scripts(py)?,))?)?;
         Ok(())

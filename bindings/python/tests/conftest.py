@@ -13,10 +13,12 @@ import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Dict, Iterator, Optional, Protocol
+from typing import Any, Dict, Iterator, Optional, Protocol
 
 import pytest
 import redis
+
+import emq_id
 
 
 class RunPython(Protocol):
@@ -84,14 +86,12 @@ def free_port() -> int:
     raise RuntimeError("no free loopback port pair")
 
 
-@pytest.fixture
-def unready_cluster(tmp_path: Path) -> Iterator[int]:
-    """A one-node Valkey in cluster mode with no slot assigned: every key's command is refused
-    with ``CLUSTERDOWN``. Its port; the server is killed after the test."""
+def serve(tmp_path: Path, *extra: str) -> Iterator[int]:
+    """A Valkey on a free loopback port with ``extra`` arguments, up and answering: its port; the
+    server is killed after the test."""
     port = free_port()
-    args = ["--port", str(port), "--bind", "127.0.0.1", "--cluster-enabled", "yes", "--dir", str(tmp_path)]
-    args += ["--cluster-config-file", "nodes.conf", "--save", "", "--appendonly", "no"]
-    server = subprocess.Popen([valkey_server(), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    args = ["--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path), "--save", "", "--appendonly", "no"]
+    server = subprocess.Popen([valkey_server(), *args, *extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         probe = redis.Redis(port=port, socket_timeout=1)
         deadline = time.monotonic() + 10
@@ -108,3 +108,28 @@ def unready_cluster(tmp_path: Path) -> Iterator[int]:
     finally:
         server.kill()
         server.wait()
+
+
+@pytest.fixture
+def unready_cluster(tmp_path: Path) -> Iterator[int]:
+    """A one-node Valkey in cluster mode with no slot assigned: every key's command is refused
+    with ``CLUSTERDOWN``. Its port."""
+    yield from serve(tmp_path, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+
+
+@pytest.fixture
+def reserve_only_cluster(tmp_path: Path) -> Iterator[int]:
+    """A one-node Valkey in cluster mode with only the reserve's slot assigned (full coverage
+    required, the default): ``CLUSTER SLOTS`` names the node, and every command is refused with
+    ``CLUSTERDOWN`` until the other slots are added. Its port."""
+    for port in serve(tmp_path, "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"):
+        admin: Any = redis.Redis(port=port)
+        admin.execute_command("CLUSTER", "ADDSLOTS", emq_id.slot(emq_id.LEASE_KEY))
+        admin.close()
+        yield port
+
+
+@pytest.fixture
+def valkey(tmp_path: Path) -> Iterator[int]:
+    """A standalone Valkey without replicas. Its port."""
+    yield from serve(tmp_path)

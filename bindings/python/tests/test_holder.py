@@ -12,6 +12,8 @@ import threading
 from typing import Any, Dict, List, Optional, Tuple
 
 import pytest
+import redis
+import redis.asyncio
 from redis._parsers import BaseParser
 
 import emq_id
@@ -29,12 +31,14 @@ def error(text: str) -> Exception:
 
 class Server:
     """Answers lease writes as scripted: ``acks`` is WAIT's reply, ``acquire`` the acquire's,
-    ``renew`` the renewal's and the release's. A list answers in turn, its last answer for good."""
+    ``renew`` the renewal's, ``release`` the release's (``None``: the renewal's). A list answers
+    in turn, its last answer for good; an error reply is redis-py's exception."""
 
-    def __init__(self, acks: int = 1, acquire: object = None, renew: object = 1) -> None:
+    def __init__(self, acks: int = 1, acquire: object = None, renew: object = 1, release: object = None) -> None:
         self.acks = acks
         self.acquire = [7, -1] if acquire is None else acquire
         self.renew = renew
+        self.release = release
         self.rounds: List[List[Command]] = []
 
     def answer(self, command: Command) -> object:
@@ -43,13 +47,13 @@ class Server:
         if command[0] == "ASKING":
             return b"OK"
         name = next(n for n, s in emq_id.LEASE_SCRIPTS.items() if s.text == command[1])
-        return self.next("acquire" if name == "acquire" else "renew")
+        return self.next("renew" if name == "release" and self.release is None else name)
 
     def next(self, name: str) -> object:
         answers = getattr(self, name)
-        if isinstance(answers, list) and answers and not isinstance(answers[0], int):
-            return answers.pop(0) if len(answers) > 1 else answers[0]
-        return answers
+        if not isinstance(answers, list) or (name == "acquire" and all(isinstance(a, int) for a in answers)):
+            return answers  # one answer for good (the acquire's is a pair)
+        return answers.pop(0) if len(answers) > 1 else answers[0]
 
     def scripts(self) -> List[List[str]]:
         """Each round trip's commands by name (the script's, then WAIT)."""
@@ -57,47 +61,91 @@ class Server:
         return [[names[c[1]] if c[0] == "EVAL" else str(c[0]) for c in r] for r in self.rounds]
 
 
-class Pipeline:
+class Connection:
+    """One connection of a stand-in pool, as redis-py's: the commands packed go in one round trip,
+    each reply is read in turn, an error reply raised; ``LOADING`` (a connection error in
+    redis-py) closes the connection."""
+
     def __init__(self, server: Server) -> None:
         self.server = server
-        self.commands: List[Command] = []
+        self.replies: List[object] = []
 
-    def execute_command(self, *args: Any) -> None:
-        self.commands.append(args)
+    def pack_commands(self, commands: List[Command]) -> List[Command]:
+        return [tuple(c) for c in commands]
 
-    def execute(self, raise_on_error: bool = True) -> List[object]:
-        self.server.rounds.append(self.commands)
-        return [self.server.answer(c) for c in self.commands]
+    def send_packed_command(self, commands: List[Command]) -> None:
+        self.server.rounds.append(commands)
+        self.replies = [self.server.answer(c) for c in commands]
+
+    def read_response(self) -> object:
+        reply = self.replies.pop(0)
+        if isinstance(reply, redis.ConnectionError):
+            self.disconnect()
+        if isinstance(reply, BaseException):
+            raise reply
+        return reply
+
+    def disconnect(self) -> None:
+        self.replies = []
+
+
+class Pool:
+    def __init__(self, server: Server, socket_timeout: Optional[float]) -> None:
+        self.server = server
+        self.connection_kwargs = {"socket_timeout": socket_timeout}
+        self.taken = 0
+
+    def get_connection(self) -> Connection:
+        self.taken += 1
+        return Connection(self.server)
+
+    def release(self, connection: Connection) -> None:
+        self.taken -= 1
 
 
 class Client:
-    """What the holder uses of ``redis.Redis``."""
+    """What the holder uses of ``redis.Redis``: one connection of its pool at a time."""
 
     def __init__(self, server: Server, socket_timeout: Optional[float] = None) -> None:
         self.server = server
-        self.connection_pool = type("Pool", (), {"connection_kwargs": {"socket_timeout": socket_timeout}})()
+        self.connection_pool = Pool(server, socket_timeout)
 
     def execute_command(self, *args: Any) -> object:
         return self.server.answer(args)
 
-    def pipeline(self, transaction: bool = True, shard_hint: object = None) -> Pipeline:
-        assert transaction is False, "the holder's pipeline is not a transaction"
-        return Pipeline(self.server)
+    def pipeline(self, transaction: bool = True, shard_hint: object = None) -> Any:
+        raise AssertionError("a lease write goes on one connection, not redis-py's pipeline (which retries)")
 
 
-class AsyncPipeline(Pipeline):
-    async def execute(self, raise_on_error: bool = True) -> List[object]:  # type: ignore[override]
-        return Pipeline.execute(self, raise_on_error)
+class AsyncConnection(Connection):
+    async def send_packed_command(self, commands: List[Command]) -> None:  # type: ignore[override]
+        Connection.send_packed_command(self, commands)
+
+    async def read_response(self) -> object:
+        return Connection.read_response(self)
+
+    async def disconnect(self) -> None:  # type: ignore[override]
+        Connection.disconnect(self)
+
+
+class AsyncPool(Pool):
+    async def get_connection(self) -> AsyncConnection:  # type: ignore[override]
+        self.taken += 1
+        return AsyncConnection(self.server)
+
+    async def release(self, connection: Connection) -> None:  # type: ignore[override]
+        self.taken -= 1
 
 
 class AsyncClient(Client):
     """What the holder uses of ``redis.asyncio.Redis``."""
 
+    def __init__(self, server: Server, socket_timeout: Optional[float] = None) -> None:
+        super().__init__(server)
+        self.connection_pool = AsyncPool(server, socket_timeout)
+
     async def execute_command(self, *args: Any) -> object:
         return self.server.answer(args)
-
-    def pipeline(self, transaction: bool = True, shard_hint: object = None) -> AsyncPipeline:
-        return AsyncPipeline(self.server)
 
 
 def test_an_acknowledged_acquire_is_held_and_minted_on_then_released() -> None:
@@ -226,7 +274,7 @@ class Cluster:
         self.moved: List[Tuple[int, str, int]] = []
         self.reloads = 0
 
-    def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> Pipeline:
+    def pipeline(self, transaction: Any = None, shard_hint: Any = None) -> Any:
         raise AssertionError("a lease write goes to a node's own client, not through the cluster's")
 
     def execute_command(self, *args: Any) -> object:
@@ -299,3 +347,80 @@ def test_a_renewal_answered_gone_loses_the_lease_and_takes_another() -> None:
     assert lease.held == Held(9, None, 2) and lease.next() > first
     server.renew = 1
     assert lease.release() is True
+
+
+def test_loading_raised_as_a_connection_error_is_a_write_that_did_not_run() -> None:
+    # redis-py raises LOADING as a connection error and closes the connection: WAIT's reply is never
+    # read, and the acquire is tried again (not a fault, which would end a first acquire).
+    server = Server(acquire=[error("LOADING Valkey is loading the dataset in memory"), [7, -1]])
+    client = Client(server)
+    lease = Lease.acquire(client, terms=emq_id.LeaseTerms(600, 100))
+    assert lease.held == Held(7, None, 1) and server.scripts() == [["acquire", "WAIT"], ["acquire", "WAIT"]]
+    assert client.connection_pool.taken == 0, "every connection went back to its pool"
+    assert lease.release() is True
+
+
+def test_a_release_goes_through_the_keeper() -> None:
+    terms = emq_id.LeaseTerms(600, 100)
+    # MOVED: the reserve is found again (the node named) and the release sent there.
+    source, target = Server(), Server(release=[error("MOVED 9051 10.0.0.2:6379")])
+    source.release = [error("MOVED 9051 10.0.0.2:6379")]
+    target.release = 1
+    cluster = Cluster(source, target)
+    lease = Lease.acquire(cluster, terms=terms)
+    assert lease.release() is True and cluster.moved == [(9051, "10.0.0.2", 6379)]
+    assert source.scripts() == [["acquire", "WAIT"], ["release"]] and target.scripts() == [["release"]]
+    # ASK: followed once, with ASKING, on one connection of the node named.
+    source, target = Server(release=[error("ASK 9051 10.0.0.2:6379")]), Server(release=0)
+    lease = Lease.acquire(Cluster(source, target), terms=terms)
+    assert lease.release() is False, "the node was no longer the holder's"
+    assert target.scripts() == [["ASKING", "release"]]
+    # A release that did not run is sent again after retry_ms, though the renewer is stopped.
+    server = Server(release=[error("TRYAGAIN Multiple keys request during rehashing of slot"), 1])
+    lease = Lease.acquire(Client(server), terms=terms)
+    start = emq_id.monotonic_ms()
+    assert lease.release() is True and emq_id.monotonic_ms() - start >= terms.retry_ms
+    assert server.scripts()[-2:] == [["release"], ["release"]]
+
+
+def test_a_release_the_server_does_not_run_is_given_up_after_three_sends() -> None:
+    server = Server(release=[error("CLUSTERDOWN The cluster is down")])
+    lease = Lease.acquire(Client(server), terms=emq_id.LeaseTerms(600, 100))
+    with pytest.raises(LeaseWireError) as given_up:
+        lease.release()
+    assert str(given_up.value) == "release: CLUSTERDOWN The cluster is down"
+    assert server.scripts()[1:] == [["release"]] * 3 and lease.held is None
+    assert lease.release() is False, "once only: the lease is left to its TTL"
+    # A reply the protocol does not give: at once.
+    server = Server(release=[error("ERR unknown command")])
+    lease = Lease.acquire(Client(server), terms=emq_id.LeaseTerms(600, 100))
+    with pytest.raises(LeaseWireError) as fault:
+        lease.release()
+    assert str(fault.value) == "release: ERR unknown command" and server.scripts()[1:] == [["release"]]
+
+
+def test_the_async_release_goes_through_the_keeper() -> None:
+    async def run() -> Tuple[bool, int]:
+        server = Server(release=[error("NOREPLICAS Not enough good replicas to write."), 1])
+        lease = await AsyncLease.acquire(AsyncClient(server), terms=emq_id.LeaseTerms(600, 100))
+        start = emq_id.monotonic_ms()
+        released = await lease.release()
+        assert server.scripts()[1:] == [["release"], ["release"]]
+        return released, emq_id.monotonic_ms() - start
+
+    released, took = asyncio.run(run())
+    assert released is True and took >= emq_id.LeaseTerms(600, 100).retry_ms
+
+
+def test_the_clients_the_holder_opens_retry_nothing() -> None:
+    # A node an ASK names, for a plain client: a client like the caller's whose connections
+    # send nothing twice (redis-py's default retries three times).
+    from emq_id.holder import _client_of
+
+    callers: List[Any] = [redis.Redis(port=1, retry_on_error=[redis.TimeoutError]), redis.asyncio.Redis(port=1)]
+    for caller in callers:
+        assert caller.connection_pool.make_connection().retry.get_retries() > 0
+        other = _client_of(caller, ("10.0.0.2", 7001))
+        connection = other.connection_pool.make_connection()
+        assert (connection.host, connection.port, connection.retry.get_retries()) == ("10.0.0.2", 7001, 0)
+        assert type(other) is type(caller)

@@ -5,6 +5,11 @@ terms, and the refusals. Every answer's value is checked by the vector file
 
 from __future__ import annotations
 
+import ast
+import importlib
+from pathlib import Path
+from typing import Any, Dict, Tuple
+
 import pytest
 
 import emq_id
@@ -17,8 +22,14 @@ def test_an_error_reply_reads_as_the_cores_outcome() -> None:
     assert emq_id.read_lease_error("ASK 9051 10.0.0.2:7001", True) == "fault"
     assert emq_id.read_lease_error(b"MOVED 9051 10.0.0.2:7001", False) == "moved"
     assert emq_id.read_lease_error("READONLY You can't write against a read only replica.", False) == "moved"
-    for not_run in ("TRYAGAIN Multiple keys", "CLUSTERDOWN The cluster is down", "NOREPLICAS Not enough good replicas"):
-        assert emq_id.read_lease_error(not_run, False) == "not_run"
+    for not_run in (
+        "TRYAGAIN Multiple keys",
+        "CLUSTERDOWN The cluster is down",
+        "NOREPLICAS Not enough good replicas",
+        "OOM command not allowed when used memory > 'maxmemory'.",
+        "MISCONF Errors writing to the AOF file",
+    ):
+        assert emq_id.read_lease_error(not_run, False) == "not_run", not_run
     assert emq_id.read_lease_error("ERR Error running script", False) == "fault"
     assert emq_id.read_lease_error(b"\xff\xfe", False) == "fault"  # no UTF-8: not the protocol's
     with pytest.raises(TypeError):
@@ -96,6 +107,31 @@ def test_the_first_acquire_gives_up_with_the_cores_refusal() -> None:
     assert LeaseKeeper(terms, 0).settle("leased", 0, 1).action == "give_up"
 
 
+def test_a_release_goes_through_the_keeper() -> None:
+    terms = LeaseTerms(3_000, 500)
+    keeper = LeaseKeeper(terms, 0)
+    keeper.settle("counted", 0, 10)
+    keeper.release()
+    assert keeper.phase == "releasing" and repr(keeper) == "<LeaseKeeper releasing>"
+    assert keeper.next(10) == "release" and keeper.next(100_000) == "release", "never expired: handed back"
+    assert keeper.settle("ask", 20, 21).action == "follow" and keeper.asked
+    rerouted, retried = keeper.settle("moved", 20, 22), keeper.settle("not_run", 30, 31)
+    assert (rerouted.action, rerouted.after_ms) == ("reroute", 0), "at once, to where the reserve went"
+    assert (retried.action, retried.after_ms) == ("retry", terms.retry_ms)
+    gave_up = keeper.settle("not_run", 40, 41)
+    assert (gave_up.action, keeper.phase) == ("give_up", "unleased"), "three sends at most"
+    for ran in ("counted", "unacknowledged", "gone"):
+        keeper.release()
+        released = keeper.settle(ran, 50, 51)
+        assert (released.action, released.after_ms, keeper.phase) == ("released", 0, "unleased"), ran
+    for fault in ("fault", "leased"):
+        keeper.release()
+        assert keeper.settle(fault, 60, 61).action == "give_up", fault
+    keeper.release()
+    keeper.settle("ask", 70, 71)
+    assert keeper.settle("ask", 70, 72).action == "give_up", "an ASK after ASKING"
+
+
 def test_a_write_that_ran_is_counted_unacknowledged_or_gone() -> None:
     assert LeaseKeeper.of_write(True, True) == "counted"
     assert LeaseKeeper.of_write(True, False) == "unacknowledged"
@@ -121,3 +157,20 @@ def test_bad_terms_clocks_and_outcomes_are_refused() -> None:
     with pytest.raises(emq_id.EmqIdError):
         LeaseKeeper.refusal("NotRun")  # type: ignore[arg-type]
     assert keeper.phase == "starting", "a refused call changes nothing"
+
+
+def test_the_stubs_names_are_the_cores() -> None:
+    """The stub's ``Literal`` aliases of the keeper's names (which stubtest cannot hold to the
+    package) against the core's lists, in their order."""
+    ext: Any = importlib.import_module("emq_id._emq_id")
+    stub = ast.parse(Path(emq_id.__file__).with_suffix(".pyi").read_text(encoding="utf-8"))
+    aliases: Dict[str, Tuple[object, ...]] = {}
+    for node in stub.body:
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Subscript):
+            target, of = node.targets[0], node.value.slice
+            if isinstance(target, ast.Name) and isinstance(of, ast.Tuple):
+                aliases[target.id] = tuple(c.value for c in of.elts if isinstance(c, ast.Constant))
+    assert set(ext._KEEPER_NAMES) == {"_Outcome", "_Action", "_Phase", "_Next"}
+    for alias, names in ext._KEEPER_NAMES.items():
+        assert aliases[alias] == names, alias
+    assert names[-1] == "release" and ext._KEEPER_NAMES["_Action"][-1] == "released"

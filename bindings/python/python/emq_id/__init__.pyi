@@ -370,12 +370,18 @@ def monotonic_ms() -> int:
 #: What one lease write came to (the core's ``Outcome``).
 _Outcome = Literal["counted", "unacknowledged", "gone", "leased", "ask", "moved", "not_run", "fault"]
 #: What a holder does with an outcome (the core's ``Action``).
-_Action = Literal["publish", "renewed", "pend", "wait", "lose", "follow", "reroute", "retry", "reconnect", "give_up"]
+_Action = Literal[
+    "publish", "renewed", "pend", "wait", "lose", "follow", "reroute", "retry", "reconnect", "give_up", "released"
+]
+#: Where a holder is with its lease (the core's ``Phase``).
+_Phase = Literal["starting", "unleased", "pending", "held", "releasing"]
+#: The write due (the core's ``Next``).
+_Next = Literal["acquire", "renew", "expired", "release"]
 
 def read_lease_error(text: str | bytes, asked: bool) -> _Outcome:
     """What an error reply to a lease script (its text, after ``-``) says of the write: ``leased``,
     ``ask``, ``moved`` (``MOVED``, ``READONLY``), ``not_run`` (``TRYAGAIN``, ``CLUSTERDOWN``,
-    ``LOADING``, ``MASTERDOWN``, ``BUSY``, ``NOREPLICAS``) or ``fault``. ``asked``: the write went
+    ``LOADING``, ``MASTERDOWN``, ``BUSY``, ``NOREPLICAS``, ``OOM``, ``MISCONF``) or ``fault``. ``asked``: the write went
     after ``ASKING`` (an ``ASK`` to it is a fault, not followed twice)."""
 
 @final
@@ -422,14 +428,20 @@ class LeaseKeeper:
 
     def __new__(cls, terms: LeaseTerms, since_mono_ms: int) -> LeaseKeeper:
         """A keeper before its first acquire, begun at ``since_mono_ms``."""
-    def next(self, now_mono_ms: int) -> Literal["acquire", "renew", "expired"]:
+    def next(self, now_mono_ms: int) -> _Next:
         """The write due: ``expired`` when no write of the held lease was answered for a whole TTL
-        (stop minting on it and count it lost, then acquire)."""
+        (stop minting on it and count it lost, then acquire); ``release`` after ``release()``."""
     def settle(self, outcome: _Outcome, sent_mono_ms: int, now_mono_ms: int) -> Step:
         """What a write sent at ``sent_mono_ms`` that came to ``outcome`` means, read at
         ``now_mono_ms``; ``range`` for an outcome the core does not name."""
+    def release(self) -> None:
+        """Begins handing the held or pending lease back (phase ``releasing``): ``next`` answers
+        ``release``, and ``settle`` follows an ``ASK`` (``follow``), sends it again after ``MOVED``
+        (``reroute``) or a refusal that did not run (``retry``), three sends at most, and ends with
+        ``released`` (the release ran; the script's answer says whether the lease was still the
+        owner's) or ``give_up`` (left to its TTL)."""
     @property
-    def phase(self) -> Literal["starting", "unleased", "pending", "held"]: ...
+    def phase(self) -> _Phase: ...
     @property
     def asked(self) -> bool:
         """Whether the write about to be sent follows an ``ASK``."""

@@ -39,6 +39,7 @@ from . import (
     LeasedMinter,
     LeaseScript,
     LeaseTerms,
+    Step,
     encode,
     monotonic_ms,
     parse_acquire,
@@ -55,9 +56,11 @@ __all__ = ["AsyncLease", "Client", "Held", "HolderStats", "Lease", "LeaseWireErr
 
 
 class Client(Protocol):
-    """What the holders use of a redis-py client (``redis.Redis``,
-    ``redis.cluster.RedisCluster``, and their ``redis.asyncio`` twins): its
-    pipeline, and for a cluster its node of the reserve's slot."""
+    """A redis-py client (``redis.Redis``, ``redis.cluster.RedisCluster``, and
+    their ``redis.asyncio`` twins). The holders write on one connection of its
+    pool (a cluster's: of the node of the reserve's slot), never through its
+    retries: a write whose reply was lost may have run, and the core decides
+    what is sent again."""
 
     def pipeline(self, transaction: Any = ..., shard_hint: Any = ...) -> Any: ...
 
@@ -132,6 +135,12 @@ def _is_reply(error: BaseException) -> bool:
     not the connection's."""
     if getattr(error, "status_code", None) or type(error).__name__ in _CODES:
         return True
+    return _is_response(error)
+
+
+def _is_response(error: BaseException) -> bool:
+    """Whether a raised error is a reply that left its connection open: redis-py raises ``LOADING``
+    as a connection error and closes the connection with it (nothing after it can be read)."""
     return any(c.__name__ == "ResponseError" for c in type(error).__mro__)
 
 
@@ -197,10 +206,6 @@ class _Sent(NamedTuple):
     raised: Optional[BaseException] = None
 
 
-#: How many times a release is sent that was redirected or did not run.
-_RELEASE_TRIES = 3
-
-
 class _Refresh(NamedTuple):
     """I/O: find the reserve's primary again (``MOVED``'s node first), or load the slot map."""
 
@@ -208,9 +213,11 @@ class _Refresh(NamedTuple):
 
 
 class _Sleep(NamedTuple):
-    """I/O: wait ``ms`` (the renewer stops here when the lease is released)."""
+    """I/O: wait ``ms``. The renewer stops here when the lease is released (``stoppable``); a
+    release's own wait before it is sent again is not stopped."""
 
     ms: int
+    stoppable: bool = True
 
 
 _Io = Union[_Send, _Refresh, _Sleep]
@@ -273,6 +280,7 @@ class _Holder:
         self.current: Optional[_Lease] = None  # what minting threads read
         self.held: Optional[_Lease] = None
         self.pending: Optional[_Lease] = None
+        self.releasing: Optional[_Lease] = None  # the lease being handed back
         self.not_before = 0
         self.ordinals = 0
         self.stats = _Stats()
@@ -282,22 +290,24 @@ class _Holder:
     def start(self) -> _Run[int]:
         """The first acquire, retried while the core says so: the ms to the first renewal, or the refusal."""
         while True:
-            after = yield from self.write()
+            step, _ = yield from self.write()
             if self.keeper.phase == "held":
-                return after
-            yield _Sleep(after)
+                return step.after_ms
+            yield _Sleep(step.after_ms)
 
     def keep(self, after: int) -> _Run[None]:
         """Renews, and takes another lease when one is lost, until the sleep between writes is stopped."""
         while True:
             yield _Sleep(after)
             try:
-                after = yield from self.write()
+                step, _ = yield from self.write()
+                after = step.after_ms
             except Exception:
                 after = self.terms.retry_ms  # nothing is given up after the first acquire
 
-    def write(self) -> _Run[int]:
-        """The write due now, sent and settled: the ms to the next one. Raises the first acquire's refusal."""
+    def write(self) -> _Run[Tuple[Step, _Read]]:
+        """The write due now, sent and settled: the core's step (its ms to the next write) and what
+        the write came to. Raises why the first acquire or a release gave up."""
         try:
             write: Optional[_Write] = self.due()
         except EmqIdError as refusal:  # a clock the contract cannot hold: the holder's own fault
@@ -314,40 +324,38 @@ class _Holder:
                 read = yield from self.send(write, (to.host or read.host, to.port))
                 continue
             if step.action == "give_up":
-                yield from self.give_up(read)
+                yield from self.give_up(write, read)
             if write is not None:
                 self.settled(step.action, write, read)
             if step.action in ("reroute", "reconnect"):
                 to = redirect(read.text) if step.action == "reroute" else None
                 yield _Refresh(None if to is None else (to.slot, to.host or read.host, to.port))
-            return step.after_ms
+            return step, read
 
     def release(self) -> _Run[bool]:
-        """Stops minting and hands back what is held or pending: ``True`` when a held lease was.
-        The release is not waited on (lost in a failover, it leaves the mark higher: safe)."""
-        held, pending = self.held, self.pending
+        """Stops minting and hands back what is held or pending, through the keeper: ``True`` when
+        a held lease was still the owner's. The release is not waited on (lost in a failover, it
+        leaves the mark higher: safe); the keeper follows its ``ASK``, sends it again after
+        ``MOVED`` or a refusal that did not run (a few sends), else it gives up: the lease is left
+        to its TTL, and why is raised."""
+        was_held = self.held is not None
+        lease = self.held or self.pending
         self.held = self.pending = self.current = None
-        lease = held or pending
         if lease is None:
             return False
         lease.minter.stop()
-        write = _Write(LEASE_SCRIPTS["release"], [lease.token, lease.minter.high_water, lease.held.node], 0, 0, lease)
-        # A few tries: after a failover or a resharding the reserve may be on another node
-        # (MOVED: found again), or the cluster settling (a write that did not run: again).
-        for _ in range(_RELEASE_TRIES):
-            read = yield from self.send(write, None)
-            if read.outcome == "ask":
-                to = redirect(read.text)
-                assert to is not None
-                read = yield from self.send(write, (to.host or read.host, to.port))
-            if read.outcome in ("counted", "gone"):
-                return held is not None and read.outcome == "counted"
-            if read.outcome == "moved":
-                to = redirect(read.text)
-                yield _Refresh(None if to is None else (to.slot, to.host or read.host, to.port))
-            elif read.outcome != "not_run":
-                break
-        raise read.fault or LeaseWireError(f"release: {read.text}")
+        self.releasing = lease
+        self.keeper.release()
+        try:
+            while True:
+                step, read = yield from self.write()
+                if step.action == "released":
+                    return was_held and read.outcome == "counted"
+                # Sent again (where the reserve went, or once the server runs it), after the
+                # keeper's wait: the release's own, not ended by the renewer's stop.
+                yield _Sleep(step.after_ms, stoppable=False)
+        finally:
+            self.releasing = None
 
     # -- the writes
 
@@ -359,12 +367,17 @@ class _Holder:
         due = self.keeper.next(now)
         if due == "expired":
             self.lose()
+        if due == "release":
+            lease = self.releasing
+            assert lease is not None, "the keeper releases the lease the holder hands back"
+            args: list[object] = [lease.token, lease.minter.high_water, lease.held.node]
+            return _Write(LEASE_SCRIPTS["release"], args, 0, 0, lease)  # without WAIT
         lease = self.held or self.pending
         terms = self.terms
         if due == "renew":
             assert lease is not None, "the keeper renews a lease the holder keeps"
             mark = lease.minter.next_mark(_now_ms())
-            args: list[object] = [lease.token, terms.ttl_ms, mark, lease.held.node]
+            args = [lease.token, terms.ttl_ms, mark, lease.held.node]
             write = _Write(LEASE_SCRIPTS["renew"], args, self.replicas, terms.wait_ms, lease)
             write.mark = mark
             return write
@@ -498,10 +511,12 @@ class _Holder:
             self.stats.lost += 1
         self.stats.unleased()
 
-    def give_up(self, read: _Read) -> _Run[None]:
-        """Raises the first acquire's refusal: the core's (naming the server's reply when the reserve
-        did not run the acquire), ``WAIT``'s (the taken lease released first), or the fault."""
-        refusal = LeaseKeeper.refusal(read.outcome)
+    def give_up(self, write: Optional[_Write], read: _Read) -> _Run[None]:
+        """Raises why the first acquire gave up: the core's refusal (naming the server's reply when
+        the reserve did not run the acquire), ``WAIT``'s (the taken lease released first), or the
+        fault; or why a release did: its fault, or the server's reply."""
+        name = "acquire" if write is None else write.script.name
+        refusal = LeaseKeeper.refusal(read.outcome) if name == "acquire" else None
         if refusal is not None:
             if read.outcome == "leased":
                 raise refusal
@@ -513,7 +528,7 @@ class _Holder:
             except Exception:
                 pass  # left to its TTL; the refusal is the answer
             raise read.unacknowledged
-        raise read.fault or LeaseWireError(f"acquire: {read.text}")
+        raise read.fault or LeaseWireError(f"{name}: {read.text}")
 
     # -- what minting threads call
 
@@ -550,7 +565,8 @@ def _read_timeout(client: Any) -> Optional[float]:
 
 
 def _check_client(client: object, terms: LeaseTerms, asynchronous: bool) -> None:
-    if not callable(getattr(client, "pipeline", None)):
+    pool = getattr(client, "connection_pool", None)
+    if not callable(getattr(client, "pipeline", None)) or not (_is_cluster(client) or hasattr(pool, "get_connection")):
         raise TypeError(f"client must be a redis-py client (Redis or RedisCluster), not {type(client).__name__}")
     is_async = inspect.iscoroutinefunction(getattr(client, "execute_command", None))
     if is_async != asynchronous:
@@ -581,10 +597,22 @@ def _host(client: Any) -> str:
 
 
 def _client_of(client: Any, node: _Node) -> Any:
-    """A plain client like ``client`` (its class, its pool's class and options) to another node."""
+    """A plain client like ``client`` (its class, its pool's class and options) to another node,
+    whose connections retry nothing (not even connecting: the keeper decides what is tried again)."""
     pool = client.connection_pool
-    kwargs = {**pool.connection_kwargs, "host": node[0], "port": node[1]}
+    kwargs = {**pool.connection_kwargs, "host": node[0], "port": node[1], "retry": None, "retry_on_error": []}
+    kwargs.pop("retry_on_timeout", None)  # a retry of its own, if an older redis-py keeps it
     return type(client)(connection_pool=type(pool)(connection_class=pool.connection_class, **kwargs))
+
+
+def _connection_of(pool: Any) -> Any:
+    """A connection of a redis-py pool (before redis-py 5.3 it wanted a command's name)."""
+    first = next(iter(inspect.signature(pool.get_connection).parameters.values()), None)
+    needs_name = first is not None and first.default is inspect.Parameter.empty and first.kind in _POSITIONAL
+    return pool.get_connection("EVAL") if needs_name else pool.get_connection()
+
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
 
 class _Moved(NamedTuple):
@@ -685,7 +713,9 @@ class Lease(_Common):
             while True:
                 result: Optional[_Sent] = None
                 if isinstance(request, _Sleep):
-                    if self._stop.wait(request.ms / 1000):
+                    if not request.stoppable:
+                        time.sleep(request.ms / 1000)
+                    elif self._stop.wait(request.ms / 1000):
                         run.close()
                         return None
                 elif isinstance(request, _Refresh):
@@ -702,10 +732,8 @@ class Lease(_Common):
         host = "" if request.node is None else request.node[0]
         try:
             client, host = self._connection(request.node)
-            pipe = client.pipeline(transaction=False)
-            for command in request.write.commands(asking=request.node is not None):
-                pipe.execute_command(*command)
-            return _Sent(host, list(pipe.execute(raise_on_error=False)))
+            commands = request.write.commands(asking=request.node is not None)
+            return _Sent(host, _on_pool(client.connection_pool, commands))
         except Exception as raised:
             return _Sent(host, [], raised)
 
@@ -810,12 +838,11 @@ class AsyncLease(_Common):
             while True:
                 result: Optional[_Sent] = None
                 if isinstance(request, _Sleep):
-                    try:
-                        await asyncio.wait_for(self._stop.wait(), request.ms / 1000)
+                    if not request.stoppable:
+                        await asyncio.sleep(request.ms / 1000)
+                    elif await _stopped(self._stop, request.ms):
                         run.close()
                         return None
-                    except asyncio.TimeoutError:
-                        pass
                 elif isinstance(request, _Refresh):
                     await self._refresh(request)
                 else:
@@ -826,17 +853,14 @@ class AsyncLease(_Common):
             return answer
 
     async def _send(self, request: _Send) -> _Sent:
-        """As ``Lease._send``: a plain client's pipeline, or a cluster node's own connection."""
+        """As ``Lease._send``: a connection of a plain client's pool, or of a cluster node."""
         host = "" if request.node is None else request.node[0]
         commands = request.write.commands(asking=request.node is not None)
         try:
             target, host = await self._connection(request.node)
             if _is_node(target):
                 return _Sent(host, await _on_node(target, commands))
-            pipe = target.pipeline(transaction=False)
-            for command in commands:
-                pipe.execute_command(*command)
-            return _Sent(host, list(await pipe.execute(raise_on_error=False)))
+            return _Sent(host, await _on_async_pool(target.connection_pool, commands))
         except Exception as raised:
             return _Sent(host, [], raised)
 
@@ -901,23 +925,76 @@ class AsyncLease(_Common):
         await self.release()
 
 
+async def _stopped(stop: asyncio.Event, ms: int) -> bool:
+    """Waits ``ms`` unless ``stop`` is set first: whether it was."""
+    try:
+        await asyncio.wait_for(stop.wait(), ms / 1000)
+        return True
+    except asyncio.TimeoutError:
+        return False
+
+
+# ---- One write on one connection: the commands pipelined, each reply read (an error reply is
+# raised by redis-py: it is kept as the reply). Not redis-py's pipeline, which sends the whole
+# pipeline again after a connection error or a timeout when the client retries (its default):
+# a write that may have run, sent again, and a raised LOADING read as if nothing had run.
+
+
+def _kept(replies: list[object], error: Exception) -> bool:
+    """What reading a reply raised: kept as the reply when it is one (``True``: the connection
+    reads on; ``False``: it closed with it), else raised."""
+    if not _is_reply(error):
+        raise error
+    replies.append(error)
+    return _is_response(error)
+
+
+def _on_pool(pool: Any, commands: list[tuple[object, ...]]) -> list[object]:
+    """``commands`` on one connection of a redis-py pool: the replies, errors among them."""
+    conn = _connection_of(pool)
+    try:
+        conn.send_packed_command(conn.pack_commands(commands))
+        replies: list[object] = []
+        while len(replies) < len(commands):
+            try:
+                replies.append(conn.read_response())
+            except Exception as e:
+                if not _kept(replies, e):
+                    break
+        return replies
+    except BaseException:
+        conn.disconnect()
+        raise
+    finally:
+        pool.release(conn)
+
+
+async def _on_async_pool(pool: Any, commands: list[tuple[object, ...]]) -> list[object]:
+    """As ``_on_pool``, for a ``redis.asyncio`` pool."""
+    return await _on_connection(await _connection_of(pool), commands, pool.release)
+
+
 async def _on_node(node: Any, commands: list[tuple[object, ...]]) -> list[object]:
-    """``commands`` pipelined on one connection of a ``redis.asyncio`` cluster node (it keeps
-    connections per node, and no pipeline of its own): the replies, errors among them."""
-    conn = node.acquire_connection()
+    """As ``_on_pool``, for a ``redis.asyncio`` cluster node (it keeps connections per node)."""
+    return await _on_connection(node.acquire_connection(), commands, node.release)
+
+
+async def _on_connection(conn: Any, commands: list[tuple[object, ...]], release: Any) -> list[object]:
+    """As ``_on_pool``, awaited, on ``conn``, given back by ``release`` (awaited where it is async)."""
     try:
         await conn.send_packed_command(conn.pack_commands(commands))
         replies: list[object] = []
-        for _ in commands:
+        while len(replies) < len(commands):
             try:
                 replies.append(await conn.read_response())
             except Exception as e:
-                if not _is_reply(e):
-                    raise
-                replies.append(e)
+                if not _kept(replies, e):
+                    break
         return replies
     except BaseException:
         await conn.disconnect()
         raise
     finally:
-        node.release(conn)
+        released = release(conn)
+        if inspect.isawaitable(released):
+            await released
