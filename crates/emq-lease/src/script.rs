@@ -41,8 +41,7 @@ pub fn protocol(what: &str) -> io::Error {
 }
 
 /// Sends `write` on `conn`, then `WAIT` when `replicas` > 0, in one round
-/// trip; `asking` puts `ASKING` in front (a write following an `ASK`), and a
-/// refused `ASKING` is a fault: the script would run unasked, and be redirected again.
+/// trip; `asking` puts `ASKING` in front (a write following an `ASK`).
 pub fn send(conn: &mut Connection, write: &Write, replicas: u32, wait_ms: u64, asking: bool) -> io::Result<Replies> {
     let count = [b'1'];
     let mut eval: Vec<&[u8]> = vec![b"EVAL", write.script.text.as_bytes(), &count, emq_id::LEASE_KEY.as_bytes()];
@@ -59,11 +58,12 @@ pub fn send(conn: &mut Connection, write: &Write, replicas: u32, wait_ms: u64, a
         commands.push(&wait);
     }
     let mut replies = conn.pipeline(&commands)?.into_iter();
-    if asking {
-        if let Some(e) = replies.next().as_ref().and_then(Reply::error) {
-            return Err(io::Error::other(format!("ASKING: {e}")));
-        }
-    }
+    let refused = if asking { replies.next().filter(|r| r.error().is_some()) } else { None };
     let script = replies.next().ok_or_else(|| protocol("no reply"))?;
-    Ok(Replies { script, wait: replies.next() })
+    match refused {
+        // A refused `ASKING` (the target loading, say) is what the write came
+        // to, unless the script ran anyway: read as the core reads any refusal.
+        Some(asking) if script.error().is_some() => Ok(Replies { script: asking, wait: None }),
+        _ => Ok(Replies { script, wait: replies.next() }),
+    }
 }

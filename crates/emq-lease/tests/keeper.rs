@@ -304,3 +304,26 @@ fn a_release_answered_moved_is_sent_where_the_reserve_went() {
     assert!(lease.release().unwrap(), "the release was not handed back where the reserve is");
     assert_eq!(*released.lock().unwrap(), ["release"]);
 }
+
+#[test]
+fn an_ask_target_still_loading_is_tried_again_not_a_fault() {
+    // The node ASK names answers `ASKING` (and the script) with `LOADING` for
+    // 150 ms: the write did not run there, and is tried again until it does.
+    let up_at = Instant::now() + Duration::from_millis(150);
+    let (target, _) = server(Box::new(move |c| {
+        standalone(c).unwrap_or_else(|| match (script_of(c), Instant::now() < up_at) {
+            (_, true) => b"-LOADING Valkey is loading the dataset in memory\r\n".to_vec(),
+            _ if is(c, "ASKING") => b"+OK\r\n".to_vec(),
+            ("acquire", _) => b"*2\r\n:7\r\n:-1\r\n".to_vec(),
+            _ => b":1\r\n".to_vec(),
+        })
+    }));
+    let ask = format!("-ASK 9051 {target}\r\n").into_bytes();
+    let (source, asked) = server(Box::new(move |c| {
+        standalone(c).unwrap_or_else(|| if is(c, "WAIT") { b":0\r\n".to_vec() } else { ask.clone() })
+    }));
+    let lease = Lease::acquire(&source, options()).expect("taken once the target has loaded");
+    assert_eq!(lease.node(), Some(7));
+    assert!(asked.lock().unwrap().len() >= 2, "the acquire was not tried again");
+    assert!(lease.release().unwrap());
+}
