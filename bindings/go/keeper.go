@@ -310,8 +310,8 @@ func (k *LeaseKeeper) Next(nowMonoMs uint64) (NextWrite, error) {
 // acknowledged and a fault give up at once. While releasing: ActionReleased
 // once the release ran (counted, unacknowledged or gone); an ASK followed;
 // MOVED rerouted at once and a release not run retried after
-// LeaseTerms.Retry, three sends at most; then, or on anything else,
-// ActionGiveUp. ErrRange for a value that is no Outcome (the keeper is then
+// LeaseTerms.Retry: tried three times at most, each try followed through one
+// ASK at most; then, or on anything else, ActionGiveUp. ErrRange for a value that is no Outcome (the keeper is then
 // unchanged).
 func (k *LeaseKeeper) Settle(outcome Outcome, sentMonoMs, nowMonoMs uint64) (Step, error) {
 	action, after, st := abiLeaseKeeperSettle(k.handle, int(outcome), sentMonoMs, nowMonoMs)

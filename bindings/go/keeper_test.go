@@ -276,9 +276,9 @@ func TestTheFirstAcquireGivesUpAfterATTLByName(t *testing.T) {
 }
 
 // A release through the keeper: followed through an ASK, sent again after
-// MOVED (at once) or a refusal not run (after the retry delay), three sends
-// at most; a release that ran (counted or gone) is released, anything else
-// gives up.
+// MOVED (at once) or a refusal not run (after the retry delay), tried three
+// times at most (each try followed through one ASK at most); a release that
+// ran (counted or gone) is released, anything else gives up.
 func TestAKeeperReleasesALease(t *testing.T) {
 	ms := time.Millisecond
 	k := newKeeper(t, emqid.LeaseTerms{TTL: 3 * time.Second, Margin: 500 * ms}, 0)

@@ -4,8 +4,8 @@ defmodule EmqId.HolderTest.FakeValkey do
   # text (acquire grants the next node of `nodes`, or answers `acquire` when
   # that is an error text; renew answers `renew`, release `release`, either an
   # error text too; each of them a list of answers given in turn, the last
-  # one kept), WAIT with `acks`, ASKING with OK, and logs every command with
-  # the connection it came on.
+  # one kept), WAIT with `acks`, ASKING with `asking` (OK; a list in turn
+  # too), and logs every command with the connection it came on.
   use GenServer
   alias EmqId.Lease
 
@@ -37,7 +37,7 @@ defmodule EmqId.HolderTest.FakeValkey do
     {:ok, listen} = :gen_tcp.listen(0, [:binary, active: false, reuseaddr: true, ip: {127, 0, 0, 1}])
     fake = self()
     spawn_link(fn -> accept(listen, fake) end)
-    settings = %{nodes: [5, 6, 7, 8], acks: 1, acquire: :grant, renew: 1, release: 1}
+    settings = %{nodes: [5, 6, 7, 8], acks: 1, acquire: :grant, renew: 1, release: 1, asking: {:status, "OK"}}
     {:ok, Map.merge(settings, Map.new(opts)) |> Map.merge(%{listen: listen, log: [], marks: %{}})}
   end
 
@@ -52,7 +52,7 @@ defmodule EmqId.HolderTest.FakeValkey do
   end
 
   defp answer(["WAIT" | _], s), do: {s.acks, s}
-  defp answer(["ASKING"], s), do: {{:status, "OK"}, s}
+  defp answer(["ASKING"] = command, s), do: in_turn(:asking, command, s)
 
   defp answer(["EVAL", text | _] = command, s) do
     script = Enum.find([:acquire, :renew, :release], &(Lease.script(&1).text == text))
@@ -233,6 +233,36 @@ defmodule EmqId.HolderTest do
     assert [{:asking, _, _}, {:acquire, _, _}, {:wait, _, _}] = FakeValkey.writes(there)
   end
 
+  test "an ASK target still loading (ASKING refused with LOADING) did not run: tried again, and held", %{
+    fake: fake,
+    client: c
+  } do
+    {:ok, there} = FakeValkey.start_link()
+    loading = {:error, "LOADING Valkey is loading the dataset in memory"}
+    FakeValkey.set(fake, acquire: {:error, "ASK 9051 127.0.0.1:#{FakeValkey.port(there)}"})
+    FakeValkey.set(there, asking: [loading, loading, {:status, "OK"}], acquire: [loading, loading, :grant])
+    assert {:ok, h} = start(c, replicas: 1, terms: @short)
+    assert %{node: 5, ordinal: 1} = Holder.held(h)
+    # Asked three times: twice refused (not run), then taken there.
+    assert [{:asking, _, _}, {:acquire, _, _}, {:wait, _, _}, {:asking, _, _}, {:acquire, _, _}, {:wait, _, _} | rest] =
+             FakeValkey.writes(there)
+
+    assert [{:asking, _, conn}, {:acquire, _, conn}, {:wait, _, conn}] = Enum.take(rest, 3)
+    assert Enum.count(FakeValkey.writes(fake), &match?({:acquire, _, _}, &1)) == 3
+    assert Holder.release(h)
+  end
+
+  test "an ASK target loading for a TTL: the first acquire is refused by name, not a fault", %{fake: fake, client: c} do
+    {:ok, there} = FakeValkey.start_link()
+    loading = "LOADING Valkey is loading the dataset in memory"
+    FakeValkey.set(fake, acquire: {:error, "ASK 9051 127.0.0.1:#{FakeValkey.port(there)}"})
+    FakeValkey.set(there, asking: {:error, loading}, acquire: {:error, loading})
+    began = System.monotonic_time(:millisecond)
+    assert {:error, %Error{gate: :node, message: message}} = start(c, replicas: 1, terms: @short)
+    assert System.monotonic_time(:millisecond) - began >= @short.ttl_ms
+    assert message =~ "for a whole TTL" and String.ends_with?(message, ": " <> loading)
+  end
+
   test "an ASK to a client without pipeline_at/4 did not run: tried again for a TTL, then refused by name", %{
     fake: fake,
     client: {_, conn}
@@ -263,6 +293,21 @@ defmodule EmqId.HolderTest do
     assert {:ok, {_, 1}} = Holder.next_minted(h)
     assert %{taken: 1, lost: 0} = Holder.stats(h)
     refute_received {Holder, ^h, :lost, _}
+    assert Holder.release(h)
+  end
+
+  test "an ASK to a client without pipeline_at/4 for longer than a TTL: the lease is lost, another taken", %{
+    fake: fake,
+    client: {_, conn}
+  } do
+    {:ok, h} = start({PipelineOnly, conn}, replicas: 0, terms: @short)
+    assert_receive {Holder, ^h, :acquired, %{node: 5}}
+    FakeValkey.set(fake, renew: {:error, "ASK 9051 127.0.0.1:1"})
+    # No renewal answered for a whole TTL: lost (counted), and a node taken again (the acquire is not asked here).
+    assert_receive {Holder, ^h, :lost, %{node: 5, ordinal: 1}}, 2_000
+    assert_receive {Holder, ^h, :reacquired, %{node: 6, ordinal: 2}}, 2_000
+    assert %{taken: 2, lost: 1} = Holder.stats(h)
+    FakeValkey.set(fake, renew: 1)
     assert Holder.release(h)
   end
 

@@ -149,7 +149,7 @@ defmodule EmqId.KeeperTest do
       end
     end
 
-    test "a release: followed through ASK, sent again after MOVED or not run, three sends at most" do
+    test "a release: followed through ASK, sent again after MOVED or not run, tried three times at most" do
       k = keeper!(3_000, 500, 0)
       assert Keeper.settle(k, :counted, 0, 0) == {:publish, 1_000}
       assert Keeper.release(k) == :ok

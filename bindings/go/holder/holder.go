@@ -240,15 +240,23 @@ func (l *Lease) Mint(ns string) (emqid.ID, error) {
 // high-water mark, so the next owner starts after this holder's last id. It
 // answers false when no lease was held, or it was already gone or another's.
 // The core's keeper settles it as any write: an ASK is followed, a MOVED or a
-// refusal the server did not run is sent again (three sends at most, the
-// retry delay between); an error when it did not run (the server's reply, or
-// the client's failure, or ctx's end): the lease is then left to its TTL.
+// refusal the server did not run is sent again (tried three times at most,
+// the retry delay between, each try followed through one ASK at most); an
+// error when it did not run (the server's reply, or the client's failure, or
+// ctx's end): the lease is then left to its TTL. ctx bounds the whole call,
+// whatever the client's read timeout (-1 and -2 wait for a reply without
+// end): when it ends, the holder's connections are closed, which ends a
+// write waiting for its reply (the keeper goroutine's renewal, or the
+// release), and the error is ctx's.
 // Safe to call more than once; minting is refused with emqid.ErrNode after it.
 func (l *Lease) Release(ctx context.Context) (bool, error) {
 	l.release.Do(func() {
 		l.cancel()
+		w := l.k.wire
+		cut := context.AfterFunc(ctx, func() { w.cut(context.Cause(ctx)) })
 		<-l.stopped // the keeper's state is this goroutine's now
 		l.released, l.releaseErr = l.k.release(ctx)
+		cut()
 		l.k.close()
 	})
 	return l.released, l.releaseErr

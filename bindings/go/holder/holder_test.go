@@ -33,10 +33,12 @@ type answer func(cmd []string) string
 type server struct {
 	addr  string
 	conns atomic.Int32
-	mu    sync.Mutex
-	seen  []string
-	evals [][]string
-	log   []string
+	// asking answers ASKING (nil: +OK).
+	asking func() string
+	mu     sync.Mutex
+	seen   []string
+	evals  [][]string
+	log    []string
 }
 
 func (s *server) commands() []string {
@@ -59,12 +61,18 @@ func (s *server) sent() [][]string {
 
 func serve(t *testing.T, a answer) *server {
 	t.Helper()
+	return serveAsking(t, nil, a)
+}
+
+// serveAsking is serve, answering ASKING with asking().
+func serveAsking(t *testing.T, asking func() string, a answer) *server {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	s := &server{addr: ln.Addr().String()}
+	s := &server{addr: ln.Addr().String(), asking: asking}
 	go func() {
 		for {
 			conn, err := ln.Accept()
@@ -100,6 +108,11 @@ func (s *server) conn(conn net.Conn, a answer) {
 			reply = "-ERR unknown command 'HELLO'\r\n" // RESP2, as an older server
 		case "EVAL", "WAIT":
 			reply = a(cmd)
+		case "ASKING":
+			reply = "+OK\r\n"
+			if s.asking != nil {
+				reply = s.asking()
+			}
 		default:
 			reply = "+OK\r\n" // CLIENT SETINFO, PING...
 		}
@@ -410,6 +423,106 @@ func TestASecondAskIsAFault(t *testing.T) {
 	}
 }
 
+// The node an ASK names refuses ASKING (and the script) with LOADING for
+// 150 ms: the write did not run there (the core's reading of the refusal
+// after ASKING), and is tried again until it does; not a fault.
+func TestAnAskTargetStillLoadingIsTriedAgain(t *testing.T) {
+	up := time.Now().Add(150 * time.Millisecond)
+	const loading = "-LOADING Valkey is loading the dataset in memory\r\n"
+	target := serveAsking(t, func() string {
+		if time.Now().Before(up) {
+			return loading
+		}
+		return "+OK\r\n"
+	}, func(cmd []string) string {
+		switch {
+		case time.Now().Before(up):
+			return loading
+		case scriptOf(cmd) == "acquire":
+			return "*2\r\n:7\r\n:-1\r\n"
+		}
+		return ":1\r\n"
+	})
+	_, port, _ := net.SplitHostPort(target.addr)
+	primary := serve(t, func(cmd []string) string {
+		if scriptOf(cmd) == "acquire" {
+			return fmt.Sprintf("-ASK %d 127.0.0.1:%s\r\n", emqid.SlotString(emqid.LeaseKey), port)
+		}
+		return ":1\r\n"
+	})
+	l, err := Acquire(context.Background(), dial(t, primary), short)
+	if err != nil {
+		t.Fatalf("an ASK target loading: %v", err)
+	}
+	if h, ok := l.Held(); !ok || h.Node != 7 {
+		t.Fatalf("held %+v %v", h, ok)
+	}
+	if n := count(primary, "acquire"); n < 2 {
+		t.Fatalf("the acquire was not tried again: %d sent", n)
+	}
+	if ok, err := l.Release(context.Background()); !ok || err != nil {
+		t.Fatalf("release: %v %v", ok, err)
+	}
+}
+
+// A refusal of ASKING read as not run is given up on, as any, once the
+// reserve has not run the first acquire for a TTL: by name, with the reply.
+func TestAnAskTargetLoadingForATTLIsRefusedByName(t *testing.T) {
+	const loading = "LOADING Valkey is loading the dataset in memory"
+	target := serveAsking(t, func() string { return "-" + loading + "\r\n" },
+		func([]string) string { return "-" + loading + "\r\n" })
+	_, port, _ := net.SplitHostPort(target.addr)
+	primary := serve(t, func(cmd []string) string {
+		if isWait(cmd) {
+			return ":1\r\n"
+		}
+		return fmt.Sprintf("-ASK %d 127.0.0.1:%s\r\n", emqid.SlotString(emqid.LeaseKey), port)
+	})
+	_, err := Acquire(context.Background(), dial(t, primary), clusterDown)
+	if !errors.Is(err, emqid.ErrNode) || !strings.HasSuffix(err.Error(), ": "+loading) {
+		t.Fatalf("an ASK target loading for a TTL: %v", err)
+	}
+}
+
+// Release's ctx bounds it though the client waits for a reply without end
+// (ReadTimeout -1): a renewal the server never answers is cut when ctx ends.
+func TestReleaseEndsWithItsContext(t *testing.T) {
+	hang := make(chan struct{})
+	t.Cleanup(func() { close(hang) })
+	var renewals atomic.Int32
+	s := serve(t, func(cmd []string) string {
+		switch {
+		case scriptOf(cmd) == "acquire":
+			return "*2\r\n:7\r\n:-1\r\n"
+		case scriptOf(cmd) == "renew" && renewals.Add(1) > 1:
+			<-hang // the second renewal is never answered
+		}
+		return ":1\r\n"
+	})
+	for _, read := range []time.Duration{-1, -2} {
+		rdb := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1, ReadTimeout: read})
+		t.Cleanup(func() { rdb.Close() })
+		renewals.Store(0)
+		l, err := Acquire(context.Background(), rdb, short)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for renewals.Load() < 2 {
+			time.Sleep(5 * time.Millisecond)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		started := time.Now()
+		ok, err := l.Release(ctx)
+		cancel()
+		if took := time.Since(started); ok || !errors.Is(err, context.DeadlineExceeded) || took > 2*time.Second {
+			t.Fatalf("read timeout %v: release: %v %v after %v", read, ok, err, took)
+		}
+		if _, err := l.Next(); !errors.Is(err, emqid.ErrNode) {
+			t.Fatalf("minting after the release: %v", err)
+		}
+	}
+}
+
 func TestEveryNodeLeased(t *testing.T) {
 	s := serve(t, func(cmd []string) string {
 		if isWait(cmd) {
@@ -483,8 +596,9 @@ func count(s *server, name string) int {
 
 // The release is the core keeper's: an ASK followed (ASKING and the release,
 // no WAIT, on one connection), a MOVED sent again to the node it names, a
-// refusal not run sent again after the retry delay, three sends at most,
-// then given up with the server's reply.
+// refusal not run sent again after the retry delay, tried three times at
+// most (each try followed through one ASK at most), then given up with the
+// server's reply.
 func TestAReleaseIsSettledByTheKeeper(t *testing.T) {
 	ctx := context.Background()
 	slot := emqid.SlotString(emqid.LeaseKey)

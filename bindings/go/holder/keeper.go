@@ -35,7 +35,7 @@ type lease struct {
 // gives up.
 type keeper struct {
 	lease    *Lease
-	wire     wire
+	wire     *wire
 	core     *emqid.LeaseKeeper
 	terms    emqid.LeaseTerms
 	retry    time.Duration // the terms' delay after a write that did not count

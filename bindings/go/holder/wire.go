@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"sync"
 	"time"
 
 	emqid "github.com/echomq/emq-id/bindings/go"
@@ -25,6 +26,10 @@ type client = redis.UniversalClient
 // only finds the node (and lends its options): its pipelines are re-run
 // after a read timeout when its retries are on, and a lease write that may
 // have run must not be sent twice (an acquire sent again takes a second node).
+//
+// Its writes are the keeper's goroutine's; only cut is called from another
+// (Release's, when its ctx ends): it closes the connections open, which ends
+// a write waiting for its reply however the client's read timeout is set.
 type wire struct {
 	rdb      client
 	replicas int
@@ -35,6 +40,13 @@ type wire struct {
 	// movedTo is the node a MOVED named, where the next connection goes
 	// ("" for the node the client's routing finds).
 	movedTo string
+
+	mu sync.Mutex
+	// open is the connections open now (conn, and the one to a node an ASK
+	// named while the followed write is in flight).
+	open map[*redis.Client]struct{}
+	// ended is why the wire was cut (nil: it was not): nothing is sent after.
+	ended error
 }
 
 // sent is what one write got back.
@@ -62,10 +74,10 @@ func (s sent) text() string {
 	return s.refused.Error()
 }
 
-func newWire(rdb client, replicas int, terms emqid.LeaseTerms) (wire, error) {
+func newWire(rdb client, replicas int, terms emqid.LeaseTerms) (*wire, error) {
 	wait, err := terms.WaitTimeout()
 	if err != nil {
-		return wire{}, err
+		return nil, err
 	}
 	var read time.Duration
 	switch c := rdb.(type) {
@@ -74,14 +86,55 @@ func newWire(rdb client, replicas int, terms emqid.LeaseTerms) (wire, error) {
 	case *redis.Client:
 		read = c.Options().ReadTimeout
 	default:
-		return wire{}, fmt.Errorf("holder: a *redis.Client or *redis.ClusterClient, not %T: "+
+		return nil, fmt.Errorf("holder: a *redis.Client or *redis.ClusterClient, not %T: "+
 			"a lease write and its WAIT must share one connection to the reserve's primary", rdb)
 	}
 	if replicas > 0 && read > 0 && read <= wait {
 		// WAIT's reply would time out as a fault, leaving a node taken and unaccounted for.
-		return wire{}, rangeError(fmt.Sprintf("the client's read timeout %v must exceed the terms' WAIT timeout %v", read, wait))
+		return nil, rangeError(fmt.Sprintf("the client's read timeout %v must exceed the terms' WAIT timeout %v", read, wait))
 	}
-	return wire{rdb: rdb, replicas: replicas, wait: wait}, nil
+	return &wire{rdb: rdb, replicas: replicas, wait: wait, open: map[*redis.Client]struct{}{}}, nil
+}
+
+// cut closes every connection open, so that a write waiting for its reply
+// ends now (a fault: why is cause), and refuses every write after.
+func (w *wire) cut(cause error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ended == nil {
+		w.ended = cause
+	}
+	for c := range w.open {
+		_ = c.Close()
+	}
+}
+
+// cutBy is why the wire was cut, or nil.
+func (w *wire) cutBy() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.ended
+}
+
+// opened counts c among the connections open, unless the wire was cut: c is
+// then closed, and the error says why.
+func (w *wire) opened(c *redis.Client) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ended != nil {
+		_ = c.Close()
+		return w.ended
+	}
+	w.open[c] = struct{}{}
+	return nil
+}
+
+// closed closes c and no longer counts it open.
+func (w *wire) closed(c *redis.Client) {
+	w.mu.Lock()
+	delete(w.open, c)
+	w.mu.Unlock()
+	_ = c.Close()
 }
 
 // node is a client of the node at addr alone, made with from's options (a
@@ -122,14 +175,18 @@ func (w *wire) primary(ctx context.Context) (*redis.Client, error) {
 	if w.movedTo != "" {
 		addr, w.movedTo = w.movedTo, ""
 	}
-	w.conn = node(found.Options(), addr)
-	return w.conn, nil
+	conn := node(found.Options(), addr)
+	if err := w.opened(conn); err != nil {
+		return nil, err
+	}
+	w.conn = conn
+	return conn, nil
 }
 
 // close drops the connection: the next write opens another.
 func (w *wire) close() {
 	if w.conn != nil {
-		_ = w.conn.Close()
+		w.closed(w.conn)
 		w.conn = nil
 	}
 }
@@ -172,6 +229,9 @@ func address(to emqid.Redirect, via *redis.Client) (string, error) {
 
 // write sends script (KEYS: LeaseKey) with args to the reserve's primary.
 func (w *wire) write(ctx context.Context, script emqid.LeaseScript, args ...any) sent {
+	if err := w.cutBy(); err != nil {
+		return sent{fault: err}
+	}
 	primary, err := w.primary(ctx)
 	if err != nil {
 		return sent{fault: fmt.Errorf("the reserve's primary: %w", err)}
@@ -189,14 +249,29 @@ func (w *wire) follow(ctx context.Context, s sent, to emqid.Redirect, script emq
 		return sent{fault: fmt.Errorf("%w, named by %q", err, s.text())}
 	}
 	there := node(s.via.Options(), addr)
-	defer there.Close()
+	if err := w.opened(there); err != nil {
+		return sent{fault: err}
+	}
+	defer w.closed(there)
 	return w.send(ctx, there, true, script, args)
 }
 
 // send runs [ASKING,] script, then WAIT when replicas are wanted (never for
 // a release: losing one in a failover leaves the mark higher, which is
-// safe), in one round trip on one connection of c.
+// safe), in one round trip on one connection of c. A write that faults
+// once the wire was cut faults with why it was cut.
 func (w *wire) send(ctx context.Context, c *redis.Client, asking bool, script emqid.LeaseScript, args []any) sent {
+	out := w.pipeline(ctx, c, asking, script, args)
+	if out.fault != nil {
+		if ended := w.cutBy(); ended != nil {
+			out.fault = ended
+		}
+	}
+	return out
+}
+
+// pipeline is send's round trip.
+func (w *wire) pipeline(ctx context.Context, c *redis.Client, asking bool, script emqid.LeaseScript, args []any) sent {
 	replicas := w.replicas
 	if script.Name == emqid.LeaseRelease.Name {
 		replicas = 0
@@ -213,8 +288,16 @@ func (w *wire) send(ctx context.Context, c *redis.Client, asking bool, script em
 	}
 	_, _ = pipe.Exec(ctx) // each command's error is read below
 	out := sent{via: c}
-	if ask != nil && ask.Err() != nil {
-		out.fault = fmt.Errorf("ASKING %s: %w", c.Options().Addr, ask.Err())
+	if ask != nil && ask.Err() != nil && eval.Err() != nil {
+		// ASKING refused, and the script did not run either: the refusal is
+		// ASKING's. The core reads it as any refusal after ASKING; one it
+		// reads as not run (LOADING, the node not ready yet) is that.
+		var refused redis.Error
+		if errors.As(ask.Err(), &refused) && emqid.ReadLeaseError(refused.Error(), true) == emqid.OutcomeNotRun {
+			out.refused = refused
+		} else {
+			out.fault = fmt.Errorf("ASKING %s: %w", c.Options().Addr, ask.Err())
+		}
 		return out
 	}
 	if err := eval.Err(); err != nil {

@@ -20,8 +20,10 @@ defmodule EmqId.Lease.Client do
   not run (`:not_run`), and is sent again where it was until the migration
   ends. The first acquire is then tried for a TTL and refused by name
   (`{:error, %EmqId.Error{gate: :node}}`, the message ending with the `ASK`);
-  a held lease keeps being renewed, and is fenced (nothing minted on it) once
-  the migration lasts longer than TTL − margin.
+  a held lease keeps being renewed, is fenced (nothing minted on it) once
+  the migration lasts longer than TTL − margin, and is lost (counted in
+  `lost`, `:lost` told) once it lasts longer than a TTL: the holder then
+  tries to take another node until the migration ends.
 
   An error reply inside a pipeline's results is an exception struct (Redix
   gives `%Redix.Error{message: ...}`); the holder reads it with

@@ -14,8 +14,11 @@ defmodule EmqId.Lease.Holder do
   Redix alone does not follow an `ASK` (it has no `pipeline_at/4`): while the
   reserve's slot migrates, its writes are tried again where they were sent
   until the migration ends. A first acquire is then refused by name after a
-  TTL, and a held lease whose slot migrates for longer than TTL − margin is
-  fenced (minting stops until a renewal lands). See `EmqId.Lease.Client`.
+  TTL. A held lease whose slot migrates for longer than TTL − margin is
+  fenced (minting stops until a renewal lands), and for longer than a TTL
+  is lost (no write of it answered for a whole TTL: counted in `lost`,
+  `:lost` told); the holder then tries to take another node until the
+  migration ends. See `EmqId.Lease.Client`.
 
   With Redix (hex.pm, hence Redix, is out of reach where this is built: the
   tests drive the holder through a small RESP client of their own, and
@@ -117,11 +120,12 @@ defmodule EmqId.Lease.Holder do
   @doc """
   Stops minting and renewing, hands the node back with the minter's high
   water, and stops the holder (normally). The release goes as the keeper
-  says (`EmqId.Lease.Keeper.release/1`): an `ASK` followed, sent again after
-  `MOVED` or a refusal that did not run, three sends at most. `true` when a
-  held lease was handed back; `false` when none was held, it was already
-  gone, or the release did not run (Valkey could not be reached, or refused
-  it three times: the lease then runs out within its TTL).
+  says (`EmqId.Lease.Keeper.release/1`): sent again after `MOVED` or a
+  refusal that did not run, tried three times at most, each try followed
+  through one `ASK` at most. `true` when a held lease was handed back;
+  `false` when none was held, it was already gone, or the release did not
+  run (Valkey could not be reached, or refused it three times: the lease
+  then runs out within its TTL).
   """
   @spec release(GenServer.server()) :: boolean
   def release(holder), do: GenServer.call(holder, :release, :infinity)
@@ -308,8 +312,8 @@ defmodule EmqId.Lease.Holder do
   end
 
   # The release, settled by the keeper: followed through an ASK, sent again
-  # after MOVED (the client finds the reserve) or a refusal that did not run,
-  # a few sends at most. True when it ran and answered 1; false when it
+  # after MOVED (the client finds the reserve) or a refusal that did not run:
+  # tried three times at most, each try followed through one ASK at most. True when it ran and answered 1; false when it
   # answered 0 or the keeper gave up on it (the lease is left to its TTL).
   defp hand_back(keeper, write, client) do
     :ok = Keeper.release(keeper)

@@ -132,8 +132,9 @@ defmodule EmqId.Lease.Keeper do
   Begins handing the held or pending lease back: the next write is
   `:release` (the script, without `WAIT`), which `settle/4` follows through
   an `ASK`, sends again after `:moved` (`:reroute`, at once) or `:not_run`
-  (`:retry`), three sends at most, and ends with `:released` (it ran) or
-  `:give_up` (it did not: the lease is left to its TTL).
+  (`:retry`) — tried three times at most, each try followed through one
+  `ASK` at most — and ends with `:released` (it ran) or `:give_up` (it did
+  not: the lease is left to its TTL).
 
       iex> {:ok, k} = EmqId.Lease.Keeper.start(EmqId.Lease.default_terms(), 0)
       iex> EmqId.Lease.Keeper.settle(k, :counted, 0, 1)

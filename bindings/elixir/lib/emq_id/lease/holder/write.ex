@@ -62,10 +62,13 @@ defmodule EmqId.Lease.Holder.Write do
   @doc """
   Follows the `ASK` reply `text` to the write: `ASKING`, the script and its
   `WAIT`, pipelined on one connection to the node it names (the client's
-  `pipeline_at/4`), read as a write that was asked. A failed `ASKING` is a
-  fault. A client module without `pipeline_at/4` (Redix) cannot reach the
-  node: the write did not run (`:not_run`, the `ASK` its text), and is sent
-  again where it was, until the migration ends.
+  `pipeline_at/4`), read as a write that was asked. A refused `ASKING` (the
+  script refused too) is read by the core as a refusal after `ASKING`: one
+  it reads as not run (`LOADING`: the node not ready yet) is `:not_run`,
+  tried again; any other is a fault. A client module without
+  `pipeline_at/4` (Redix) cannot reach the node: the write did not run
+  (`:not_run`, the `ASK` its text), and is sent again where it was, until
+  the migration ends.
   """
   @spec follow(%__MODULE__{}, {module, term}, String.t()) :: came
   def follow(w, {module, conn}, text) do
@@ -73,12 +76,25 @@ defmodule EmqId.Lease.Holder.Write do
 
     if function_exported?(module, :pipeline_at, 4) do
       case call(fn -> module.pipeline_at(conn, host, port, [["ASKING"] | commands(w)]) end) do
-        {:ok, [asking | _]} when is_exception(asking) -> fault({:asking, Exception.message(asking)})
+        {:ok, [asking | replies]} when is_exception(asking) -> refused_asking(w, asking, replies)
         {:ok, [_asking | replies]} -> read(w, {:ok, replies}, true)
         other -> read(w, other, true)
       end
     else
       %{came(:not_run) | text: text}
+    end
+  end
+
+  # ASKING refused: the script ran anyway (the slot is the node's now), or
+  # the refusal is ASKING's, read as the core reads one after ASKING.
+  defp refused_asking(w, _asking, [reply | _] = replies) when not is_exception(reply), do: read(w, {:ok, replies}, true)
+
+  defp refused_asking(_w, asking, _replies) do
+    text = Exception.message(asking)
+
+    case Lease.read_error(text, true) do
+      :not_run -> %{came(:not_run) | text: text, reason: asking}
+      _ -> fault({:asking, text})
     end
   end
 
