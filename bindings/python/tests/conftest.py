@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import textwrap
 import time
 from pathlib import Path
-from typing import Any, Dict, Iterator, Optional, Protocol
+from typing import Any, Dict, Iterator, Optional, Protocol, Tuple
 
 import pytest
 import redis
@@ -89,6 +90,12 @@ def free_port() -> int:
 def serve(tmp_path: Path, *extra: str) -> Iterator[int]:
     """A Valkey on a free loopback port with ``extra`` arguments, up and answering: its port; the
     server is killed after the test."""
+    for port, _ in serve_process(tmp_path, *extra):
+        yield port
+
+
+def serve_process(tmp_path: Path, *extra: str) -> Iterator[Tuple[int, "subprocess.Popen[bytes]"]]:
+    """As ``serve``: its port and its process."""
     port = free_port()
     args = ["--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path), "--save", "", "--appendonly", "no"]
     server = subprocess.Popen([valkey_server(), *args, *extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -104,8 +111,9 @@ def serve(tmp_path: Path, *extra: str) -> Iterator[int]:
                     raise
                 time.sleep(0.05)
         probe.close()
-        yield port
+        yield port, server
     finally:
+        server.send_signal(signal.SIGCONT)  # a test may have paused it
         server.kill()
         server.wait()
 
@@ -133,3 +141,9 @@ def reserve_only_cluster(tmp_path: Path) -> Iterator[int]:
 def valkey(tmp_path: Path) -> Iterator[int]:
     """A standalone Valkey without replicas. Its port."""
     yield from serve(tmp_path)
+
+
+@pytest.fixture
+def valkey_process(tmp_path: Path) -> Iterator[Tuple[int, "subprocess.Popen[bytes]"]]:
+    """As ``valkey``: its port and its process (a test pauses it with ``SIGSTOP``)."""
+    yield from serve_process(tmp_path)

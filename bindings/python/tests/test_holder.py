@@ -36,6 +36,11 @@ class Server:
 
     def __init__(self, acks: int = 1, acquire: object = None, renew: object = 1, release: object = None) -> None:
         self.acks = acks
+        #: Whether a connection error read closes the connection (redis-py's do; a lenient one leaves
+        #: the replies after it unread, for the next command on it to read).
+        self.closes = True
+        #: ``ASKING``'s reply (a list answers in turn, as the scripts' do).
+        self.asking: object = b"OK"
         self.acquire = [7, -1] if acquire is None else acquire
         self.renew = renew
         self.release = release
@@ -45,7 +50,7 @@ class Server:
         if command[0] == "WAIT":
             return self.acks
         if command[0] == "ASKING":
-            return b"OK"
+            return self.next("asking")
         name = next(n for n, s in emq_id.LEASE_SCRIPTS.items() if s.text == command[1])
         return self.next("renew" if name == "release" and self.release is None else name)
 
@@ -62,24 +67,25 @@ class Server:
 
 
 class Connection:
-    """One connection of a stand-in pool, as redis-py's: the commands packed go in one round trip,
-    each reply is read in turn, an error reply raised; ``LOADING`` (a connection error in
-    redis-py) closes the connection."""
+    """One connection, as redis-py's: the commands packed go in one round trip, each reply is
+    read in turn (a reply left unread is the next read's), an error reply raised; ``LOADING`` (a
+    connection error in redis-py) closes the connection unless the server is told otherwise."""
 
     def __init__(self, server: Server) -> None:
         self.server = server
         self.replies: List[object] = []
+        self.disconnects = 0
 
     def pack_commands(self, commands: List[Command]) -> List[Command]:
         return [tuple(c) for c in commands]
 
     def send_packed_command(self, commands: List[Command]) -> None:
         self.server.rounds.append(commands)
-        self.replies = [self.server.answer(c) for c in commands]
+        self.replies.extend(self.server.answer(c) for c in commands)
 
     def read_response(self) -> object:
         reply = self.replies.pop(0)
-        if isinstance(reply, redis.ConnectionError):
+        if isinstance(reply, redis.ConnectionError) and self.server.closes:
             self.disconnect()
         if isinstance(reply, BaseException):
             raise reply
@@ -87,20 +93,35 @@ class Connection:
 
     def disconnect(self) -> None:
         self.replies = []
+        self.disconnects += 1
 
 
 class Pool:
+    """A stand-in pool: the sync holder makes its own connection as the pool would
+    (``connection_class`` with the pool's options, its own timeouts and no retries)."""
+
     def __init__(self, server: Server, socket_timeout: Optional[float]) -> None:
         self.server = server
-        self.connection_kwargs = {"socket_timeout": socket_timeout}
+        self.connection_kwargs: Dict[str, Any] = {"socket_timeout": socket_timeout, "retry_on_timeout": True}
         self.taken = 0
+        #: The options of every connection made with ``connection_class``, and the connections.
+        self.made: List[Dict[str, Any]] = []
+        self.connections: List[Connection] = []
+        self.disconnected = 0
+
+    def connection_class(self, **kwargs: Any) -> Connection:
+        self.made.append(kwargs)
+        self.connections.append(Connection(self.server))
+        return self.connections[-1]
 
     def get_connection(self) -> Connection:
-        self.taken += 1
-        return Connection(self.server)
+        raise AssertionError("the sync holder writes on a connection of its own")
 
     def release(self, connection: Connection) -> None:
         self.taken -= 1
+
+    def disconnect(self) -> None:
+        self.disconnected += 1
 
 
 class Client:
@@ -129,9 +150,15 @@ class AsyncConnection(Connection):
 
 
 class AsyncPool(Pool):
+    """A pool of one connection, taken and given back."""
+
     async def get_connection(self) -> AsyncConnection:  # type: ignore[override]
         self.taken += 1
-        return AsyncConnection(self.server)
+        if not self.connections:
+            self.connections.append(AsyncConnection(self.server))
+        connection = self.connections[0]
+        assert isinstance(connection, AsyncConnection)
+        return connection
 
     async def release(self, connection: Connection) -> None:  # type: ignore[override]
         self.taken -= 1
@@ -356,7 +383,7 @@ def test_loading_raised_as_a_connection_error_is_a_write_that_did_not_run() -> N
     client = Client(server)
     lease = Lease.acquire(client, terms=emq_id.LeaseTerms(600, 100))
     assert lease.held == Held(7, None, 1) and server.scripts() == [["acquire", "WAIT"], ["acquire", "WAIT"]]
-    assert client.connection_pool.taken == 0, "every connection went back to its pool"
+    assert len(client.connection_pool.made) == 1, "one connection of the holder's, opened again"
     assert lease.release() is True
 
 
@@ -424,3 +451,81 @@ def test_the_clients_the_holder_opens_retry_nothing() -> None:
         connection = other.connection_pool.make_connection()
         assert (connection.host, connection.port, connection.retry.get_retries()) == ("10.0.0.2", 7001, 0)
         assert type(other) is type(caller)
+
+
+def test_a_connection_broken_with_replies_unread_is_closed_before_it_is_used_again() -> None:
+    # A LOADING read as a connection error that leaves the connection open (WAIT's reply unread):
+    # the holder closes it, and the acquire sent again on it reads its own replies, not the stale WAIT.
+    server = Server(acquire=[error("LOADING Valkey is loading the dataset in memory"), [7, -1]])
+    server.closes = False
+    client = Client(server)
+    lease = Lease.acquire(client, terms=emq_id.LeaseTerms(600, 100))
+    pool = client.connection_pool
+    assert lease.held == Held(7, None, 1) and server.scripts() == [["acquire", "WAIT"], ["acquire", "WAIT"]]
+    assert len(pool.connections) == 1 and pool.connections[0].disconnects == 1, "one connection, closed once"
+    assert lease.release() is True and pool.connections[0].disconnects == 2, "closed by the release"
+
+    async def run() -> Tuple[Optional[Held], int, int]:
+        server = Server(acquire=[error("LOADING Valkey is loading the dataset in memory"), [7, -1]])
+        server.closes = False
+        client = AsyncClient(server)
+        lease = await AsyncLease.acquire(client, terms=emq_id.LeaseTerms(600, 100))
+        held, pool = lease.held, client.connection_pool
+        assert server.scripts() == [["acquire", "WAIT"], ["acquire", "WAIT"]] and pool.taken == 0
+        await lease.release()
+        return held, len(pool.connections), pool.connections[0].disconnects
+
+    assert asyncio.run(run()) == (Held(7, None, 1), 1, 1), "the pool's one connection, closed before it went back"
+
+
+def test_the_holders_connection_reads_within_wait_ms_and_a_second_and_retries_nothing() -> None:
+    terms = emq_id.LeaseTerms(3_000, 500)
+    for timeout, within in ((None, (terms.wait_ms + 1_000) / 1_000), (30.0, 30.0)):
+        client = Client(Server(), socket_timeout=timeout)
+        Lease.acquire(client, terms=terms).release()
+        (made,) = client.connection_pool.made
+        assert made["socket_timeout"] == made["socket_connect_timeout"] == within
+        assert made["retry"] is None and made["retry_on_error"] == [] and "retry_on_timeout" not in made
+
+
+def test_an_asking_refused_as_not_run_is_tried_again() -> None:
+    # LOADING on the node an ASK names: the write did not run there, and is sent again.
+    source = Server(acks=0, acquire=[error("ASK 9051 10.0.0.2:6379")])
+    target = Server(acks=1)
+    target.asking = [error("LOADING Valkey is loading the dataset in memory"), b"OK"]
+    lease = Lease.acquire(Cluster(source, target), terms=emq_id.LeaseTerms(600, 100))
+    assert lease.held == Held(7, None, 1)
+    assert source.scripts() == [["acquire", "WAIT"]] * 2 and target.scripts() == [["ASKING", "acquire", "WAIT"]] * 2
+    lease.release()
+    # Any other error reply to ASKING is the holder's fault.
+    target.asking = [error("ERR unknown command 'ASKING'")]
+    with pytest.raises(LeaseWireError) as fault:
+        Lease.acquire(Cluster(source, target), terms=emq_id.LeaseTerms(600, 100))
+    assert str(fault.value) == "ASKING: ERR unknown command 'ASKING'"
+
+
+def test_the_clients_opened_for_an_ask_are_closed_with_their_pools() -> None:
+    from emq_id.holder import _client_of, _Holder
+
+    terms = emq_id.LeaseTerms(600, 100)
+    closed: List[str] = []
+    lease = Lease(Client(Server()), _Holder(0, terms))
+    other: Any = _client_of(redis.Redis(port=1), ("10.0.0.2", 7001))
+    other.connection_pool.disconnect = lambda *a, **k: closed.append("pool")
+    lease._asked[("10.0.0.2", 7001)] = other
+    lease._close_asked()
+    assert closed == ["pool"] and lease._asked == {}
+
+    async def run() -> None:
+        lease = AsyncLease(AsyncClient(Server()), _Holder(0, terms))
+        other: Any = _client_of(redis.asyncio.Redis(port=1), ("10.0.0.2", 7001))
+
+        async def disconnect(*args: Any, **kwargs: Any) -> None:
+            closed.append("async pool")
+
+        other.connection_pool.disconnect = disconnect
+        lease._asked[("10.0.0.2", 7001)] = other
+        await lease._close_asked()
+
+    asyncio.run(run())
+    assert closed[1:] and set(closed[1:]) == {"async pool"}

@@ -8,9 +8,11 @@ failovers and migrations included, runs in `cargo xtask chaos`."""
 from __future__ import annotations
 
 import asyncio
+import signal
+import subprocess
 import threading
 import time
-from typing import Any, Set
+from typing import Any, Set, Tuple
 
 import pytest
 import redis
@@ -22,6 +24,8 @@ from emq_id.holder import AsyncLease, Lease
 
 #: A short TTL: the first acquire gives up after it (retried every 30 ms until then).
 TERMS = emq_id.LeaseTerms.for_ttl(600)
+#: How long a holder waits for a write's replies from a client without a socket timeout.
+WITHIN = (TERMS.wait_ms + 1_000) / 1_000
 
 
 def eval_tries(port: int) -> int:
@@ -105,7 +109,7 @@ def test_the_async_lease_is_taken_and_released(valkey: int) -> None:
 
 
 def test_a_cluster_client_acquires_once_the_cluster_is_up(reserve_only_cluster: int) -> None:
-    # Retried while the reserve answers CLUSTERDOWN, on one connection of the node's own client
+    # Retried while the reserve answers CLUSTERDOWN, on a connection of the holder's own to the node
     # (the cluster client's routing and retries are not used), then taken within the TTL.
     terms = emq_id.LeaseTerms.for_ttl(3_000)
     # The client's own check refuses a map without every slot: it is told not to, the holder waits.
@@ -124,3 +128,70 @@ def test_a_cluster_client_acquires_once_the_cluster_is_up(reserve_only_cluster: 
         cover.join()
         client.close()
         admin.close()
+
+
+def test_a_server_that_stops_answering_holds_neither_renewer_nor_acquire_nor_release(
+    valkey_process: Tuple[int, "subprocess.Popen[bytes]"],
+) -> None:
+    # No socket_timeout (redis-py before 8 had none by default): the holder bounds its own reads
+    # (wait_ms and a second).
+    port, server = valkey_process
+    client = redis.Redis(port=port, socket_timeout=None)
+    lease = Lease.acquire(client, replicas=0, terms=TERMS)
+    try:
+        server.send_signal(signal.SIGSTOP)
+        # The renewer's writes end unanswered: the lease expires and is lost, the renewer goes on.
+        deadline = time.monotonic() + TERMS.ttl_ms / 1000 + 3 * WITHIN
+        while lease.stats.lost == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert lease.stats.lost == 1 and lease.held is None
+        # A new client's first acquire (its handshake unanswered) is refused in time, not held.
+        other = redis.Redis(port=port, socket_timeout=None)
+        start = time.monotonic()
+        with pytest.raises(redis.TimeoutError):
+            Lease.acquire(other, replicas=0, terms=TERMS)
+        assert time.monotonic() - start < 2 * WITHIN
+        other.close()
+        # Answering again: the renewer takes a lease again.
+        server.send_signal(signal.SIGCONT)
+        deadline = time.monotonic() + 3 * WITHIN + 2
+        while lease.held is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert lease.held is not None and lease.stats.taken == 2
+        # Stopped again: the release gives up in time (the lease left to its TTL).
+        server.send_signal(signal.SIGSTOP)
+        start = time.monotonic()
+        with pytest.raises(redis.TimeoutError):
+            lease.release()
+        assert time.monotonic() - start < 3 * WITHIN
+    finally:
+        server.send_signal(signal.SIGCONT)
+        lease.release()
+        client.close()
+
+
+def test_an_async_holder_is_not_held_by_a_server_that_stops_answering(
+    valkey_process: Tuple[int, "subprocess.Popen[bytes]"],
+) -> None:
+    port, server = valkey_process
+
+    async def run() -> None:
+        client = redis.asyncio.Redis(port=port, socket_timeout=None)
+        try:
+            lease = await AsyncLease.acquire(client, replicas=0, terms=TERMS)
+            server.send_signal(signal.SIGSTOP)
+            start = time.monotonic()
+            with pytest.raises(TimeoutError):
+                await lease.release()
+            assert time.monotonic() - start < 3 * WITHIN
+            other = redis.asyncio.Redis(port=port, socket_timeout=None)
+            start = time.monotonic()
+            with pytest.raises(TimeoutError):
+                await AsyncLease.acquire(other, replicas=0, terms=TERMS)
+            assert time.monotonic() - start < 2 * WITHIN
+            await other.aclose()
+        finally:
+            server.send_signal(signal.SIGCONT)
+            await client.aclose()
+
+    asyncio.run(run())

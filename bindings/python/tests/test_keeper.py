@@ -119,7 +119,7 @@ def test_a_release_goes_through_the_keeper() -> None:
     assert (rerouted.action, rerouted.after_ms) == ("reroute", 0), "at once, to where the reserve went"
     assert (retried.action, retried.after_ms) == ("retry", terms.retry_ms)
     gave_up = keeper.settle("not_run", 40, 41)
-    assert (gave_up.action, keeper.phase) == ("give_up", "unleased"), "three sends at most"
+    assert (gave_up.action, keeper.phase) == ("give_up", "unleased"), "three tries at most"
     for ran in ("counted", "unacknowledged", "gone"):
         keeper.release()
         released = keeper.settle(ran, 50, 51)

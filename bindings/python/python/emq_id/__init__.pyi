@@ -437,7 +437,8 @@ class LeaseKeeper:
     def release(self) -> None:
         """Begins handing the held or pending lease back (phase ``releasing``): ``next`` answers
         ``release``, and ``settle`` follows an ``ASK`` (``follow``), sends it again after ``MOVED``
-        (``reroute``) or a refusal that did not run (``retry``), three sends at most, and ends with
+        (``reroute``) or a refusal that did not run (``retry``), three tries at most (each followed
+        through one ``ASK`` at most), and ends with
         ``released`` (the release ran; the script's answer says whether the lease was still the
         owner's) or ``give_up`` (left to its TTL)."""
     @property

@@ -27,7 +27,7 @@ import random
 import secrets
 import threading
 import time
-from typing import TYPE_CHECKING, Any, Dict, Generator, NamedTuple, Optional, Protocol, Tuple, TypeVar, Union
+from typing import TYPE_CHECKING, Any, Awaitable, Dict, Generator, NamedTuple, Optional, Protocol, Tuple, TypeVar, Union
 
 from . import (
     EmqIdError,
@@ -57,10 +57,12 @@ __all__ = ["AsyncLease", "Client", "Held", "HolderStats", "Lease", "LeaseWireErr
 
 class Client(Protocol):
     """A redis-py client (``redis.Redis``, ``redis.cluster.RedisCluster``, and
-    their ``redis.asyncio`` twins). The holders write on one connection of its
-    pool (a cluster's: of the node of the reserve's slot), never through its
-    retries: a write whose reply was lost may have run, and the core decides
-    what is sent again."""
+    their ``redis.asyncio`` twins). The holders write on one connection (a
+    cluster's: to the node of the reserve's slot), never through its retries: a
+    write whose reply was lost may have run, and the core decides what is sent
+    again. ``Lease`` opens a connection of its own, as the pool opens them;
+    ``AsyncLease`` takes one of the pool's. Either waits for a write's replies
+    ``wait_ms`` and a second more (or the client's ``socket_timeout``, if longer)."""
 
     def pipeline(self, transaction: Any = ..., shard_hint: Any = ...) -> Any: ...
 
@@ -335,9 +337,9 @@ class _Holder:
     def release(self) -> _Run[bool]:
         """Stops minting and hands back what is held or pending, through the keeper: ``True`` when
         a held lease was still the owner's. The release is not waited on (lost in a failover, it
-        leaves the mark higher: safe); the keeper follows its ``ASK``, sends it again after
-        ``MOVED`` or a refusal that did not run (a few sends), else it gives up: the lease is left
-        to its TTL, and why is raised."""
+        leaves the mark higher: safe); the keeper sends it again after ``MOVED`` or a refusal that
+        did not run (three tries at most, each followed through one ``ASK`` at most), else it gives
+        up: the lease is left to its TTL, and why is raised."""
         was_held = self.held is not None
         lease = self.held or self.pending
         self.held = self.pending = self.current = None
@@ -408,7 +410,11 @@ class _Holder:
         if asked and replies:
             asking = replies.pop(0)
             if isinstance(asking, BaseException):
-                return _Read("fault", host=sent.host, fault=LeaseWireError(f"ASKING: {_error_text(asking)}"))
+                # Refused before the script (``LOADING`` on the node named): a write that did not run there.
+                text = _error_text(asking)
+                if read_lease_error(text, True) == "not_run":
+                    return _Read("not_run", text, sent.host)
+                return _Read("fault", text, sent.host, fault=LeaseWireError(f"ASKING: {text}"))
         if not replies:
             return _Read("fault", host=sent.host, fault=LeaseWireError(f"{write.script.name}: no reply"))
         reply = replies[0]
@@ -614,6 +620,10 @@ def _connection_of(pool: Any) -> Any:
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 
+#: What a write may wait for its replies past ``WAIT``'s timeout (ms), unless the client's socket
+#: timeout is longer.
+_SLACK_MS = 1_000
+
 
 class _Moved(NamedTuple):
     """A ``MOVED`` as redis-py's nodes manager takes it (``move_slot``)."""
@@ -632,6 +642,12 @@ class _Common:
         self._released: Optional[bool] = None
         #: Clients (or cluster nodes) this holder opened to nodes an ``ASK`` named, by node.
         self._asked: Dict[_Node, Any] = {}
+        timeout = _read_timeout(client)
+        #: How long (s) a write waits for a reply (a sync write: for each, and to connect):
+        #: ``WAIT``'s timeout and a second more, or the client's ``socket_timeout`` when it is longer.
+        #: A server that stops answering ends the write as a fault: it never holds the acquire,
+        #: the renewer or a release.
+        self._within = max(holder.terms.wait_ms + _SLACK_MS, 0 if timeout is None else timeout * 1000) / 1000
 
     @property
     def held(self) -> Optional[Held]:
@@ -684,6 +700,8 @@ class Lease(_Common):
         super().__init__(client, holder)
         self._stop = threading.Event()
         self._thread: Optional[threading.Thread] = None
+        #: The holder's own connection (``_wire``) by pool (kept with it).
+        self._wires: Dict[int, Tuple[Any, Any]] = {}
 
     @classmethod
     def acquire(cls, client: Client, *, replicas: int = LEASE_REPLICAS, terms: Optional[LeaseTerms] = None) -> Lease:
@@ -733,9 +751,24 @@ class Lease(_Common):
         try:
             client, host = self._connection(request.node)
             commands = request.write.commands(asking=request.node is not None)
-            return _Sent(host, _on_pool(client.connection_pool, commands))
+            return _Sent(host, _on_wire(self._wire(client.connection_pool), commands))
         except Exception as raised:
             return _Sent(host, [], raised)
+
+    def _wire(self, pool: Any) -> Any:
+        """The holder's own connection to a pool's node, made as the pool makes its connections,
+        but reading within ``_within`` and retrying nothing (a write that may have run is never
+        sent again by the client). Not one of the pool's: the holder's reads are bounded, and a
+        reply it left unread never reaches the program's commands."""
+        kept = self._wires.get(id(pool))
+        if kept is None or kept[0] is not pool:
+            kwargs = {**pool.connection_kwargs, "socket_timeout": self._within, "retry": None, "retry_on_error": []}
+            if kwargs.get("socket_connect_timeout") is None:
+                kwargs["socket_connect_timeout"] = self._within
+            kwargs.pop("retry_on_timeout", None)  # a retry of its own, if an older redis-py keeps it
+            kept = (pool, pool.connection_class(**kwargs))
+            self._wires[id(pool)] = kept
+        return kept[1]
 
     def _connection(self, node: Optional[_Node]) -> Tuple[Any, str]:
         """The client of one node: the reserve's primary (``None``) or ``node``, and its host.
@@ -762,8 +795,8 @@ class Lease(_Common):
         return other, node[0]
 
     def _refresh(self, request: _Refresh) -> None:
-        """A cluster client follows a ``MOVED`` to its node, else reloads its slot map. A plain
-        client's pool has dropped a broken connection itself."""
+        """A cluster client follows a ``MOVED`` to its node, else reloads its slot map. A broken
+        connection of the holder's was closed when it broke (the next write opens it again)."""
         if not _is_cluster(self._client):
             return
         moved = self._moved(request)
@@ -791,8 +824,14 @@ class Lease(_Common):
         return self._released
 
     def _close_asked(self) -> None:
+        """Closes the holder's connections, and the clients opened to nodes an ``ASK`` named with
+        their pools (a client given a pool does not close it)."""
+        for _, wire in self._wires.values():
+            wire.disconnect()
+        self._wires.clear()
         for other in self._asked.values():
             other.close()
+            other.connection_pool.disconnect()
         self._asked.clear()
 
     def __enter__(self) -> Lease:
@@ -859,8 +898,8 @@ class AsyncLease(_Common):
         try:
             target, host = await self._connection(request.node)
             if _is_node(target):
-                return _Sent(host, await _on_node(target, commands))
-            return _Sent(host, await _on_async_pool(target.connection_pool, commands))
+                return _Sent(host, await _bounded(_on_node(target, commands), self._within))
+            return _Sent(host, await _bounded(_on_async_pool(target.connection_pool, commands), self._within))
         except Exception as raised:
             return _Sent(host, [], raised)
 
@@ -914,8 +953,13 @@ class AsyncLease(_Common):
         return self._released
 
     async def _close_asked(self) -> None:
+        """As ``Lease._close_asked``: a cluster node's connections, or a client and its pool."""
         for other in self._asked.values():
-            await (other.disconnect() if _is_node(other) else other.aclose())
+            if _is_node(other):
+                await other.disconnect()
+            else:
+                await other.aclose()
+                await other.connection_pool.disconnect()
         self._asked.clear()
 
     async def __aenter__(self) -> AsyncLease:
@@ -949,9 +993,9 @@ def _kept(replies: list[object], error: Exception) -> bool:
     return _is_response(error)
 
 
-def _on_pool(pool: Any, commands: list[tuple[object, ...]]) -> list[object]:
-    """``commands`` on one connection of a redis-py pool: the replies, errors among them."""
-    conn = _connection_of(pool)
+def _on_wire(conn: Any, commands: list[tuple[object, ...]]) -> list[object]:
+    """``commands`` on the holder's own connection (``_wire``): the replies, errors among them.
+    A connection with replies left unread is closed: the next write on it never reads this one's."""
     try:
         conn.send_packed_command(conn.pack_commands(commands))
         replies: list[object] = []
@@ -961,26 +1005,35 @@ def _on_pool(pool: Any, commands: list[tuple[object, ...]]) -> list[object]:
             except Exception as e:
                 if not _kept(replies, e):
                     break
+        if len(replies) < len(commands):
+            conn.disconnect()
         return replies
     except BaseException:
         conn.disconnect()
         raise
-    finally:
-        pool.release(conn)
+
+
+async def _bounded(write: Awaitable[T], within: float) -> T:
+    """An asyncio write within ``within`` s: past it, cancelled (its connection closed)."""
+    try:
+        return await asyncio.wait_for(write, within)
+    except asyncio.TimeoutError:
+        raise TimeoutError(f"no reply in {round(within * 1000)} ms") from None
 
 
 async def _on_async_pool(pool: Any, commands: list[tuple[object, ...]]) -> list[object]:
-    """As ``_on_pool``, for a ``redis.asyncio`` pool."""
+    """As ``_on_wire``, on a connection of a ``redis.asyncio`` pool, given back to it."""
     return await _on_connection(await _connection_of(pool), commands, pool.release)
 
 
 async def _on_node(node: Any, commands: list[tuple[object, ...]]) -> list[object]:
-    """As ``_on_pool``, for a ``redis.asyncio`` cluster node (it keeps connections per node)."""
+    """As ``_on_async_pool``, for a ``redis.asyncio`` cluster node (it keeps connections per node)."""
     return await _on_connection(node.acquire_connection(), commands, node.release)
 
 
 async def _on_connection(conn: Any, commands: list[tuple[object, ...]], release: Any) -> list[object]:
-    """As ``_on_pool``, awaited, on ``conn``, given back by ``release`` (awaited where it is async)."""
+    """As ``_on_wire``, awaited, on ``conn``, given back by ``release`` (awaited where it is async);
+    cancelled at the deadline, the connection is closed."""
     try:
         await conn.send_packed_command(conn.pack_commands(commands))
         replies: list[object] = []
@@ -990,6 +1043,8 @@ async def _on_connection(conn: Any, commands: list[tuple[object, ...]], release:
             except Exception as e:
                 if not _kept(replies, e):
                     break
+        if len(replies) < len(commands):
+            await conn.disconnect()
         return replies
     except BaseException:
         await conn.disconnect()
