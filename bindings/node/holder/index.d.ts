@@ -81,7 +81,8 @@ export class Lease extends EventEmitter {
   mint(ns: string | Uint8Array): string;
   /**
    * Stops minting and renewing and hands the node back, as the core's LeaseKeeper settles it: an ASK followed, a
-   * release moved (MOVED: the primary found again) or not run sent again, three sends at most, then rejected
+   * release moved (MOVED: the primary found again) or not run tried again, three tries at most (each followed
+   * through one ASK at most), then rejected
    * (`release: <the server's reply>`, or the fault; the lease is left to its TTL). False when none was held or
    * it was already gone or another's.
    */

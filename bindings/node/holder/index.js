@@ -19,7 +19,7 @@
 
 const { EventEmitter } = require('node:events');
 const emq = require('../index.js');
-const { adapt } = require('./clients.js');
+const { adapt, NotSent } = require('./clients.js');
 const { Keeper, LeaseWireError, fault } = require('./keeper.js');
 
 /** What a write may take beyond WAIT's own timeout before it counts as unanswered. */
@@ -35,15 +35,6 @@ function checkOptions({ replicas = emq.LEASE_REPLICAS, terms = {}, timeoutMs } =
     throw new emq.EmqIdError('range', `timeoutMs (${timeoutMs}) must be whole ms above the terms' WAIT timeout (${waitMs} ms)`);
   }
   return { replicas, terms: checked, waitMs, timeoutMs: timeout };
-}
-
-/** Resolves as `promise` does, or rejects once `ms` pass (the reply, if it comes, is dropped). */
-function within(promise, ms, what) {
-  let timer;
-  const late = new Promise((_, reject) => {
-    timer = setTimeout(() => reject(new LeaseWireError(`${what}: no reply in ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -87,13 +78,18 @@ class Lease extends EventEmitter {
     const wire = adapt(client);
     const { replicas, terms, waitMs, timeoutMs } = checkOptions(options);
     const lease = new Lease(wire, new Keeper(replicas, terms, waitMs), timeoutMs);
-    for (;;) {
-      const step = await lease.#round(); // throws the refusal when the keeper gives up
-      if (lease.#keeper.current !== null) {
-        lease.#schedule(step.afterMs);
-        return lease;
+    try {
+      for (;;) {
+        const step = await lease.#round(); // throws the refusal when the keeper gives up
+        if (lease.#keeper.current !== null) {
+          lease.#schedule(step.afterMs);
+          return lease;
+        }
+        await sleep(step.afterMs);
       }
-      await sleep(step.afterMs);
+    } catch (refusal) {
+      wire.close(); // the holder's own connection: nothing it holds is sent later
+      throw refusal;
     }
   }
 
@@ -148,16 +144,22 @@ class Lease extends EventEmitter {
 
   /**
    * Sends `write` — with ASKING in front, to the node `target` names, when it
-   * follows an ASK — and reads its replies; a failure to send is a fault.
+   * follows an ASK — on a connection of the holder's own, and reads its
+   * replies. A write whose deadline passed before it left (no connection in
+   * time: that connection is closed) did not run; any other failure to send,
+   * or no reply in time, is a fault (the connection is closed: the write is
+   * never sent again, nor its reply read by another).
    */
   async #exchange(write, target) {
     write.sent = emq.monotonicMs();
     const asked = target !== null;
     try {
       const commands = write.commands(asked);
-      const sending = asked ? this.#wire.sendTo(target, commands) : this.#wire.send(commands);
-      return this.#keeper.read(write, await within(sending, this.#timeoutMs, write.script), asked);
+      const [ms, what] = [this.#timeoutMs, write.script];
+      const replies = await (asked ? this.#wire.sendTo(target, commands, ms, what) : this.#wire.send(commands, ms, what));
+      return this.#keeper.read(write, replies, asked);
     } catch (error) {
+      if (error instanceof NotSent) return { outcome: 'not_run', message: error.message, fault: null };
       return fault(error);
     }
   }
@@ -186,9 +188,13 @@ class Lease extends EventEmitter {
     throw reading.fault ?? new LeaseWireError(`${write.script}: ${reading.outcome}`);
   }
 
-  /** After a MOVED or a fault: the client relearns the slot map, for as long as a write may take. */
+  /** After a MOVED or a fault: a new connection for the next write, and the client relearns the slot map, for as long as a write may take. */
   async #refresh() {
-    await within(this.#wire.refresh(), this.#timeoutMs, 'refreshing the slot map').catch(() => {});
+    let timer;
+    const late = new Promise((resolve) => {
+      timer = setTimeout(resolve, this.#timeoutMs);
+    });
+    await Promise.race([this.#wire.refresh().catch(() => {}), late]).finally(() => clearTimeout(timer));
   }
 
   #report(error) {
@@ -225,8 +231,8 @@ class Lease extends EventEmitter {
   /**
    * Hands back what is held or pending, as the core's keeper says: sent (a
    * pending lease too: it may be on the primary), followed through an ASK,
-   * sent again after a MOVED or a refusal that did not run, a few times at
-   * most. Resolves whether a held lease was still the owner's; throws why
+   * tried again after a MOVED or a refusal that did not run: three tries at
+   * most, each followed through one ASK at most. Resolves whether a held lease was still the owner's; throws why
    * the release did not run (the lease is then left to its TTL).
    */
   async #releaseNow() {
@@ -254,7 +260,11 @@ class Lease extends EventEmitter {
     clearTimeout(this.#timer);
     const ticking = this.#ticking;
     if (ticking !== null) await ticking;
-    return this.#releaseNow();
+    try {
+      return await this.#releaseNow();
+    } finally {
+      this.#wire.close(); // the holder's own connection, closed once the node is handed back (or left to its TTL)
+    }
   }
 
   /** The lease held now, `{ node, previousMark, ordinal }`, or null. */

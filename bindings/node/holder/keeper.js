@@ -13,7 +13,8 @@ const emq = require('../index.js');
 /**
  * A fault of a lease write: Valkey answered with something the protocol does
  * not give (an error reply other than its own, a reply of the wrong shape, a
- * failed ASKING or WAIT), or not in time. The holder reconnects and writes
+ * failed ASKING or WAIT; an ASKING refused as LOADING… is a write that did
+ * not run), or not in time. The holder reconnects and writes
  * again; only `acquire` throws it (as it throws the client's own connection
  * errors). A reply that says the write did not run (TRYAGAIN, CLUSTERDOWN…)
  * or went elsewhere (MOVED, ASK) is never one: the holder follows or retries it.
@@ -151,7 +152,12 @@ class Keeper {
   read(write, replies, asked) {
     let rest = replies;
     if (asked) {
-      if (rest[0] instanceof Error) return fault(new LeaseWireError(`ASKING: ${rest[0].message}`));
+      if (rest[0] instanceof Error) {
+        // An ASKING the node refused before the script (LOADING…) is a write that did not run there; any other refusal is a fault.
+        const { message } = rest[0];
+        if (emq.readLeaseError(message, true) === 'not_run') return { outcome: 'not_run', message, fault: null };
+        return fault(new LeaseWireError(`ASKING: ${message}`));
+      }
       rest = rest.slice(1);
     }
     const [reply, wait] = rest;

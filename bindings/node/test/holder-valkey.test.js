@@ -168,7 +168,7 @@ test('once the cluster is up, each client takes a node, mints on it and hands it
   }
 });
 
-test('a release meeting CLUSTERDOWN is sent three times by every client, as the keeper says (no client retries it by itself), then refused naming the reply', async () => {
+test('a release meeting CLUSTERDOWN is tried three times by every client, as the keeper says (no client retries it by itself), then refused naming the reply', async () => {
   await clusterState('ok');
   // A slot other than the reserve's taken away: the cluster is down while the reserve's node is known.
   const other = emq.slot(emq.LEASE_KEY) === 0 ? '1' : '0';
@@ -191,5 +191,109 @@ test('a release meeting CLUSTERDOWN is sent three times by every client, as the 
       await clusterState('ok');
       await close(client);
     }
+  }
+});
+
+test('a client with a keyPrefix: the lease is written to LEASE_KEY exactly (every client)', async () => {
+  await clusterState('ok');
+  const prefixed = {
+    'ioredis Redis': () => new Redis({ port, keyPrefix: 'app:', maxRetriesPerRequest: 0 }),
+    'ioredis Cluster': () => new Redis.Cluster([{ host: '127.0.0.1', port }], { keyPrefix: 'app:' }),
+    'node-redis client': () => createClient({ url: `redis://127.0.0.1:${port}`, keyPrefix: 'app:' }).on('error', () => {}).connect(),
+  };
+  for (const [kind, make] of Object.entries(prefixed)) {
+    const client = await make();
+    try {
+      const lease = await Lease.acquire(client, { terms: TERMS, replicas: 0 });
+      const token = await admin.call('HGET', emq.LEASE_KEY, `${lease.node}:token`);
+      assert.ok(token, `${kind}: the lease is in ${emq.LEASE_KEY}`);
+      assert.equal(await admin.exists(`app:${emq.LEASE_KEY}`), 0, `${kind}: nothing under the prefix`);
+      assert.equal(await lease.release(), true, kind);
+    } finally {
+      await close(client);
+    }
+  }
+});
+
+/**
+ * A TCP proxy to the server that, once armed, lets the next lease script
+ * through, and then cuts the connection before its reply comes back.
+ */
+async function cuttingProxy() {
+  const proxy = { armed: false, cut: 0 };
+  const server = net.createServer((downstream) => {
+    const upstream = net.connect(port, '127.0.0.1');
+    const end = () => {
+      downstream.destroy();
+      upstream.destroy();
+    };
+    downstream.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+    upstream.on('data', (data) => downstream.write(data));
+    downstream.on('data', (data) => {
+      upstream.write(data);
+      if (proxy.armed && data.includes('EVAL')) {
+        proxy.armed = false;
+        proxy.cut += 1;
+        upstream.removeAllListeners('data'); // its reply is dropped
+        setTimeout(end, 50); // the script ran; the connection goes
+      }
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  proxy.port = server.address().port;
+  proxy.close = () => new Promise((resolve) => server.close(resolve));
+  return proxy;
+}
+
+test('a lease write that may have run is never sent again after its connection is cut (a client that re-sends, and node-redis)', async () => {
+  await clusterState('ok');
+  const proxy = await cuttingProxy();
+  // ioredis's defaults reconnect and re-send a pipeline left unanswered: the holder's writes must not ride on them.
+  const clients = {
+    'ioredis Redis': () => new Redis({ port: proxy.port }),
+    'node-redis client': () => createClient({ url: `redis://127.0.0.1:${proxy.port}` }).on('error', () => {}).connect(),
+  };
+  // Every EVAL the server runs, by its arguments after the script (MONITOR on a socket of its own).
+  const evals = [];
+  const monitor = net.connect(port, '127.0.0.1');
+  monitor.on('error', () => {});
+  let buffered = '';
+  monitor.on('data', (data) => {
+    const lines = (buffered + data.toString('latin1')).split('\r\n');
+    buffered = lines.pop();
+    for (const line of lines) {
+      const at = line.search(/\] "eval" /i);
+      if (at >= 0) evals.push(line.slice(at).split('" "').slice(2).join(' '));
+    }
+  });
+  monitor.write('MONITOR\r\n');
+  await sleep(50);
+  try {
+    for (const [kind, make] of Object.entries(clients)) {
+      const client = await make();
+      client.on('error', () => {});
+      try {
+        const lease = await Lease.acquire(client, { terms: TERMS, replicas: 0 });
+        const faults = [];
+        lease.on('fault', (e) => faults.push(e));
+        evals.length = 0;
+        proxy.armed = true; // the next renewal runs, and its reply never comes
+        await sleep(TERMS.ttlMs);
+        assert.equal(proxy.armed, false, `${kind}: no renewal was sent`);
+        assert.ok(faults.length >= 1, `${kind}: the cut renewal is a fault`);
+        lease.next(); // renewed since, on a new connection
+        assert.equal(await lease.release(), true, kind);
+        await sleep(50);
+        const twice = evals.filter((e, i) => evals.indexOf(e) !== i);
+        assert.deepEqual(twice, [], `${kind}: a write sent twice`);
+        assert.ok(evals.length >= 3, `${kind}: ${evals.length} writes`);
+      } finally {
+        await close(client);
+      }
+    }
+  } finally {
+    monitor.destroy();
+    await proxy.close();
   }
 });

@@ -53,12 +53,31 @@ class Server {
   }
 }
 
-/** An ioredis stand-in: a pipeline of `call`s, `exec` answers `[error, value]` pairs. */
-function ioredisLike(server) {
-  return {
+/**
+ * An ioredis stand-in: a pipeline of `call`s, `exec` answers `[error, value]`
+ * pairs. A duplicate to the same node answers through the client's own
+ * `pipeline` (a test may swap it); its options are kept in `duplicated`.
+ */
+function ioredisLike(server, duplicated = []) {
+  const client = {
     isCluster: false,
     options: { host: '10.0.0.1', port: 7000 },
-    duplicate: ({ host, port }) => ({ ...ioredisLike(server.dial(host, port)), connect: async () => {}, disconnect() {}, on() {} }),
+    duplicate(options) {
+      duplicated.push(options);
+      const { host, port } = options;
+      const same = host === undefined && port === undefined;
+      const connection = same ? { options: client.options, pipeline: () => client.pipeline() } : ioredisLike(server.dial(host, port));
+      connection.status = 'wait';
+      return Object.assign(connection, {
+        connect: async () => {
+          connection.status = 'ready';
+        },
+        disconnect() {
+          connection.status = 'end';
+        },
+        on() {},
+      });
+    },
     call() {},
     pipeline() {
       const commands = [];
@@ -75,17 +94,30 @@ function ioredisLike(server) {
       return pipeline;
     },
   };
+  return client;
 }
 
 /** A node-redis stand-in: `sendCommand` per command; error replies are ErrorReply. */
 class ErrorReply extends Error {}
-function nodeRedisLike(server) {
+function nodeRedisLike(server, duplicated = []) {
   let round = null;
-  return {
+  const client = {
     options: { socket: { host: '10.0.0.1', port: 7000 } },
-    duplicate({ socket: { host, port } }) {
-      const connection = { ...nodeRedisLike(server.dial(host, port)), destroy() {}, on: () => connection };
-      connection.connect = async () => connection;
+    duplicate(options) {
+      duplicated.push(options);
+      const { host, port } = options.socket;
+      const same = host === client.options.socket.host && port === client.options.socket.port;
+      const connection = { ...(same ? client : nodeRedisLike(server.dial(host, port))), options, isReady: false };
+      Object.assign(connection, {
+        destroy() {
+          connection.isReady = false;
+        },
+        on: () => connection,
+        connect: async () => {
+          connection.isReady = true;
+          return connection;
+        },
+      });
       return connection;
     },
     multi() {},
@@ -103,6 +135,7 @@ function nodeRedisLike(server) {
       return reply;
     },
   };
+  return client;
 }
 
 for (const [clientName, makeClient] of [
@@ -265,6 +298,58 @@ for (const [clientName, makeClient] of [
     failed.nodes['10.0.0.2:7001'].answer = ([name]) => (name === 'ASKING' ? new ErrorReply('ERR ASKING refused') : 1);
     await assert.rejects(Lease.acquire(makeClient(failed), { terms: TERMS }), (e) => e instanceof LeaseWireError && /^ASKING: /.test(e.message));
   });
+  test(`${clientName}: an ASKING the node refuses as LOADING did not run: the write is tried again, not a fault`, async () => {
+    const target = new Server({ acquire: [9, -1] });
+    let loading = 2;
+    const answer = target.answer.bind(target);
+    target.answer = (command) => (command[0] === 'ASKING' && loading-- > 0 ? new ErrorReply('LOADING Valkey is loading the dataset in memory') : answer(command));
+    const server = new Server({ acquire: new ErrorReply('ASK 9051 10.0.0.2:7001'), nodes: { '10.0.0.2:7001': target } });
+    const lease = await Lease.acquire(makeClient(server), { terms: TERMS });
+    assert.equal(lease.node, 9);
+    assert.equal(target.rounds.length, 3, JSON.stringify(target.rounds));
+    await lease.release();
+  });
+
+  test(`${clientName}: every write goes on a connection of the holder's own, with no key prefix, offline queue, reconnect or re-send`, async () => {
+    const server = new Server();
+    const duplicated = [];
+    const lease = await Lease.acquire(makeClient(server, duplicated), { terms: TERMS });
+    await sleep(EVERY + 30);
+    await lease.release();
+    assert.equal(duplicated.length, 1, 'one connection, kept while it is open');
+    const [options] = duplicated;
+    if (clientName === 'ioredis') {
+      assert.deepEqual(
+        [options.keyPrefix, options.autoResendUnfulfilledCommands, options.enableOfflineQueue, options.maxRetriesPerRequest, options.retryStrategy, options.lazyConnect],
+        ['', false, false, 0, null, true],
+      );
+    } else {
+      assert.deepEqual([options.disableOfflineQueue, options.keyPrefix, options.socket.reconnectStrategy], [true, undefined, false]);
+    }
+  });
+
+  test(`${clientName}: a write whose connection does not open in time was never sent: not run, tried again`, async () => {
+    const server = new Server();
+    const client = makeClient(server);
+    const duplicate = client.duplicate.bind(client);
+    const hung = [];
+    client.duplicate = (options) => {
+      const connection = duplicate(options);
+      if (hung.length === 0) {
+        hung.push(connection);
+        connection.connect = () => new Promise(() => {}); // never opens
+      }
+      return connection;
+    };
+    const faults = [];
+    const lease = await Lease.acquire(client, { terms: TERMS, timeoutMs: 200 });
+    lease.on('fault', (e) => faults.push(e));
+    assert.equal(lease.node, 7);
+    assert.deepEqual(server.scripts(), ['acquire'], 'the write that never left was not sent late');
+    assert.equal(faults.length, 0);
+    await lease.release();
+  });
+
 }
 
 test('renewals every third of the TTL, each acknowledged, keep the lease and say so', async () => {
@@ -376,7 +461,8 @@ test('replicas 0 sends no WAIT', async () => {
 test('a lease never keeps its process alive', () => {
   const child = `
     const { Lease } = require(${JSON.stringify(path.join(__dirname, '../holder'))});
-    const client = { isCluster: false, call() {}, pipeline() {
+    const client = { isCluster: false, options: {}, call() {}, duplicate: () => ({ ...client, status: 'wait',
+      connect() { this.status = 'ready'; return Promise.resolve(); }, disconnect() {}, on() {} }), pipeline() {
       const c = []; const p = { call: (...a) => c.push(a) && p,
         exec: async () => c.map(([n, , , , , , ...x]) => [null, n === 'WAIT' ? 1 : [3, -1]]) };
       return p; } };
