@@ -36,9 +36,18 @@ pub struct Verdict {
     pub out_of_order: usize,
     pub owner_violations: usize,
     /// The longest gap of any holder overlapping each kind of fault (or none), ms.
-    pub longest_gap: BTreeMap<&'static str, u64>,
+    pub longest_gap: BTreeMap<&'static str, Gap>,
     /// The kinds of fault done, in the order first done.
     pub kinds: Vec<&'static str>,
+}
+
+/// A holder's longest time without an id around a kind of fault.
+#[derive(Clone, Default)]
+pub struct Gap {
+    pub ms: u64,
+    /// The holder, and the ms from the fault's start to the gap's start.
+    pub holder: String,
+    pub after_fault_ms: i64,
 }
 
 /// One id a holder minted: the snowflake, the unix ms it was minted at, the ordinal of its lease.
@@ -71,7 +80,7 @@ pub fn judge(holders: &[Holder], events: &[Event], ttl_ms: u64) -> Result<Verdic
     let mut all: Vec<(u64, &'static str)> = vec![];
     // (node) -> every owner's (first minted at, min, max): an owner is one lease of one holder.
     let mut owners: BTreeMap<u16, Vec<(u64, u64, u64)>> = BTreeMap::new();
-    let mut longest_gap: BTreeMap<&'static str, u64> = BTreeMap::new();
+    let mut longest_gap: BTreeMap<&'static str, Gap> = BTreeMap::new();
     let mut out_of_order_total = 0;
     for holder in holders {
         let records = read(holder)?;
@@ -114,13 +123,14 @@ pub fn judge(holders: &[Holder], events: &[Event], ttl_ms: u64) -> Result<Verdic
                 }
                 // The fault a gap belongs to: the latest one begun before the gap ended
                 // whose effects (a TTL past its end) reach the gap's start.
-                let kind = events
-                    .iter()
-                    .filter(|e| a <= e.end_ms + ttl_ms && e.start_ms <= b)
-                    .max_by_key(|e| e.start_ms)
-                    .map_or(if a == from { "joining the fleet" } else { "no fault" }, |e| e.fault.name());
+                let fault =
+                    events.iter().filter(|e| a <= e.end_ms + ttl_ms && e.start_ms <= b).max_by_key(|e| e.start_ms);
+                let kind = fault.map_or(if a == from { "joining the fleet" } else { "no fault" }, |e| e.fault.name());
                 let g = longest_gap.entry(kind).or_default();
-                *g = (*g).max(b - a);
+                if b - a > g.ms {
+                    let after_fault_ms = fault.map_or(0, |e| a as i64 - e.start_ms as i64);
+                    *g = Gap { ms: b - a, holder: holder.label.clone(), after_fault_ms };
+                }
             }
         }
     }
@@ -188,16 +198,17 @@ impl Verdict {
                 percent(low)
             );
         }
-        println!("| fault kind | longest gap of a holder around it |");
-        println!("|---|---:|");
+        println!("| fault kind | longest gap of a holder around it | holder (gap began, ms after the fault began) |");
+        println!("|---|---:|---|");
+        let row = |kind: &str, g: &Gap| println!("| {kind} | {} ms | {} ({:+}) |", g.ms, g.holder, g.after_fault_ms);
         for kind in &self.kinds {
             match self.longest_gap.get(kind) {
-                Some(gap) => println!("| {kind} | {gap} ms |"),
-                None => println!("| {kind} | none over {WINDOW_MS} ms |"),
+                Some(gap) => row(kind, gap),
+                None => println!("| {kind} | none over {WINDOW_MS} ms | |"),
             }
         }
         for (kind, gap) in self.longest_gap.iter().filter(|(k, _)| !self.kinds.contains(k)) {
-            println!("| {kind} | {gap} ms |");
+            row(kind, gap);
         }
     }
 }
