@@ -171,7 +171,15 @@ func Acquire(ctx context.Context, rdb redis.UniversalClient, opts Options) (*Lea
 	}
 	l := &Lease{k: k, stopped: make(chan struct{})}
 	k.lease = l
+	// ctx bounds the first acquire whatever the client's read timeout: when
+	// it ends, the holder's connections are cut and the waiting read returns.
+	cut := context.AfterFunc(ctx, func() { k.wire.cut(context.Cause(ctx)) })
 	after, err := k.start(ctx)
+	if !cut() && err == nil {
+		// ctx ended as the acquire answered: the wire is cut, so the lease
+		// cannot be kept; it is left to its TTL (nothing was minted on it).
+		err = context.Cause(ctx)
+	}
 	if err != nil {
 		k.close()
 		return nil, err

@@ -523,6 +523,28 @@ func TestReleaseEndsWithItsContext(t *testing.T) {
 	}
 }
 
+func TestAcquireEndsWithItsContext(t *testing.T) {
+	hang := make(chan struct{})
+	t.Cleanup(func() { close(hang) })
+	s := serve(t, func(cmd []string) string {
+		if scriptOf(cmd) == "acquire" {
+			<-hang // never answered
+		}
+		return ":1\r\n"
+	})
+	for _, read := range []time.Duration{-1, -2} {
+		rdb := redis.NewClient(&redis.Options{Addr: s.addr, MaxRetries: -1, ReadTimeout: read})
+		t.Cleanup(func() { rdb.Close() })
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		started := time.Now()
+		_, err := Acquire(ctx, rdb, short)
+		cancel()
+		if took := time.Since(started); !errors.Is(err, context.DeadlineExceeded) || took > 2*time.Second {
+			t.Fatalf("read timeout %v: acquire: %v after %v", read, err, took)
+		}
+	}
+}
+
 func TestEveryNodeLeased(t *testing.T) {
 	s := serve(t, func(cmd []string) string {
 		if isWait(cmd) {
