@@ -24,8 +24,8 @@ pub struct Figures {
     pub leases: usize,
     pub reacquired: usize,
     pub lost: u64,
-    /// Each holder's share of windows with an id.
-    pub availability: Vec<f64>,
+    /// Each holder's share of windows with an id, by its label.
+    pub availability: Vec<(String, f64)>,
 }
 
 /// The fleet's verdict.
@@ -113,7 +113,8 @@ pub fn judge(holders: &[Holder], events: &[Event], ttl_ms: u64) -> Result<Verdic
                     seen[w as usize] = true;
                 }
             }
-            figures.availability.push(seen.iter().filter(|&&s| s).count() as f64 / windows as f64);
+            let share = seen.iter().filter(|&&s| s).count() as f64 / windows as f64;
+            figures.availability.push((holder.label.clone(), share));
             let times: Vec<u64> =
                 std::iter::once(from).chain(records.iter().map(|r| r.at)).chain(std::iter::once(to)).collect();
             for w in times.windows(2) {
@@ -172,7 +173,7 @@ fn percent(x: f64) -> String {
 impl Verdict {
     /// The fleet's availability: the mean of its holders' shares, and the lowest.
     pub fn availability(&self) -> (f64, f64) {
-        let shares: Vec<f64> = self.per_runtime.values().flat_map(|f| f.availability.iter().copied()).collect();
+        let shares: Vec<f64> = self.per_runtime.values().flat_map(|f| f.availability.iter().map(|(_, a)| *a)).collect();
         let mean = shares.iter().sum::<f64>() / shares.len().max(1) as f64;
         (mean, shares.iter().copied().fold(f64::INFINITY, f64::min))
     }
@@ -183,8 +184,8 @@ impl Verdict {
         );
         println!("|---|---:|---:|---:|---:|---:|---:|---:|---|");
         for (runtime, f) in &self.per_runtime {
-            let mean = f.availability.iter().sum::<f64>() / f.availability.len().max(1) as f64;
-            let low = f.availability.iter().copied().fold(f64::INFINITY, f64::min);
+            let mean = f.availability.iter().map(|(_, a)| a).sum::<f64>() / f.availability.len().max(1) as f64;
+            let low = f.availability.iter().map(|(_, a)| *a).fold(f64::INFINITY, f64::min);
             println!(
                 "| {runtime} | {} | {} | {} | {} | {} | {} | {} | {}, {} |",
                 f.holders,
@@ -198,6 +199,10 @@ impl Verdict {
                 percent(low)
             );
         }
+        let mut holders: Vec<&(String, f64)> = self.per_runtime.values().flat_map(|f| &f.availability).collect();
+        holders.sort_by(|a, b| a.0.cmp(&b.0));
+        let each: Vec<String> = holders.iter().map(|(label, a)| format!("{label} {}", percent(*a))).collect();
+        println!("availability per holder: {}", each.join(", "));
         println!("| fault kind | longest gap of a holder around it | holder (gap began, ms after the fault began) |");
         println!("|---|---:|---|");
         let row = |kind: &str, g: &Gap| println!("| {kind} | {} ms | {} ({:+}) |", g.ms, g.holder, g.after_fault_ms);
