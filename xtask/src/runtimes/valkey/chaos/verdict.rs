@@ -122,10 +122,17 @@ pub fn judge(holders: &[Holder], events: &[Event], ttl_ms: u64) -> Result<Verdic
                 if b.saturating_sub(a) <= WINDOW_MS {
                     continue;
                 }
-                // The fault a gap belongs to: the latest one begun before the gap ended
-                // whose effects (a TTL past its end) reach the gap's start.
-                let fault =
-                    events.iter().filter(|e| a <= e.end_ms + ttl_ms && e.start_ms <= b).max_by_key(|e| e.start_ms);
+                // The fault a gap belongs to: the one in force when the gap began
+                // (the latest begun by then, give or take a window, whose effects —
+                // a TTL past its end — reach it), not a later one it ran into; else
+                // the first begun during the gap.
+                let reaches = |e: &&Event| a <= e.end_ms + ttl_ms;
+                let fault = events
+                    .iter()
+                    .filter(reaches)
+                    .filter(|e| e.start_ms <= a + WINDOW_MS)
+                    .max_by_key(|e| e.start_ms)
+                    .or_else(|| events.iter().filter(reaches).filter(|e| e.start_ms <= b).min_by_key(|e| e.start_ms));
                 let kind = fault.map_or(if a == from { "joining the fleet" } else { "no fault" }, |e| e.fault.name());
                 let g = longest_gap.entry(kind).or_default();
                 if b - a > g.ms {
