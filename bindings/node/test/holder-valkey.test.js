@@ -59,7 +59,8 @@ let admin = null;
 before(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'emq-id-holder-'));
   port = await freePort();
-  const bus = await freePort();
+  let bus = await freePort();
+  while (bus === port) bus = await freePort(); // both are free only until bound: never the same one twice
   // The node announces its address, so that a cluster client's slot map names it.
   const args = ['--port', port, '--bind', '127.0.0.1', '--cluster-enabled', 'yes', '--cluster-port', bus, '--cluster-announce-ip', '127.0.0.1'];
   args.push('--cluster-config-file', path.join(dir, 'nodes.conf'), '--dir', dir, '--save', '', '--appendonly', 'no');
@@ -176,7 +177,9 @@ test('a release meeting CLUSTERDOWN is tried three times by every client, as the
     const client = await make();
     try {
       // No WAIT (replicas 0): a cluster client's own pipeline would send such a write again by itself.
-      const lease = await Lease.acquire(client, { terms: TERMS, replicas: 0 });
+      // A TTL long enough that no renewal falls between the count and the release: a renewal
+      // refused there (and retried every retry_ms) would be counted as the release's.
+      const lease = await Lease.acquire(client, { terms: { ttlMs: 10_000 }, replicas: 0 });
       await admin.call('CLUSTER', 'DELSLOTS', other);
       await clusterState('fail');
       const before = await refusedEvals();
