@@ -195,6 +195,9 @@ func staticText(text *C.uint8_t, n *C.size_t) string {
 
 func abiStatusName(st status) string { return C.GoString(C.emq_status_name(C.int(st))) }
 
+// abiTrapDetail is "": the native library's guard reports a panic on standard error.
+func abiTrapDetail() string { return "" }
+
 func abiGateCount() int { return int(C.emq_gate_count()) }
 
 func abiGateName(i int) string {

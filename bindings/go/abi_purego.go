@@ -13,6 +13,7 @@ const abiBackend = "wasm"
 
 var (
 	abiStatusName            = wasmStatusName
+	abiTrapDetail            = wasmTrapDetail
 	abiGateCount             = wasmGateCount
 	abiGateName              = wasmGateName
 	abiGateStatus            = wasmGateStatus

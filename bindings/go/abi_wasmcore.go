@@ -2,12 +2,20 @@
 
 package emqid
 
-// The layer (see abi.go) over the library compiled to WebAssembly
-// (internal/wasmcore runs it with wazero): each function writes its inputs
-// into the module's memory, calls the export of the same name, and reads its
-// outputs back, in one session of the module (calls take turns). On the
-// wasm32 ABI, pointers and size_t are 32-bit and the library's statuses,
-// enums and 16-bit integers are i32; 64-bit integers are i64.
+// The layer (see abi.go) over the library translated to Go (internal/emqcore:
+// the C ABI built for WebAssembly and translated by wasm2go; internal/wasmcore
+// runs its instances). Each function writes its inputs into an instance's
+// memory, calls the export of the same name, and reads its outputs back. On
+// the wasm32 ABI, pointers and size_t are 32-bit and the library's statuses,
+// enums and 16-bit integers are i32; 64-bit integers are i64; memory is
+// little-endian on every host.
+//
+// Stateless calls take a pooled instance (wasmOpen), so goroutines never wait
+// for each other; minters, leased minters, keepers and the process-wide
+// minter live in the one state instance (wasmState), whose handles are
+// addresses in its memory. A trap (a panic of the core, or memory it could
+// not give) never leaves a call: it answers statusPanic, or, where a call has
+// no status, panics with the *wasmcore.Trap that carries the core's message.
 //
 // The functions are named wasm*: the pure-Go build's abi* are these
 // (abi_purego.go), and a cgo build tagged emqid_diff holds both backends for
@@ -22,415 +30,306 @@ import (
 	"github.com/echomq/emq-id/bindings/go/internal/wasmcore"
 )
 
-// wasmExports is the module and its exports, resolved once at load.
-type wasmExports struct {
-	core *wasmcore.Core
-
-	statusName, gateCount, gateName, gateStatus, selfCheck, selfCheckVectors wasmcore.Func
-
-	parseI64, encode, decodeMany, encodeMany, hash32, unixMs, node, seq, minFor, isValid, compare wasmcore.Func
-	xaddID, fromXaddID, slotI32, slotMany, hashtag                                                wasmcore.Func
-
-	key, parseKey, familyPattern, reserve, queuePrefix, jobPrefix, prefixBytes wasmcore.Func
-
-	mintStep, minterNew, minterFree, minterNextI64, minterNextMany, mint, processNode, processSetNode wasmcore.Func
-
-	leaseScriptCount, leaseScriptName, leaseScriptText, leaseScriptKey, leaseScriptArg, leaseProtocol wasmcore.Func
-	leaseKey, parseAcquire, parseAcquireError, parseRenewal, parseWait                                wasmcore.Func
-	leaseWaitMs, leaseTermsCheck                                                                      wasmcore.Func
-
-	leasedStart, leasedFree, leasedNextI64, leasedNextMark, leasedRenewed, leasedStop, leasedHighWater wasmcore.Func
-	leasedFenceMs                                                                                      wasmcore.Func
-
-	outcomeName, nextName, actionName, phaseName, readLeaseError, outcomeOfWrite, parseRedirect wasmcore.Func
-	keeperNew, keeperFree, keeperNext, keeperSettle, keeperPhase, keeperRelease                 wasmcore.Func
-	refusal, refusalDetail, renewEveryMs, retryMs                                               wasmcore.Func
+// wasmSession is one use of an instance: a pooled one (wasmOpen) or the
+// state's (wasmState). Its end is deferred before it begins, so that a panic
+// in between is recovered too.
+type wasmSession struct {
+	*wasmcore.Instance
+	state bool
 }
 
-var wasm = loadWasm()
+func wasmOpen() wasmSession { return wasmSession{Instance: wasmcore.Get()} }
 
-// loadWasm instantiates the module; a module that does not load leaves the
-// package unusable, as a library that does not link does.
-func loadWasm() *wasmExports {
-	core, err := wasmcore.Load()
-	if err != nil {
+func wasmState() wasmSession { return wasmSession{Instance: wasmcore.Lock(), state: true} }
+
+// finish ends the session: recovered is the caller's recover(), and the
+// trap it was, if any, is returned.
+func (s wasmSession) finish(recovered any) error {
+	if s.state {
+		return wasmcore.Unlock(s.Instance, recovered)
+	}
+	if s.Instance == nil { // wasmOpen itself panicked: no instance to give back
+		if recovered == nil {
+			return nil
+		}
+		return (*wasmcore.Instance)(nil).Done(recovered)
+	}
+	return s.Done(recovered)
+}
+
+// end is finish for a call with a status: a trap is statusPanic.
+func (s wasmSession) end(recovered any, st *status) {
+	if s.finish(recovered) != nil {
+		*st = statusPanic
+	}
+}
+
+// endValue is finish for a call with no status to carry a trap: a zero would
+// pass for an answer, so it panics with the trap, as an aborting native
+// library would end the process.
+func (s wasmSession) endValue(recovered any) {
+	if err := s.finish(recovered); err != nil {
 		panic(err)
 	}
-	f := core.Func
-	return &wasmExports{
-		core:       core,
-		statusName: f("emq_status_name"), gateCount: f("emq_gate_count"), gateName: f("emq_gate_name"),
-		gateStatus: f("emq_gate_status"), selfCheck: f("emq_self_check"), selfCheckVectors: f("emq_self_check_vectors"),
-
-		parseI64: f("emq_parse_i64"), encode: f("branded_encode"), decodeMany: f("emq_decode_many"),
-		encodeMany: f("emq_encode_many"), hash32: f("branded_hash32"), unixMs: f("branded_unix_ms"),
-		node: f("emq_node"), seq: f("emq_seq"), minFor: f("emq_min_for"), isValid: f("emq_is_valid"),
-		compare: f("emq_compare"), xaddID: f("emq_xadd_id"), fromXaddID: f("emq_from_xadd_id"),
-		slotI32: f("emq_slot_i32"), slotMany: f("emq_slot_many"), hashtag: f("emq_hashtag"),
-
-		key: f("emq_key"), parseKey: f("emq_parse_key"), familyPattern: f("emq_family_pattern"),
-		reserve: f("emq_reserve"), queuePrefix: f("emq_queue_prefix"), jobPrefix: f("emq_job_prefix"),
-		prefixBytes: f("emq_prefix_bytes"),
-
-		mintStep: f("emq_mint_step"), minterNew: f("emq_minter_new"), minterFree: f("emq_minter_free"),
-		minterNextI64: f("emq_minter_next_i64"), minterNextMany: f("emq_minter_next_many"), mint: f("emq_mint"),
-		processNode: f("emq_process_node"), processSetNode: f("emq_process_set_node"),
-
-		leaseScriptCount: f("emq_lease_script_count"), leaseScriptName: f("emq_lease_script_name"),
-		leaseScriptText: f("emq_lease_script_text"), leaseScriptKey: f("emq_lease_script_key"),
-		leaseScriptArg: f("emq_lease_script_arg"), leaseProtocol: f("emq_lease_protocol"), leaseKey: f("emq_lease_key"),
-		parseAcquire: f("emq_parse_acquire"), parseAcquireError: f("emq_parse_acquire_error"),
-		parseRenewal: f("emq_parse_renewal"), parseWait: f("emq_parse_wait"), leaseWaitMs: f("emq_lease_wait_ms"),
-		leaseTermsCheck: f("emq_lease_terms_check"),
-
-		leasedStart: f("emq_leased_minter_start"), leasedFree: f("emq_leased_minter_free"),
-		leasedNextI64: f("emq_leased_minter_next_i64"), leasedNextMark: f("emq_leased_minter_next_mark"),
-		leasedRenewed: f("emq_leased_minter_renewed"), leasedStop: f("emq_leased_minter_stop"),
-		leasedHighWater: f("emq_leased_minter_high_water"), leasedFenceMs: f("emq_leased_minter_fence_ms"),
-
-		outcomeName: f("emq_lease_outcome_name"), nextName: f("emq_lease_next_name"),
-		actionName: f("emq_lease_action_name"), phaseName: f("emq_lease_phase_name"),
-		readLeaseError: f("emq_read_lease_error"), outcomeOfWrite: f("emq_lease_outcome_of_write"),
-		parseRedirect: f("emq_parse_redirect"), keeperNew: f("emq_lease_keeper_new"),
-		keeperFree: f("emq_lease_keeper_free"), keeperNext: f("emq_lease_keeper_next"),
-		keeperSettle: f("emq_lease_keeper_settle"), keeperPhase: f("emq_lease_keeper_phase"),
-		keeperRelease: f("emq_lease_keeper_release"), refusal: f("emq_lease_refusal"),
-		refusalDetail: f("emq_lease_refusal_detail"), renewEveryMs: f("emq_lease_renew_every_ms"),
-		retryMs: f("emq_lease_retry_ms"),
-	}
 }
 
-// wasmSession is one locked use of the module. The first failure of the
-// transport (memory exhausted, a trap) sticks: the call then answers
-// statusPanic, as the native library answers a panic.
-type wasmSession struct {
-	s   *wasmcore.Session
-	err error
-}
-
-func wasmOpen() wasmSession { return wasmSession{s: wasm.core.Lock()} }
-
-func (s *wasmSession) close() { s.s.Unlock() }
-
-// in is b copied into the module's memory (a pointer, never 0).
-func (s *wasmSession) in(b []byte) uint64 { return wasmPut(s, b) }
-
-// str is in for a string.
-func (s *wasmSession) str(text string) uint64 { return wasmPut(s, text) }
-
-func wasmPut[T string | []byte](s *wasmSession, b T) uint64 {
-	if s.err != nil {
-		return 0
-	}
-	p, err := wasmcore.Put(s.s, b)
-	s.err = err
-	return uint64(p)
-}
-
-// out is n bytes of the module's memory for an output, zeroed: what an
-// output the library leaves unwritten (on a refusal) reads, as the native
-// layer's zero-initialised variables do.
-func (s *wasmSession) out(n int) uint64 {
-	p := s.buffer(n)
-	if s.err == nil {
-		clear(s.bytes(p, n))
-	}
-	return p
-}
-
-// buffer is n bytes of the module's memory for an output read only as far
-// as the library says it wrote (a batch's items, a key's bytes).
-func (s *wasmSession) buffer(n int) uint64 {
-	if s.err != nil {
-		return 0
-	}
-	p, err := s.s.Reserve(n)
-	s.err = err
-	return uint64(p)
-}
-
-// call calls f; its result (0 after a failure).
-func (s *wasmSession) call(f wasmcore.Func, args ...uint64) uint64 {
-	if s.err != nil {
-		return 0
-	}
-	r, err := s.s.Call(f, args...)
-	s.err = err
-	return r
-}
-
-// value calls f for a result that has no status to carry a failure (a
-// hash, a count, a text): after a trap the instance cannot answer, and a
-// zero would pass for an answer, so it panics, as an aborting native library
-// would end the process.
-func (s *wasmSession) value(f wasmcore.Func, args ...uint64) uint64 {
-	r := s.call(f, args...)
-	if s.err != nil {
-		panic(s.err)
-	}
-	return r
-}
-
-// status calls f for a branded_status.
-func (s *wasmSession) status(f wasmcore.Func, args ...uint64) status {
-	r := s.call(f, args...)
-	if s.err != nil {
-		return statusPanic
-	}
-	return status(int32(uint32(r)))
-}
-
-func (s *wasmSession) bytes(p uint64, n int) []byte { return s.s.Bytes(uint32(p), n) }
-
-// u16, u32 and u64 read a little-endian output (0 after a failure).
-func (s *wasmSession) u16(p uint64) uint16 {
-	if b := s.bytes(p, 2); b != nil {
-		return binary.LittleEndian.Uint16(b)
-	}
-	return 0
-}
-
-func (s *wasmSession) u32(p uint64) uint32 {
-	if b := s.bytes(p, 4); b != nil {
-		return binary.LittleEndian.Uint32(b)
-	}
-	return 0
-}
-
-func (s *wasmSession) u64(p uint64) uint64 {
-	if b := s.bytes(p, 8); b != nil {
-		return binary.LittleEndian.Uint64(b)
-	}
-	return 0
-}
+// u16, u32 and u64 read a little-endian output.
+func (s wasmSession) u16(p int32) uint16 { return binary.LittleEndian.Uint16(s.Bytes(p, 2)) }
+func (s wasmSession) u32(p int32) uint32 { return binary.LittleEndian.Uint32(s.Bytes(p, 4)) }
+func (s wasmSession) u64(p int32) uint64 { return binary.LittleEndian.Uint64(s.Bytes(p, 8)) }
 
 // text is the n bytes at p as a string (a copy), "" for a NULL p.
-func (s *wasmSession) text(p uint64, n int) string {
-	if p == 0 || s.err != nil {
+func (s wasmSession) text(p int32, n int) string {
+	if p == 0 {
 		return ""
 	}
-	return string(s.bytes(p, n))
-}
-
-// wasmStatic calls f, which returns a static text and writes its length
-// through its last argument.
-func wasmStatic(f wasmcore.Func, args ...uint64) (string, bool) {
-	s := wasmOpen()
-	defer s.close()
-	n := s.out(4)
-	p := s.value(f, append(args, n)...)
-	return s.text(p, int(s.u32(n))), p != 0
-}
-
-// wasmWritten calls f, which writes at most abiMaxKeyLen bytes into (out, cap)
-// and their count through its last argument, after args.
-func wasmWritten(f wasmcore.Func, s *wasmSession, args ...uint64) (string, status) {
-	out, n := s.buffer(abiMaxKeyLen), s.out(4)
-	if st := s.status(f, append(args, out, abiMaxKeyLen, n)...); st != statusOK {
-		return "", st
-	}
-	return s.text(out, int(s.u32(n))), statusOK
-}
-
-// Status names, gates and the self-check.
-
-func wasmStatusName(st status) string {
-	s := wasmOpen()
-	defer s.close()
-	p := s.call(wasm.statusName, uint64(uint32(st)))
-	if p == 0 || s.err != nil {
-		return "panic"
-	}
-	name := s.bytes(p, 32)
-	for i, c := range name {
-		if c == 0 {
-			return string(name[:i])
-		}
-	}
-	return string(name)
-}
-
-func wasmGateCount() int {
-	s := wasmOpen()
-	defer s.close()
-	return int(s.value(wasm.gateCount))
-}
-
-func wasmGateName(i int) string { text, _ := wasmStatic(wasm.gateName, uint64(i)); return text }
-
-func wasmGateStatus(i int) status {
-	s := wasmOpen()
-	defer s.close()
-	return s.status(wasm.gateStatus, uint64(i))
-}
-
-func wasmSelfCheck() status {
-	s := wasmOpen()
-	defer s.close()
-	return s.status(wasm.selfCheck)
-}
-
-func wasmSelfCheckVectors() string { text, _ := wasmStatic(wasm.selfCheckVectors); return text }
-
-// Ids.
-
-func wasmParseI64(data *byte, n int) int64 {
-	s := wasmOpen()
-	defer s.close()
-	r := s.call(wasm.parseI64, s.in(unsafe.Slice(data, n)), uint64(n))
-	if s.err != nil {
-		return -int64(statusPanic)
-	}
-	return int64(r)
-}
-
-func wasmBrandedEncode(ns string, snowflake uint64, out *[IDLen]byte) status {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(IDLen)
-	st := s.status(wasm.encode, s.str(ns), snowflake, p)
-	if st == statusOK {
-		copy(out[:], s.bytes(p, IDLen))
-	}
-	return st
+	return string(s.Bytes(p, n))
 }
 
 // lengths32 is lens as the wasm32 ABI's size_t array.
-func (s *wasmSession) lengths32(lens []uintptr) uint64 {
-	p := s.buffer(4 * len(lens))
-	if s.err != nil {
-		return 0
-	}
-	b := s.bytes(p, 4*len(lens))
+func (s wasmSession) lengths32(lens []uintptr) int32 {
+	p := s.Reserve(4 * len(lens))
+	b := s.Bytes(p, 4*len(lens))
 	for i, n := range lens {
 		if uint64(n) > math.MaxUint32 {
-			s.err = wasmcore.ErrTrap
-			return 0
+			panic("emqid: an item longer than the core's memory")
 		}
 		binary.LittleEndian.PutUint32(b[4*i:], uint32(n))
 	}
 	return p
 }
 
-func wasmDecodeMany(data []byte, lens []uintptr, out []uint64, done *uintptr) status {
-	s := wasmOpen()
-	defer s.close()
-	count := len(lens)
-	dst, n := s.buffer(8*count), s.out(4)
-	st := s.status(wasm.decodeMany, s.in(data), s.lengths32(lens), uint64(count), dst, n)
-	if s.err == nil {
-		*done = uintptr(s.u32(n))
-		decoded := s.bytes(dst, 8*count)
-		for i := range int(*done) {
-			out[i] = binary.LittleEndian.Uint64(decoded[8*i:])
+// i32 is a Go int as the wasm32 ABI's int or size_t argument.
+func i32(v int) int32 { return int32(v) }
+
+// wasmBool is a Go bool as the ABI's int.
+func wasmBool(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// wasmStatic calls f, which returns a static text and writes its length
+// through its last argument.
+func wasmStatic(f func(s wasmSession, n int32) int32) (text string, ok bool) {
+	var s wasmSession
+	defer func() { s.endValue(recover()) }()
+	s = wasmOpen()
+	n := s.Out(4)
+	p := f(s, n)
+	return s.text(p, int(s.u32(n))), p != 0
+}
+
+// wasmWritten calls f, which writes at most abiMaxKeyLen bytes into (out, cap)
+// and their count through n.
+func wasmWritten(f func(s wasmSession, out, capacity, n int32) int32) (text string, st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	out, n := s.Reserve(abiMaxKeyLen), s.Out(4)
+	if st = status(f(s, out, abiMaxKeyLen, n)); st != statusOK {
+		return "", st
+	}
+	return s.text(out, int(s.u32(n))), statusOK
+}
+
+// wasmStatus calls f for a status alone.
+func wasmStatus(f func(s wasmSession) int32) (st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	return status(f(s))
+}
+
+// wasmTrapDetail is the message of the process's latest trap: the detail of
+// a statusPanic error.
+func wasmTrapDetail() string { return wasmcore.LastTrap() }
+
+// Status names, gates and the self-check.
+
+func wasmStatusName(st status) (name string) {
+	var s wasmSession
+	defer func() {
+		if s.finish(recover()) != nil {
+			name = "panic"
 		}
+	}()
+	s = wasmOpen()
+	p := s.M.Xemq_status_name(int32(st))
+	if p == 0 {
+		return "panic"
+	}
+	text := s.Bytes(p, 32)
+	for i, c := range text {
+		if c == 0 {
+			return string(text[:i])
+		}
+	}
+	return string(text)
+}
+
+func wasmGateCount() int {
+	var s wasmSession
+	defer func() { s.endValue(recover()) }()
+	s = wasmOpen()
+	return int(s.M.Xemq_gate_count())
+}
+
+func wasmGateName(i int) string {
+	text, _ := wasmStatic(func(s wasmSession, n int32) int32 { return s.M.Xemq_gate_name(i32(i), n) })
+	return text
+}
+
+func wasmGateStatus(i int) status {
+	return wasmStatus(func(s wasmSession) int32 { return s.M.Xemq_gate_status(i32(i)) })
+}
+
+func wasmSelfCheck() status {
+	return wasmStatus(func(s wasmSession) int32 { return s.M.Xemq_self_check() })
+}
+
+func wasmSelfCheckVectors() string {
+	text, _ := wasmStatic(func(s wasmSession, n int32) int32 { return s.M.Xemq_self_check_vectors(n) })
+	return text
+}
+
+// Ids.
+
+func wasmParseI64(data *byte, n int) (r int64) {
+	var s wasmSession
+	defer func() {
+		if s.finish(recover()) != nil {
+			r = -int64(statusPanic)
+		}
+	}()
+	s = wasmOpen()
+	return s.M.Xemq_parse_i64(s.PutBytes(unsafe.Slice(data, n)), i32(n))
+}
+
+func wasmBrandedEncode(ns string, snowflake uint64, out *[IDLen]byte) (st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	p := s.Out(IDLen)
+	if st = status(s.M.Xbranded_encode(s.PutString(ns), int64(snowflake), p)); st == statusOK {
+		copy(out[:], s.Bytes(p, IDLen))
 	}
 	return st
 }
 
-func wasmEncodeMany(ns string, snowflakes []uint64, out []byte, done *uintptr) status {
-	s := wasmOpen()
-	defer s.close()
-	count := len(snowflakes)
-	src := s.buffer(8 * count)
-	if s.err == nil {
-		b := s.bytes(src, 8*count)
-		for i, v := range snowflakes {
-			binary.LittleEndian.PutUint64(b[8*i:], v)
-		}
-	}
-	dst, n := s.buffer(IDLen*count), s.out(4)
-	st := s.status(wasm.encodeMany, s.str(ns), src, uint64(count), dst, n)
-	if s.err == nil {
-		*done = uintptr(s.u32(n))
-		copy(out, s.bytes(dst, IDLen*int(*done)))
+func wasmDecodeMany(data []byte, lens []uintptr, out []uint64, done *uintptr) (st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	count := len(lens)
+	dst, n := s.Reserve(8*count), s.Out(4)
+	st = status(s.M.Xemq_decode_many(s.PutBytes(data), s.lengths32(lens), i32(count), dst, n))
+	*done = uintptr(s.u32(n))
+	decoded := s.Bytes(dst, 8*count)
+	for i := range int(*done) {
+		out[i] = binary.LittleEndian.Uint64(decoded[8*i:])
 	}
 	return st
 }
+
+func wasmEncodeMany(ns string, snowflakes []uint64, out []byte, done *uintptr) (st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	count := len(snowflakes)
+	src := s.Reserve(8 * count)
+	b := s.Bytes(src, 8*count)
+	for i, v := range snowflakes {
+		binary.LittleEndian.PutUint64(b[8*i:], v)
+	}
+	dst, n := s.Reserve(IDLen*count), s.Out(4)
+	st = status(s.M.Xemq_encode_many(s.PutString(ns), src, i32(count), dst, n))
+	*done = uintptr(s.u32(n))
+	copy(out, s.Bytes(dst, IDLen*int(*done)))
+	return st
+}
+
+// The snowflake's fields and hash touch no memory and no global of the
+// module (wasmcore's test holds the translation to that), so they run on
+// the shared pure instance from any goroutine at once, with no session.
 
 func wasmBrandedHash32(snowflake uint64) uint32 {
-	s := wasmOpen()
-	defer s.close()
-	return uint32(s.value(wasm.hash32, snowflake))
+	return uint32(wasmcore.Pure().Xbranded_hash32(int64(snowflake)))
 }
 
 func wasmBrandedUnixMs(snowflake uint64) uint64 {
-	s := wasmOpen()
-	defer s.close()
-	return s.value(wasm.unixMs, snowflake)
+	return uint64(wasmcore.Pure().Xbranded_unix_ms(int64(snowflake)))
 }
 
-func wasmNode(snowflake uint64) uint16 {
-	s := wasmOpen()
-	defer s.close()
-	return uint16(s.value(wasm.node, snowflake))
-}
+func wasmNode(snowflake uint64) uint16 { return uint16(wasmcore.Pure().Xemq_node(int64(snowflake))) }
 
-func wasmSeq(snowflake uint64) uint16 {
-	s := wasmOpen()
-	defer s.close()
-	return uint16(s.value(wasm.seq, snowflake))
-}
+func wasmSeq(snowflake uint64) uint16 { return uint16(wasmcore.Pure().Xemq_seq(int64(snowflake))) }
 
-func wasmMinFor(unixMs int64) (uint64, status) {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(8)
-	st := s.status(wasm.minFor, uint64(unixMs), p)
+func wasmMinFor(unixMs int64) (sf uint64, st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	p := s.Out(8)
+	st = status(s.M.Xemq_min_for(unixMs, p))
 	return s.u64(p), st
 }
 
 func wasmIsValid(text string) bool {
-	s := wasmOpen()
-	defer s.close()
-	return s.value(wasm.isValid, s.str(text), uint64(len(text))) != 0
+	var s wasmSession
+	defer func() { s.endValue(recover()) }()
+	s = wasmOpen()
+	return s.M.Xemq_is_valid(s.PutString(text), i32(len(text))) != 0
 }
 
-func wasmCompare(a, b string) (int, status) {
-	s := wasmOpen()
-	defer s.close()
-	order := s.out(4)
-	st := s.status(wasm.compare, s.str(a), uint64(len(a)), s.str(b), uint64(len(b)), order)
-	return int(int32(s.u32(order))), st
+func wasmCompare(a, b string) (order int, st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	p := s.Out(4)
+	st = status(s.M.Xemq_compare(s.PutString(a), i32(len(a)), s.PutString(b), i32(len(b)), p))
+	return int(int32(s.u32(p))), st
 }
 
 func wasmXaddID(id string) (string, status) {
-	s := wasmOpen()
-	defer s.close()
-	return wasmWritten(wasm.xaddID, &s, s.str(id), uint64(len(id)))
+	return wasmWritten(func(s wasmSession, out, capacity, n int32) int32 {
+		return s.M.Xemq_xadd_id(s.PutString(id), i32(len(id)), out, capacity, n)
+	})
 }
 
-func wasmFromXaddID(entry, ns string, out *[IDLen]byte) status {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(IDLen)
-	st := s.status(wasm.fromXaddID, s.str(entry), uint64(len(entry)), s.str(ns), uint64(len(ns)), p)
+func wasmFromXaddID(entry, ns string, out *[IDLen]byte) (st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	p := s.Out(IDLen)
+	st = status(s.M.Xemq_from_xadd_id(s.PutString(entry), i32(len(entry)), s.PutString(ns), i32(len(ns)), p))
 	if st == statusOK {
-		copy(out[:], s.bytes(p, IDLen))
+		copy(out[:], s.Bytes(p, IDLen))
 	}
 	return st
 }
 
 // Slots.
 
-func wasmSlotI32(data *byte, n int) int32 {
-	s := wasmOpen()
-	defer s.close()
-	r := s.call(wasm.slotI32, s.in(unsafe.Slice(data, n)), uint64(n))
-	if s.err != nil {
-		return -int32(statusPanic)
-	}
-	return int32(uint32(r))
+func wasmSlotI32(data *byte, n int) (r int32) {
+	var s wasmSession
+	defer func() {
+		if s.finish(recover()) != nil {
+			r = -int32(statusPanic)
+		}
+	}()
+	s = wasmOpen()
+	return s.M.Xemq_slot_i32(s.PutBytes(unsafe.Slice(data, n)), i32(n))
 }
 
-func wasmSlotMany(data []byte, lens []uintptr, out []uint16) status {
-	s := wasmOpen()
-	defer s.close()
+func wasmSlotMany(data []byte, lens []uintptr, out []uint16) (st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
 	count := len(lens)
-	dst := s.buffer(2 * count)
-	st := s.status(wasm.slotMany, s.in(data), s.lengths32(lens), uint64(count), dst)
-	if st == statusOK {
-		slots := s.bytes(dst, 2*count)
+	dst := s.Reserve(2 * count)
+	if st = status(s.M.Xemq_slot_many(s.PutBytes(data), s.lengths32(lens), i32(count), dst)); st == statusOK {
+		slots := s.Bytes(dst, 2*count)
 		for i := range count {
 			out[i] = binary.LittleEndian.Uint16(slots[2*i:])
 		}
@@ -439,30 +338,33 @@ func wasmSlotMany(data []byte, lens []uintptr, out []uint16) status {
 }
 
 func wasmHashtag(key []byte) (offset, n int) {
-	s := wasmOpen()
-	defer s.close()
-	off, length := s.out(4), s.out(4)
-	s.value(wasm.hashtag, s.in(key), uint64(len(key)), off, length)
+	var s wasmSession
+	defer func() { s.endValue(recover()) }()
+	s = wasmOpen()
+	off, length := s.Out(4), s.Out(4)
+	s.M.Xemq_hashtag(s.PutBytes(key), i32(len(key)), off, length)
 	return int(s.u32(off)), int(s.u32(length))
 }
 
 // The keyspace.
 
 func wasmKey(queue, kind string, id *string) (string, status) {
-	s := wasmOpen()
-	defer s.close()
-	var idPtr, idLen uint64 // NULL: no id; "" is an empty id at a real address
-	if id != nil {
-		idPtr, idLen = s.str(*id), uint64(len(*id))
-	}
-	return wasmWritten(wasm.key, &s, s.str(queue), uint64(len(queue)), s.str(kind), uint64(len(kind)), idPtr, idLen)
+	return wasmWritten(func(s wasmSession, out, capacity, n int32) int32 {
+		var idPtr, idLen int32 // NULL: no id; "" is an empty id at a real address
+		if id != nil {
+			idPtr, idLen = s.PutString(*id), i32(len(*id))
+		}
+		return s.M.Xemq_key(s.PutString(queue), i32(len(queue)), s.PutString(kind), i32(len(kind)), idPtr, idLen,
+			out, capacity, n)
+	})
 }
 
-func wasmParseKey(key string) (keyParts, status) {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(20) // five 32-bit fields on wasm32
-	if st := s.status(wasm.parseKey, s.str(key), uint64(len(key)), p); st != statusOK {
+func wasmParseKey(key string) (parts keyParts, st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	p := s.Out(20) // five 32-bit fields on wasm32
+	if st = status(s.M.Xemq_parse_key(s.PutString(key), i32(len(key)), p)); st != statusOK {
 		return keyParts{}, st
 	}
 	return keyParts{
@@ -473,299 +375,318 @@ func wasmParseKey(key string) (keyParts, status) {
 }
 
 func wasmFamilyPattern(family uint32) (string, status) {
-	s := wasmOpen()
-	defer s.close()
-	return wasmWritten(wasm.familyPattern, &s, uint64(family))
+	return wasmWritten(func(s wasmSession, out, capacity, n int32) int32 {
+		return s.M.Xemq_family_pattern(int32(family), out, capacity, n)
+	})
 }
 
 func wasmReserve(name string) (string, status) {
-	s := wasmOpen()
-	defer s.close()
-	return wasmWritten(wasm.reserve, &s, s.str(name), uint64(len(name)))
+	return wasmWritten(func(s wasmSession, out, capacity, n int32) int32 {
+		return s.M.Xemq_reserve(s.PutString(name), i32(len(name)), out, capacity, n)
+	})
 }
 
 func wasmQueuePrefix(queue string) (string, status) {
-	s := wasmOpen()
-	defer s.close()
-	return wasmWritten(wasm.queuePrefix, &s, s.str(queue), uint64(len(queue)))
+	return wasmWritten(func(s wasmSession, out, capacity, n int32) int32 {
+		return s.M.Xemq_queue_prefix(s.PutString(queue), i32(len(queue)), out, capacity, n)
+	})
 }
 
 func wasmJobPrefix(queue string) (string, status) {
-	s := wasmOpen()
-	defer s.close()
-	return wasmWritten(wasm.jobPrefix, &s, s.str(queue), uint64(len(queue)))
+	return wasmWritten(func(s wasmSession, out, capacity, n int32) int32 {
+		return s.M.Xemq_job_prefix(s.PutString(queue), i32(len(queue)), out, capacity, n)
+	})
 }
 
-func wasmPrefixBytes(queue, ty string) (int, status) {
-	s := wasmOpen()
-	defer s.close()
-	n := s.out(4)
-	st := s.status(wasm.prefixBytes, s.str(queue), uint64(len(queue)), s.str(ty), uint64(len(ty)), n)
+func wasmPrefixBytes(queue, ty string) (size int, st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	n := s.Out(4)
+	st = status(s.M.Xemq_prefix_bytes(s.PutString(queue), i32(len(queue)), s.PutString(ty), i32(len(ty)), n))
 	return int(s.u32(n)), st
 }
 
 // Minters.
 
 func wasmMintStep(state uint64, node uint16, nowMs int64) (next, snowflake uint64, st status) {
-	s := wasmOpen()
-	defer s.close()
-	nx, sf := s.out(8), s.out(8)
-	st = s.status(wasm.mintStep, state, uint64(node), uint64(nowMs), nx, sf)
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	nx, sf := s.Out(8), s.Out(8)
+	st = status(s.M.Xemq_mint_step(int64(state), int32(node), nowMs, nx, sf))
 	return s.u64(nx), s.u64(sf), st
 }
 
-func wasmMinterNew(node uint16, out *minterHandle) status {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(4)
-	st := s.status(wasm.minterNew, uint64(node), p)
+func wasmMinterNew(node uint16, out *minterHandle) (st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmState()
+	p := s.Out(4)
+	st = status(s.M.Xemq_minter_new(int32(node), p))
 	*out = minterHandle(s.u32(p))
 	return st
 }
 
 func wasmMinterFree(h minterHandle) {
-	s := wasmOpen()
-	defer s.close()
-	s.call(wasm.minterFree, uint64(h))
+	var s wasmSession
+	defer func() { _ = s.finish(recover()) }() // a trapped state frees nothing: its memory is not trusted
+	s = wasmState()
+	s.M.Xemq_minter_free(int32(h))
 }
 
-func wasmMinterNextI64(h minterHandle, nowMs int64) int64 {
+func wasmMinterNextI64(h minterHandle, nowMs int64) (r int64) {
 	if nowMs == math.MinInt64 {
 		// The library's clock is the host's: read here, it costs no call out of the module.
 		nowMs = time.Now().UnixMilli()
 	}
-	s := wasmOpen()
-	defer s.close()
-	r := s.call(wasm.minterNextI64, uint64(h), uint64(nowMs))
-	if s.err != nil {
-		return -int64(statusPanic)
-	}
-	return int64(r)
+	var s wasmSession
+	defer func() {
+		if s.finish(recover()) != nil {
+			r = -int64(statusPanic)
+		}
+	}()
+	s = wasmState()
+	return s.M.Xemq_minter_next_i64(int32(h), nowMs)
 }
 
-func wasmMinterNextMany(h minterHandle, out []uint64) (int, status) {
-	s := wasmOpen()
-	defer s.close()
-	dst, made := s.buffer(8*len(out)), s.out(4)
-	st := s.status(wasm.minterNextMany, uint64(h), dst, uint64(len(out)), made)
-	n := int(s.u32(made))
-	if s.err == nil {
-		minted := s.bytes(dst, 8*n)
-		for i := range n {
-			out[i] = binary.LittleEndian.Uint64(minted[8*i:])
-		}
+func wasmMinterNextMany(h minterHandle, out []uint64) (made int, st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmState()
+	dst, n := s.Reserve(8*len(out)), s.Out(4)
+	st = status(s.M.Xemq_minter_next_many(int32(h), dst, i32(len(out)), n))
+	made = int(s.u32(n))
+	minted := s.Bytes(dst, 8*made)
+	for i := range made {
+		out[i] = binary.LittleEndian.Uint64(minted[8*i:])
 	}
-	return n, st
+	return made, st
 }
 
 // The process-wide minter.
 
-func wasmMint(ns string, out *[IDLen]byte) status {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(IDLen)
-	st := s.status(wasm.mint, s.str(ns), p)
-	if st == statusOK {
-		copy(out[:], s.bytes(p, IDLen))
+func wasmMint(ns string, out *[IDLen]byte) (st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmState()
+	p := s.Out(IDLen)
+	if st = status(s.M.Xemq_mint(s.PutString(ns), p)); st == statusOK {
+		copy(out[:], s.Bytes(p, IDLen))
 	}
 	return st
 }
 
 func wasmProcessNode() (node uint16, source int, holder uint32, st status) {
-	s := wasmOpen()
-	defer s.close()
-	n, src, pid := s.out(2), s.out(4), s.out(4)
-	st = s.status(wasm.processNode, n, src, pid)
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmState()
+	n, src, pid := s.Out(2), s.Out(4), s.Out(4)
+	st = status(s.M.Xemq_process_node(n, src, pid))
 	return s.u16(n), int(s.u32(src)), s.u32(pid), st
 }
 
-func wasmProcessSetNode(node uint16) status {
-	s := wasmOpen()
-	defer s.close()
-	return s.status(wasm.processSetNode, uint64(node))
+func wasmProcessSetNode(node uint16) (st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmState()
+	return status(s.M.Xemq_process_set_node(int32(node)))
 }
 
 // Leases.
 
 func wasmLeaseScriptCount() int {
-	s := wasmOpen()
-	defer s.close()
-	return int(s.value(wasm.leaseScriptCount))
+	var s wasmSession
+	defer func() { s.endValue(recover()) }()
+	s = wasmOpen()
+	return int(s.M.Xemq_lease_script_count())
 }
 
 func wasmLeaseScriptName(i int) string {
-	text, _ := wasmStatic(wasm.leaseScriptName, uint64(i))
+	text, _ := wasmStatic(func(s wasmSession, n int32) int32 { return s.M.Xemq_lease_script_name(i32(i), n) })
 	return text
 }
 
 func wasmLeaseScriptText(i int) string {
-	text, _ := wasmStatic(wasm.leaseScriptText, uint64(i))
+	text, _ := wasmStatic(func(s wasmSession, n int32) int32 { return s.M.Xemq_lease_script_text(i32(i), n) })
 	return text
 }
 
 func wasmLeaseScriptKey(i, k int) (string, bool) {
-	return wasmStatic(wasm.leaseScriptKey, uint64(i), uint64(k))
+	return wasmStatic(func(s wasmSession, n int32) int32 { return s.M.Xemq_lease_script_key(i32(i), i32(k), n) })
 }
 
 func wasmLeaseScriptArg(i, a int) (string, bool) {
-	return wasmStatic(wasm.leaseScriptArg, uint64(i), uint64(a))
+	return wasmStatic(func(s wasmSession, n int32) int32 { return s.M.Xemq_lease_script_arg(i32(i), i32(a), n) })
 }
 
-func wasmLeaseProtocol() string { text, _ := wasmStatic(wasm.leaseProtocol); return text }
+func wasmLeaseProtocol() string {
+	text, _ := wasmStatic(func(s wasmSession, n int32) int32 { return s.M.Xemq_lease_protocol(n) })
+	return text
+}
 
-func wasmLeaseKey() string { text, _ := wasmStatic(wasm.leaseKey); return text }
+func wasmLeaseKey() string {
+	text, _ := wasmStatic(func(s wasmSession, n int32) int32 { return s.M.Xemq_lease_key(n) })
+	return text
+}
 
-func wasmParseAcquire(node, previous int64) (uint16, int64, status) {
-	s := wasmOpen()
-	defer s.close()
-	n, mark := s.out(2), s.out(8)
-	st := s.status(wasm.parseAcquire, uint64(node), uint64(previous), n, mark)
-	return s.u16(n), int64(s.u64(mark)), st
+func wasmParseAcquire(node, previous int64) (n uint16, mark int64, st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	np, mp := s.Out(2), s.Out(8)
+	st = status(s.M.Xemq_parse_acquire(node, previous, np, mp))
+	return s.u16(np), int64(s.u64(mp)), st
 }
 
 func wasmParseAcquireError(msg string) status {
-	s := wasmOpen()
-	defer s.close()
-	return s.status(wasm.parseAcquireError, s.str(msg), uint64(len(msg)))
+	return wasmStatus(func(s wasmSession) int32 { return s.M.Xemq_parse_acquire_error(s.PutString(msg), i32(len(msg))) })
 }
 
 func wasmParseRenewal(reply int64) status {
-	s := wasmOpen()
-	defer s.close()
-	return s.status(wasm.parseRenewal, uint64(reply))
+	return wasmStatus(func(s wasmSession) int32 { return s.M.Xemq_parse_renewal(reply) })
 }
 
 func wasmParseWait(acknowledged int64, replicas uint32) status {
-	s := wasmOpen()
-	defer s.close()
-	return s.status(wasm.parseWait, uint64(acknowledged), uint64(replicas))
+	return wasmStatus(func(s wasmSession) int32 { return s.M.Xemq_parse_wait(acknowledged, int32(replicas)) })
 }
 
 // wasmTermsMs calls f on the terms for the ms it writes.
-func wasmTermsMs(f wasmcore.Func, ttlMs, marginMs uint64) (uint64, status) {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(8)
-	st := s.status(f, ttlMs, marginMs, p)
+func wasmTermsMs(f func(m wasmSession, ttl, margin int64, out int32) int32, ttlMs, marginMs uint64) (ms uint64, st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	p := s.Out(8)
+	st = status(f(s, int64(ttlMs), int64(marginMs), p))
 	return s.u64(p), st
 }
 
 func wasmLeaseWaitMs(ttlMs, marginMs uint64) (uint64, status) {
-	return wasmTermsMs(wasm.leaseWaitMs, ttlMs, marginMs)
+	return wasmTermsMs(func(s wasmSession, ttl, margin int64, out int32) int32 {
+		return s.M.Xemq_lease_wait_ms(ttl, margin, out)
+	}, ttlMs, marginMs)
 }
 
 func wasmLeaseTermsCheck(ttlMs, marginMs uint64) status {
-	s := wasmOpen()
-	defer s.close()
-	return s.status(wasm.leaseTermsCheck, ttlMs, marginMs)
+	return wasmStatus(func(s wasmSession) int32 { return s.M.Xemq_lease_terms_check(int64(ttlMs), int64(marginMs)) })
 }
 
 func wasmLeasedMinterStart(node uint16, previousMark, nowMs int64, sentMonoMs, ttlMs, marginMs uint64,
-	out *leasedMinterHandle) status {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(4)
-	st := s.status(wasm.leasedStart, uint64(node), uint64(previousMark), uint64(nowMs), sentMonoMs, ttlMs, marginMs, p)
+	out *leasedMinterHandle) (st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmState()
+	p := s.Out(4)
+	st = status(s.M.Xemq_leased_minter_start(int32(node), previousMark, nowMs, int64(sentMonoMs), int64(ttlMs),
+		int64(marginMs), p))
 	*out = leasedMinterHandle(s.u32(p))
 	return st
 }
 
 func wasmLeasedMinterFree(h leasedMinterHandle) {
-	s := wasmOpen()
-	defer s.close()
-	s.call(wasm.leasedFree, uint64(h))
+	var s wasmSession
+	defer func() { _ = s.finish(recover()) }()
+	s = wasmState()
+	s.M.Xemq_leased_minter_free(int32(h))
 }
 
-func wasmLeasedMinterNextI64(h leasedMinterHandle, nowMs int64, monoMs uint64) int64 {
-	s := wasmOpen()
-	defer s.close()
-	r := s.call(wasm.leasedNextI64, uint64(h), uint64(nowMs), monoMs)
-	if s.err != nil {
-		return -int64(statusPanic)
-	}
-	return int64(r)
+func wasmLeasedMinterNextI64(h leasedMinterHandle, nowMs int64, monoMs uint64) (r int64) {
+	var s wasmSession
+	defer func() {
+		if s.finish(recover()) != nil {
+			r = -int64(statusPanic)
+		}
+	}()
+	s = wasmState()
+	return s.M.Xemq_leased_minter_next_i64(int32(h), nowMs, int64(monoMs))
+}
+
+// wasmLeasedU64 calls f on a leased minter for the u64 it writes.
+func wasmLeasedU64(f func(s wasmSession, out int32) int32) (v uint64, st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmState()
+	p := s.Out(8)
+	st = status(f(s, p))
+	return s.u64(p), st
 }
 
 func wasmLeasedMinterNextMark(h leasedMinterHandle, nowMs int64) (uint64, status) {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(8)
-	st := s.status(wasm.leasedNextMark, uint64(h), uint64(nowMs), p)
-	return s.u64(p), st
+	return wasmLeasedU64(func(s wasmSession, out int32) int32 {
+		return s.M.Xemq_leased_minter_next_mark(int32(h), nowMs, out)
+	})
+}
+
+// wasmStateStatus calls f on the state instance for a status alone.
+func wasmStateStatus(f func(s wasmSession) int32) (st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmState()
+	return status(f(s))
 }
 
 func wasmLeasedMinterRenewed(h leasedMinterHandle, sentMonoMs, mark uint64) status {
-	s := wasmOpen()
-	defer s.close()
-	return s.status(wasm.leasedRenewed, uint64(h), sentMonoMs, mark)
+	return wasmStateStatus(func(s wasmSession) int32 {
+		return s.M.Xemq_leased_minter_renewed(int32(h), int64(sentMonoMs), int64(mark))
+	})
 }
 
 func wasmLeasedMinterStop(h leasedMinterHandle) status {
-	s := wasmOpen()
-	defer s.close()
-	return s.status(wasm.leasedStop, uint64(h))
+	return wasmStateStatus(func(s wasmSession) int32 { return s.M.Xemq_leased_minter_stop(int32(h)) })
 }
 
 func wasmLeasedMinterHighWater(h leasedMinterHandle) (uint64, status) {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(8)
-	st := s.status(wasm.leasedHighWater, uint64(h), p)
-	return s.u64(p), st
+	return wasmLeasedU64(func(s wasmSession, out int32) int32 {
+		return s.M.Xemq_leased_minter_high_water(int32(h), out)
+	})
 }
 
 func wasmLeasedMinterFenceMs(h leasedMinterHandle) (uint64, status) {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(8)
-	st := s.status(wasm.leasedFenceMs, uint64(h), p)
-	return s.u64(p), st
+	return wasmLeasedU64(func(s wasmSession, out int32) int32 {
+		return s.M.Xemq_leased_minter_fence_ms(int32(h), out)
+	})
 }
 
 // The lease keeper.
 
-// wasmInt is a Go int as the wasm32 ABI's int argument.
-func wasmInt(v int) uint64 { return uint64(uint32(int32(v))) }
-
-// wasmBool is a Go bool as the ABI's int.
-func wasmBool(b bool) uint64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func wasmLeaseOutcomeName(outcome int) (string, bool) {
-	return wasmStatic(wasm.outcomeName, wasmInt(outcome))
+	return wasmStatic(func(s wasmSession, n int32) int32 { return s.M.Xemq_lease_outcome_name(i32(outcome), n) })
 }
 
-func wasmLeaseNextName(next int) (string, bool) { return wasmStatic(wasm.nextName, wasmInt(next)) }
+func wasmLeaseNextName(next int) (string, bool) {
+	return wasmStatic(func(s wasmSession, n int32) int32 { return s.M.Xemq_lease_next_name(i32(next), n) })
+}
 
 func wasmLeaseActionName(action int) (string, bool) {
-	return wasmStatic(wasm.actionName, wasmInt(action))
+	return wasmStatic(func(s wasmSession, n int32) int32 { return s.M.Xemq_lease_action_name(i32(action), n) })
 }
 
-func wasmLeasePhaseName(phase int) (string, bool) { return wasmStatic(wasm.phaseName, wasmInt(phase)) }
+func wasmLeasePhaseName(phase int) (string, bool) {
+	return wasmStatic(func(s wasmSession, n int32) int32 { return s.M.Xemq_lease_phase_name(i32(phase), n) })
+}
 
-func wasmReadLeaseError(text string, asked bool) (int, status) {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(4)
-	st := s.status(wasm.readLeaseError, s.str(text), uint64(len(text)), wasmBool(asked), p)
+func wasmReadLeaseError(text string, asked bool) (outcome int, st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	p := s.Out(4)
+	st = status(s.M.Xemq_read_lease_error(s.PutString(text), i32(len(text)), wasmBool(asked), p))
 	return int(int32(s.u32(p))), st
 }
 
 func wasmLeaseOutcomeOfWrite(held, acknowledged bool) int {
-	s := wasmOpen()
-	defer s.close()
-	return int(int32(uint32(s.value(wasm.outcomeOfWrite, wasmBool(held), wasmBool(acknowledged)))))
+	var s wasmSession
+	defer func() { s.endValue(recover()) }()
+	s = wasmOpen()
+	return int(s.M.Xemq_lease_outcome_of_write(wasmBool(held), wasmBool(acknowledged)))
 }
 
-func wasmParseRedirect(text string) (redirectParts, status) {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(16) // two 32-bit size_t, two u16, an int on wasm32
-	if st := s.status(wasm.parseRedirect, s.str(text), uint64(len(text)), p); st != statusOK {
+func wasmParseRedirect(text string) (parts redirectParts, st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmOpen()
+	p := s.Out(16) // two 32-bit size_t, two u16, an int on wasm32
+	if st = status(s.M.Xemq_parse_redirect(s.PutString(text), i32(len(text)), p)); st != statusOK {
 		return redirectParts{}, st
 	}
 	return redirectParts{
@@ -774,65 +695,73 @@ func wasmParseRedirect(text string) (redirectParts, status) {
 	}, statusOK
 }
 
-func wasmLeaseKeeperNew(ttlMs, marginMs, sinceMonoMs uint64, out *leaseKeeperHandle) status {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(4)
-	st := s.status(wasm.keeperNew, ttlMs, marginMs, sinceMonoMs, p)
+func wasmLeaseKeeperNew(ttlMs, marginMs, sinceMonoMs uint64, out *leaseKeeperHandle) (st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmState()
+	p := s.Out(4)
+	st = status(s.M.Xemq_lease_keeper_new(int64(ttlMs), int64(marginMs), int64(sinceMonoMs), p))
 	*out = leaseKeeperHandle(s.u32(p))
 	return st
 }
 
 func wasmLeaseKeeperFree(h leaseKeeperHandle) {
-	s := wasmOpen()
-	defer s.close()
-	s.call(wasm.keeperFree, uint64(h))
+	var s wasmSession
+	defer func() { _ = s.finish(recover()) }()
+	s = wasmState()
+	s.M.Xemq_lease_keeper_free(int32(h))
+}
+
+// wasmKeeperInt calls f on a keeper for the int it writes.
+func wasmKeeperInt(f func(s wasmSession, out int32) int32) (v int, st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmState()
+	p := s.Out(4)
+	st = status(f(s, p))
+	return int(int32(s.u32(p))), st
 }
 
 func wasmLeaseKeeperNext(h leaseKeeperHandle, nowMonoMs uint64) (int, status) {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(4)
-	st := s.status(wasm.keeperNext, uint64(h), nowMonoMs, p)
-	return int(int32(s.u32(p))), st
+	return wasmKeeperInt(func(s wasmSession, out int32) int32 {
+		return s.M.Xemq_lease_keeper_next(int32(h), int64(nowMonoMs), out)
+	})
 }
 
-func wasmLeaseKeeperSettle(h leaseKeeperHandle, outcome int, sentMonoMs, nowMonoMs uint64) (int, uint64, status) {
-	s := wasmOpen()
-	defer s.close()
-	action, after := s.out(4), s.out(8)
-	st := s.status(wasm.keeperSettle, uint64(h), wasmInt(outcome), sentMonoMs, nowMonoMs, action, after)
-	return int(int32(s.u32(action))), s.u64(after), st
+func wasmLeaseKeeperSettle(h leaseKeeperHandle, outcome int, sentMonoMs, nowMonoMs uint64) (action int, after uint64,
+	st status) {
+	var s wasmSession
+	defer func() { s.end(recover(), &st) }()
+	s = wasmState()
+	ap, fp := s.Out(4), s.Out(8)
+	st = status(s.M.Xemq_lease_keeper_settle(int32(h), i32(outcome), int64(sentMonoMs), int64(nowMonoMs), ap, fp))
+	return int(int32(s.u32(ap))), s.u64(fp), st
 }
 
 func wasmLeaseKeeperPhase(h leaseKeeperHandle) (int, status) {
-	s := wasmOpen()
-	defer s.close()
-	p := s.out(4)
-	st := s.status(wasm.keeperPhase, uint64(h), p)
-	return int(int32(s.u32(p))), st
+	return wasmKeeperInt(func(s wasmSession, out int32) int32 { return s.M.Xemq_lease_keeper_phase(int32(h), out) })
 }
 
 func wasmLeaseKeeperRelease(h leaseKeeperHandle) status {
-	s := wasmOpen()
-	defer s.close()
-	return s.status(wasm.keeperRelease, uint64(h))
+	return wasmStateStatus(func(s wasmSession) int32 { return s.M.Xemq_lease_keeper_release(int32(h)) })
 }
 
 func wasmLeaseRefusal(outcome int) status {
-	s := wasmOpen()
-	defer s.close()
-	return s.status(wasm.refusal, wasmInt(outcome))
+	return wasmStatus(func(s wasmSession) int32 { return s.M.Xemq_lease_refusal(i32(outcome)) })
 }
 
 func wasmLeaseRefusalDetail(outcome int) (string, bool) {
-	return wasmStatic(wasm.refusalDetail, wasmInt(outcome))
+	return wasmStatic(func(s wasmSession, n int32) int32 { return s.M.Xemq_lease_refusal_detail(i32(outcome), n) })
 }
 
 func wasmLeaseRenewEveryMs(ttlMs, marginMs uint64) (uint64, status) {
-	return wasmTermsMs(wasm.renewEveryMs, ttlMs, marginMs)
+	return wasmTermsMs(func(s wasmSession, ttl, margin int64, out int32) int32 {
+		return s.M.Xemq_lease_renew_every_ms(ttl, margin, out)
+	}, ttlMs, marginMs)
 }
 
 func wasmLeaseRetryMs(ttlMs, marginMs uint64) (uint64, status) {
-	return wasmTermsMs(wasm.retryMs, ttlMs, marginMs)
+	return wasmTermsMs(func(s wasmSession, ttl, margin int64, out int32) int32 {
+		return s.M.Xemq_lease_retry_ms(ttl, margin, out)
+	}, ttlMs, marginMs)
 }

@@ -21,7 +21,7 @@ func batchTexts(t *testing.T) (all, good []string) {
 	}
 	good = []string{"ZZZAzL8n0Y58m7", "AAA00000000000"}
 	x := uint64(0x2545F4914F6CDD1D)
-	for i := 0; i < 500; i++ {
+	for i := 0; i < sized(500); i++ {
 		x = x*6364136223846793005 + 1442695040888963407
 		text, err := emqid.Encode([]string{"JOB", "USR", "EVT", "ZZZ"}[i%4], x>>(1+uint(i%64)))
 		if err != nil {

@@ -68,6 +68,9 @@ var details = map[status]string{
 //
 //go:noinline
 func refusal(st status, detail string) *Error {
+	if st == statusPanic && detail == "" {
+		detail = abiTrapDetail() // what the core said as it trapped, where the backend heard it
+	}
 	return &Error{Gate: abiStatusName(st), Detail: detail}
 }
 

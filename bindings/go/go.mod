@@ -1,8 +1,5 @@
 module github.com/echomq/emq-id/bindings/go
 
-go 1.25.0
+go 1.22
 
-require (
-	github.com/tetratelabs/wazero v1.12.0
-	golang.org/x/sys v0.44.0
-)
+require golang.org/x/sys v0.30.0

@@ -182,8 +182,8 @@ func TestSiblingProcessesNeverShareANode(t *testing.T) {
 // finds duplicates, so the count can fail.
 func TestSameNodeAtOnceGivesNoDuplicatesUnlessTheGuardIsBlind(t *testing.T) {
 	run := func(dirA, dirB string) (int, int, int) {
-		a, outA, _ := child(t, "13", dirA, 200000)
-		b, outB, _ := child(t, "13", dirB, 200000)
+		a, outA, _ := child(t, "13", dirA, sized(200000))
+		b, outB, _ := child(t, "13", dirB, sized(200000))
 		idsB := make(chan []string)
 		go func() { idsB <- lines(outB) }()
 		idsA := lines(outA)

@@ -4,9 +4,6 @@ go 1.25.0
 
 require github.com/echomq/emq-id/bindings/go v0.0.0
 
-require (
-	github.com/tetratelabs/wazero v1.12.0 // indirect
-	golang.org/x/sys v0.44.0 // indirect
-)
+require golang.org/x/sys v0.44.0 // indirect
 
 replace github.com/echomq/emq-id/bindings/go => ../../bindings/go

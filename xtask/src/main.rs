@@ -51,8 +51,9 @@ Tasks:
                               seeded schedule of faults (EMQ_CHAOS_SEED), with replicas 1
                               and the negative control with replicas 0; prints the table
   node-build                  build the Node package: the addon, its WebAssembly fallback
-  go-wasm [--check]           build the core as WebAssembly (WASI) for the Go module's pure-Go backend;
-                              --check: fail when the committed bindings/go/internal/wasmcore/emqid.wasm differs
+  go-wasm [--check]           build the core as WebAssembly and translate it to Go (wasm2go, pinned in
+                              xtask/go-tools) for the Go module's default backend;
+                              --check: fail when the committed bindings/go/internal/emqcore/emqcore.go differs
                               and its copy of the shared JavaScript layer
   wasm-build                  build the WASM package (cargo, wasm-bindgen, wasm-opt)
                               and print the .wasm size, raw and gzipped

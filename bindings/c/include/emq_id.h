@@ -1369,7 +1369,15 @@ branded_status emq_from_xadd_id(const uint8_t *entry,
                                 size_t ns_len,
                                 char *out);
 
-#if defined(__wasi__)
+#if (defined(__wasm32__) && defined(EMQ_GO_WASM))
+/**
+ * Prepares the module: a panic's message goes to the host before the trap
+ * (the build aborts on panic, and there is no standard error here).
+ */
+void emq_wasm_init(void);
+#endif
+
+#if (defined(__wasm32__) && defined(EMQ_GO_WASM))
 /**
  * `len` bytes (aligned to 8) for the host to write inputs or read outputs;
  * NULL when `len` is 0 or memory is exhausted.
@@ -1377,7 +1385,7 @@ branded_status emq_from_xadd_id(const uint8_t *entry,
 uint8_t *emq_wasm_alloc(size_t len);
 #endif
 
-#if defined(__wasi__)
+#if (defined(__wasm32__) && defined(EMQ_GO_WASM))
 /**
  * Frees what `emq_wasm_alloc(len)` returned.
  *

@@ -4,7 +4,7 @@
 //! process-wide minter and its node), [`lease`] (node leases on Valkey), [`keeper`] (the lease
 //! keeper's decisions: what a holder writes next, and what a write came to), [`stream`] (entry ids),
 //! [`contract`] (gates, self-check vectors, validity and order) and [`check`];
-//! built for WebAssembly on WASI, `wasi` (what the host supplies and calls).
+//! built for the Go module's WebAssembly host, `wasm_host` (what the host supplies and calls).
 //!
 //! Every function here is a thin translation: pointers to slices, the core's
 //! `Error` to a status. No logic of the contract lives in this crate.
@@ -22,8 +22,8 @@ pub mod place;
 pub mod process;
 pub mod status;
 pub mod stream;
-#[cfg(target_os = "wasi")]
-pub mod wasi;
+#[cfg(all(target_arch = "wasm32", feature = "go-wasm"))]
+pub mod wasm_host;
 
 #[cfg(test)]
 mod tests {

@@ -70,11 +70,11 @@ pub unsafe extern "C" fn emq_process_node(
     })
 }
 
-/// This process's id, as its claim records it (on WASI, the host process's).
+/// This process's id, as its claim records it (in the Go module's core, the host process's).
 fn this_pid() -> u32 {
-    #[cfg(target_os = "wasi")]
-    return crate::wasi::host_pid();
-    #[cfg(not(target_os = "wasi"))]
+    #[cfg(all(target_arch = "wasm32", feature = "go-wasm"))]
+    return crate::wasm_host::host_pid();
+    #[cfg(not(all(target_arch = "wasm32", feature = "go-wasm")))]
     std::process::id()
 }
 
@@ -166,9 +166,6 @@ pub const EMQ_NO_NODE: u16 = 0xFFFF;
 /// registered, the process-wide minter refuses (`EMQ_ERR_NODE`) instead of
 /// risking a child that mints the parent's ids.
 fn register_fork_handler() -> Result<(), branded_status> {
-    // On WASI there is no fork; the claim's lock and pid are the host's.
-    #[cfg(target_os = "wasi")]
-    crate::wasi::install();
     static REGISTERED: AtomicBool = AtomicBool::new(!cfg!(unix));
     #[cfg(unix)]
     static ONCE: Once = Once::new();

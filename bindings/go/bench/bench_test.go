@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 
 	emqid "github.com/echomq/emq-id/bindings/go"
@@ -9,29 +10,32 @@ import (
 	"github.com/oklog/ulid/v2"
 )
 
-// Anchors: oklog/ulid for the text codec; radix's ClusterSlot for slots.
-// (go-redis's slot routine lives in its internal/hashtag package, which the Go
-// toolchain refuses to import from another module; radix's is the same
-// table-driven CRC16 with the same {tag} rule.)
+// Anchors: oklog/ulid and the pure-Go floor (purego.go) for the text codec
+// and the hash; radix's ClusterSlot for slots. (go-redis's slot routine lives
+// in its internal/hashtag package, which the Go toolchain refuses to import
+// from another module; radix's is the same table-driven CRC16 with the same
+// {tag} rule.)
+//
+// Every benchmark goes over the same 64 inputs, one call per item, so ns/op
+// is ns per item: a single call cycles through them (i&63), a batch call
+// takes all 64 at once and counts as 64 operations.
 
 var (
-	sinkU16     uint16
-	sinkU32     uint32
-	sinkStr     string
-	sinkStrs    []string
-	sinkID      emqid.ID
-	sinkFloorID floorID
-	sinkIDs     []emqid.ID
-	sinkULID    ulid.ULID
+	sinkU16      uint16
+	sinkU32      uint32
+	sinkStr      string
+	sinkStrs     []string
+	sinkU16s     []uint16
+	sinkID       emqid.ID
+	sinkFloorID  floorID
+	sinkPureID   pureID
+	sinkIDs      []emqid.ID
+	sinkULID     ulid.ULID
+	sinkParallel atomic.Uint64
 )
 
-var keys = func() [][]byte {
-	out := make([][]byte, 1000)
-	for i := range out {
-		out[i] = []byte(fmt.Sprintf("emq:{orders-%03d}:job:JOB0KHTOWnGLuC", i))
-	}
-	return out
-}()
+// inputs is how many different inputs every benchmark loops over.
+const inputs = 64
 
 // pseudoSnowflakes is n snowflakes (below 2^63) from a fixed LCG, the same
 // ones every run.
@@ -45,32 +49,39 @@ func pseudoSnowflakes(n int) []uint64 {
 	return out
 }
 
-var snowflakes = pseudoSnowflakes(64)
+var snowflakes = pseudoSnowflakes(inputs)
 
-// idTexts are the snowflakes as ids, for Parse and its floor.
+// idTexts are the snowflakes as ids, for Parse and its anchors.
 var idTexts = func() []string {
-	out := make([]string, len(snowflakes))
-	for i, s := range snowflakes {
-		out[i], _ = emqid.Encode("JOB", s)
+	out, err := emqid.EncodeMany("JOB", snowflakes)
+	if err != nil {
+		panic(err)
 	}
 	return out
 }()
 
-// A batch of 1,000 snowflakes, as ids and as ULIDs of the same bits, for the
-// batch calls per id and their anchors over the same values one by one.
+// keys are emq keys with a hashtag, as a caller routes them.
+var keys = func() [][]byte {
+	out := make([][]byte, inputs)
+	for i := range out {
+		out[i] = []byte(fmt.Sprintf("emq:{orders-%03d}:job:%s", i, idTexts[i]))
+	}
+	return out
+}()
+
+// The ULIDs of the same snowflakes (their top 48 bits as the time, no
+// entropy), as ULIDs and as text.
 var (
-	batchSnowflakes = pseudoSnowflakes(1000)
-	batchTexts, _   = emqid.EncodeMany("JOB", batchSnowflakes)
-	batchULIDs      = func() []ulid.ULID {
-		out := make([]ulid.ULID, len(batchSnowflakes))
-		for i, s := range batchSnowflakes {
-			out[i] = ulid.MustNew(s>>20, nil)
+	ulids = func() []ulid.ULID {
+		out := make([]ulid.ULID, inputs)
+		for i, s := range snowflakes {
+			out[i] = ulid.MustNew(s>>15, nil)
 		}
 		return out
 	}()
-	batchULIDTexts = func() []string {
-		out := make([]string, len(batchULIDs))
-		for i, u := range batchULIDs {
+	ulidTexts = func() []string {
+		out := make([]string, inputs)
+		for i, u := range ulids {
 			out[i] = u.String()
 		}
 		return out
@@ -105,7 +116,7 @@ func BenchmarkFloorParse(b *testing.B) {
 
 func BenchmarkFloorSlot(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		sinkU16 = floorSlot(keys[i%len(keys)])
+		sinkU16 = floorSlot(keys[i&63])
 	}
 }
 
@@ -123,20 +134,27 @@ func BenchmarkHash32(b *testing.B) {
 	}
 }
 
+func BenchmarkPureGoHash32(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sinkU32 = pureHash32(snowflakes[i&63])
+	}
+}
+
 func BenchmarkEncode(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		sinkStr, _ = emqid.Encode("JOB", snowflakes[i&63])
 	}
 }
 
-func BenchmarkULIDString(b *testing.B) {
-	ids := make([]ulid.ULID, 64)
-	for i := range ids {
-		ids[i] = ulid.MustNew(snowflakes[i]>>20, nil)
-	}
-	b.ResetTimer()
+func BenchmarkPureGoEncode(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		sinkStr = ids[i&63].String()
+		sinkStr, _ = pureEncode("JOB", snowflakes[i&63])
+	}
+}
+
+func BenchmarkULIDString(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sinkStr = ulids[i&63].String()
 	}
 }
 
@@ -146,41 +164,27 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
-func BenchmarkULIDParse(b *testing.B) {
-	texts := make([]string, 64)
-	for i := range texts {
-		texts[i] = ulid.MustNew(snowflakes[i]>>20, nil).String()
-	}
-	b.ResetTimer()
+func BenchmarkPureGoParse(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		sinkULID, _ = ulid.Parse(texts[i&63])
+		sinkPureID, _ = pureParse(idTexts[i&63])
+	}
+}
+
+func BenchmarkULIDParse(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		sinkULID, _ = ulid.Parse(ulidTexts[i&63])
 	}
 }
 
 func BenchmarkSlot(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		sinkU16 = emqid.Slot(keys[i%len(keys)])
+		sinkU16 = emqid.Slot(keys[i&63])
 	}
 }
 
 func BenchmarkRadixClusterSlot(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		sinkU16 = radix.ClusterSlot(keys[i%len(keys)])
-	}
-}
-
-// Per key, over 1,000 keys a call.
-func BenchmarkSlotManyPerKey(b *testing.B) {
-	for i := 0; i < b.N; i += len(keys) {
-		sinkU16 = emqid.SlotMany(keys)[0]
-	}
-}
-
-func BenchmarkRadixClusterSlotPerKey(b *testing.B) {
-	for i := 0; i < b.N; i += len(keys) {
-		for _, k := range keys {
-			sinkU16 = radix.ClusterSlot(k)
-		}
+		sinkU16 = radix.ClusterSlot(keys[i&63])
 	}
 }
 
@@ -192,48 +196,87 @@ func BenchmarkMinterNext(b *testing.B) {
 	}
 }
 
-func BenchmarkMinterNextManyPerID(b *testing.B) {
-	m, _ := emqid.NewMinter(2)
-	defer m.Close()
-	for i := 0; i < b.N; i += 1000 {
-		_, _ = m.NextMany(1000)
+// The batch calls, per item: one call takes all 64 inputs and counts as 64
+// operations, so ns/op is comparable with the single calls' and anchors'.
+
+func BenchmarkEncodeManyPerID(b *testing.B) {
+	for i := 0; i < b.N; i += inputs {
+		sinkStrs, _ = emqid.EncodeMany("JOB", snowflakes)
 	}
 }
 
-// Per id, over 1,000 ids a call.
 func BenchmarkParseManyPerID(b *testing.B) {
-	for i := 0; i < b.N; i += len(batchTexts) {
-		sinkIDs, _ = emqid.ParseMany(batchTexts)
+	for i := 0; i < b.N; i += inputs {
+		sinkIDs, _ = emqid.ParseMany(idTexts)
 	}
 }
 
 // ParseMany into a slice reused across calls, as a caller's loop would.
 func BenchmarkParseManyIntoPerID(b *testing.B) {
-	dst := make([]emqid.ID, len(batchTexts))
-	for i := 0; i < b.N; i += len(batchTexts) {
-		sinkIDs, _ = emqid.ParseManyInto(dst, batchTexts)
+	dst := make([]emqid.ID, inputs)
+	for i := 0; i < b.N; i += inputs {
+		sinkIDs, _ = emqid.ParseManyInto(dst, idTexts)
 	}
 }
 
-func BenchmarkULIDParsePerID(b *testing.B) {
-	for i := 0; i < b.N; i += len(batchULIDTexts) {
-		for _, t := range batchULIDTexts {
-			sinkULID, _ = ulid.Parse(t)
+func BenchmarkSlotManyPerKey(b *testing.B) {
+	for i := 0; i < b.N; i += inputs {
+		sinkU16s = emqid.SlotMany(keys)
+	}
+}
+
+func BenchmarkMinterNextManyPerID(b *testing.B) {
+	m, _ := emqid.NewMinter(2)
+	defer m.Close()
+	for i := 0; i < b.N; i += inputs {
+		_, _ = m.NextMany(inputs)
+	}
+}
+
+// On every core at once (GOMAXPROCS goroutines, b.RunParallel): ns/op is
+// wall time per call over all of them, so a single-goroutine row's ns/op over
+// its parallel row's is how much more work the cores get through together.
+// Each goroutine keeps its results in a local and publishes them once, so
+// the goroutines share no cache line while they run.
+
+func BenchmarkParseParallel(b *testing.B) {
+	b.RunParallel(func(pb *testing.PB) {
+		var sum uint64
+		for i := 0; pb.Next(); i++ {
+			id, _ := emqid.Parse(idTexts[i&63])
+			sum += id.Snowflake()
 		}
-	}
+		sinkParallel.Add(sum)
+	})
 }
 
-// Per id, over 1,000 snowflakes a call.
-func BenchmarkEncodeManyPerID(b *testing.B) {
-	for i := 0; i < b.N; i += len(batchSnowflakes) {
-		sinkStrs, _ = emqid.EncodeMany("JOB", batchSnowflakes)
-	}
-}
-
-func BenchmarkULIDStringPerID(b *testing.B) {
-	for i := 0; i < b.N; i += len(batchULIDs) {
-		for _, u := range batchULIDs {
-			sinkStr = u.String()
+func BenchmarkPureGoParseParallel(b *testing.B) {
+	b.RunParallel(func(pb *testing.PB) {
+		var sum uint64
+		for i := 0; pb.Next(); i++ {
+			id, _ := pureParse(idTexts[i&63])
+			sum += id.snowflake
 		}
-	}
+		sinkParallel.Add(sum)
+	})
+}
+
+func BenchmarkSlotParallel(b *testing.B) {
+	b.RunParallel(func(pb *testing.PB) {
+		var sum uint64
+		for i := 0; pb.Next(); i++ {
+			sum += uint64(emqid.Slot(keys[i&63]))
+		}
+		sinkParallel.Add(sum)
+	})
+}
+
+func BenchmarkRadixClusterSlotParallel(b *testing.B) {
+	b.RunParallel(func(pb *testing.PB) {
+		var sum uint64
+		for i := 0; pb.Next(); i++ {
+			sum += uint64(radix.ClusterSlot(keys[i&63]))
+		}
+		sinkParallel.Add(sum)
+	})
 }

@@ -9,12 +9,17 @@
 //! never deleted (deleting a lock file races with a process that opened it):
 //! at most 1,024 small files, each holding `<pid> <high-water Unix ms>`.
 
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::TryLockError;
+#[cfg(not(all(target_arch = "wasm32", feature = "host")))]
+use std::fs::{File, OpenOptions};
+#[cfg(not(all(target_arch = "wasm32", feature = "host")))]
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::claim_host::{process_id, try_lock, unlock};
 use crate::error::{Error, Gate, Result};
+#[cfg(all(target_arch = "wasm32", feature = "host"))]
+use crate::host::ClaimFile as File;
 use crate::snowflake::MAX_NODE;
 
 /// The environment variable naming the directory of the host's node claims
@@ -50,7 +55,12 @@ const BAD_MARK: &str =
 /// }
 /// ```
 pub fn claim_dir() -> PathBuf {
-    match std::env::var_os(NODE_DIR_ENV) {
+    // A host of the `host` feature answers its own default: the module knows no temporary directory.
+    #[cfg(all(target_arch = "wasm32", feature = "host"))]
+    let set = crate::host::var(NODE_DIR_ENV);
+    #[cfg(not(all(target_arch = "wasm32", feature = "host")))]
+    let set = std::env::var_os(NODE_DIR_ENV);
+    match set {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ if cfg!(unix) => PathBuf::from("/tmp/emq-id"),
         _ => std::env::temp_dir().join("emq-id"),
@@ -185,6 +195,7 @@ impl Drop for NodeClaim {
 /// Rewrites a claim file from its first byte (the file is its holder's
 /// alone): the new record first, then the length, so that a holder killed
 /// in between leaves a record that still parses (its first two fields).
+#[cfg(not(all(target_arch = "wasm32", feature = "host")))]
 fn rewrite(mut file: &File, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::{Seek, SeekFrom};
     file.seek(SeekFrom::Start(0))?;
@@ -200,7 +211,8 @@ pub(crate) enum Refusal {
 }
 
 pub(crate) fn attempt(dir: &Path, node: u16) -> core::result::Result<NodeClaim, Refusal> {
-    if !dir.is_absolute() {
+    // A host of the `host` feature judges absoluteness by its own paths (`C:\\…` too), when it opens.
+    if !cfg!(all(target_arch = "wasm32", feature = "host")) && !dir.is_absolute() {
         return Err(Refusal::Failed(RELATIVE));
     }
     let path = dir.join(format!("node-{node}.lock"));
@@ -248,6 +260,7 @@ pub(crate) fn attempt(dir: &Path, node: u16) -> core::result::Result<NodeClaim, 
 /// An existing file is opened without `O_CREAT` (Linux's `protected_regular`
 /// refuses `O_CREAT` on another user's file in a sticky directory), and a
 /// symbolic link, as the directory or the file, is refused.
+#[cfg(not(all(target_arch = "wasm32", feature = "host")))]
 fn open(dir: &Path, path: &Path) -> core::result::Result<File, Refusal> {
     let unwritable = |_| Refusal::Failed(UNWRITABLE);
     match std::fs::symlink_metadata(dir) {
@@ -279,7 +292,7 @@ fn open(dir: &Path, path: &Path) -> core::result::Result<File, Refusal> {
 }
 
 /// Whether `path` still names the open `file` (not a file created in its place).
-#[cfg(unix)]
+#[cfg(all(unix, not(all(target_arch = "wasm32", feature = "host"))))]
 fn names(path: &Path, file: &File) -> bool {
     use std::os::unix::fs::MetadataExt;
     match (std::fs::metadata(path), file.metadata()) {
@@ -288,7 +301,7 @@ fn names(path: &Path, file: &File) -> bool {
     }
 }
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, all(target_arch = "wasm32", feature = "host"))))]
 fn names(path: &Path, _: &File) -> bool {
     path.exists()
 }
@@ -301,11 +314,12 @@ fn shared_permissions(file: &File, mode: u32) {
     let _ = file.set_permissions(std::fs::Permissions::from_mode(mode));
 }
 
-#[cfg(not(unix))]
+#[cfg(not(any(unix, all(target_arch = "wasm32", feature = "host"))))]
 fn shared_permissions(_: &File, _: u32) {}
 
 /// The record read through the locked handle itself (on Windows another
 /// handle cannot read a locked region): `<pid> [<high-water Unix ms>]`.
+#[cfg(not(all(target_arch = "wasm32", feature = "host")))]
 fn record_of(mut file: &File) -> Option<(u32, Option<i64>)> {
     use std::io::{Read, Seek, SeekFrom};
     let mut text = String::new();
@@ -315,6 +329,7 @@ fn record_of(mut file: &File) -> Option<(u32, Option<i64>)> {
 }
 
 /// The holder's pid, read by path (best effort, for the refusal's message).
+#[cfg(not(all(target_arch = "wasm32", feature = "host")))]
 fn holder_pid(path: &Path) -> Option<u32> {
     parse_record(&std::fs::read_to_string(path).ok()?).map(|(pid, _)| pid)
 }
@@ -323,4 +338,38 @@ fn parse_record(text: &str) -> Option<(u32, Option<i64>)> {
     let mut fields = text.split_ascii_whitespace();
     let pid = fields.next()?.parse().ok().filter(|&pid| pid != 0)?;
     Some((pid, fields.next().and_then(|ms| ms.parse().ok())))
+}
+
+// The same operations through the host's claim files (feature `host` on wasm32):
+// the host opens with the policy of `open` above (a shared sticky directory,
+// files writable by all, no symbolic links) and locks as a native process does.
+
+#[cfg(all(target_arch = "wasm32", feature = "host"))]
+fn open(_dir: &Path, path: &Path) -> core::result::Result<File, Refusal> {
+    use crate::host::OpenError;
+    File::open(path.to_str().ok_or(Refusal::Failed(UNWRITABLE))?).map_err(|e| match e {
+        OpenError::Unwritable => Refusal::Failed(UNWRITABLE),
+        OpenError::Linked => Refusal::Failed(LINKED),
+        OpenError::Relative => Refusal::Failed(RELATIVE),
+    })
+}
+
+#[cfg(all(target_arch = "wasm32", feature = "host"))]
+fn names(path: &Path, file: &File) -> bool {
+    path.to_str().is_some_and(|path| file.named_by(path))
+}
+
+#[cfg(all(target_arch = "wasm32", feature = "host"))]
+fn record_of(file: &File) -> Option<(u32, Option<i64>)> {
+    parse_record(&file.head()?)
+}
+
+#[cfg(all(target_arch = "wasm32", feature = "host"))]
+fn holder_pid(path: &Path) -> Option<u32> {
+    parse_record(&crate::host::peek(path.to_str()?)?).map(|(pid, _)| pid)
+}
+
+#[cfg(all(target_arch = "wasm32", feature = "host"))]
+fn rewrite(file: &File, bytes: &[u8]) -> std::io::Result<()> {
+    file.rewrite(bytes)
 }

@@ -7,7 +7,9 @@
 //! else of the claim (the files, their records, the hand-over, the refusals)
 //! is the same code on every target.
 
-use std::fs::{File, TryLockError};
+#[cfg(not(all(target_arch = "wasm32", feature = "host")))]
+use std::fs::File;
+use std::fs::TryLockError;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -70,6 +72,9 @@ pub fn set_claim_host(host: &'static dyn ClaimHost) {
 
 /// This process's id: the operating system's, or on WASI the host's.
 pub(crate) fn process_id() -> u32 {
+    #[cfg(all(target_arch = "wasm32", feature = "host"))]
+    return crate::host::process_id();
+    #[cfg(not(all(target_arch = "wasm32", feature = "host")))]
     if cfg!(target_os = "wasi") {
         HOST.get().map_or(0, |host| host.pid())
     } else {
@@ -78,6 +83,7 @@ pub(crate) fn process_id() -> u32 {
 }
 
 /// Locks `file` (opened at `path`) for this process.
+#[cfg(not(all(target_arch = "wasm32", feature = "host")))]
 pub(crate) fn try_lock(file: &File, path: &Path) -> Result<(), TryLockError> {
     if !cfg!(target_os = "wasi") {
         return file.try_lock();
@@ -97,5 +103,15 @@ pub(crate) fn unlock(path: &Path) {
         if let Some(host) = HOST.get() {
             host.unlock(path);
         }
+    }
+}
+
+/// Locks a claim file the host opened.
+#[cfg(all(target_arch = "wasm32", feature = "host"))]
+pub(crate) fn try_lock(file: &crate::host::ClaimFile, _path: &Path) -> Result<(), TryLockError> {
+    match file.lock() {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(TryLockError::WouldBlock),
+        Err(e) => Err(TryLockError::Error(e)),
     }
 }

@@ -11,6 +11,7 @@
 
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
+#[cfg(not(all(target_arch = "wasm32", feature = "host")))]
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use crate::claim::{attempt, claim_dir, NodeClaim, Refusal};
@@ -298,8 +299,8 @@ fn take(explicit: Option<u16>) -> Result<&'static ProcessMinter> {
     }
     let (claim, source) = match explicit {
         Some(node) => (NodeClaim::take(node)?, NodeSource::Explicit),
-        None => match std::env::var_os(NODE_ENV) {
-            Some(value) => (NodeClaim::take(parse_node(value.to_str().unwrap_or(""))?)?, NodeSource::Env),
+        None => match node_setting() {
+            Some(value) => (NodeClaim::take(parse_node(&value)?)?, NodeSource::Env),
             None => (draw()?, NodeSource::Fallback),
         },
     };
@@ -343,9 +344,20 @@ fn reserve(ts: u64) -> Result<()> {
     }
 }
 
+/// `EMQ_NODE` as it is set now (not UTF-8: set, and refused as no node).
+fn node_setting() -> Option<String> {
+    #[cfg(all(target_arch = "wasm32", feature = "host"))]
+    return crate::host::var(NODE_ENV);
+    #[cfg(not(all(target_arch = "wasm32", feature = "host")))]
+    std::env::var_os(NODE_ENV).map(|value| value.to_str().unwrap_or("").to_string())
+}
+
 /// Draws a node no live process of this host holds: a random start, then the
 /// next node while the drawn one is held.
 fn draw() -> Result<NodeClaim> {
+    #[cfg(all(target_arch = "wasm32", feature = "host"))]
+    let nanos = crate::host::wall_ns().rem_euclid(1_000_000_000) as u32;
+    #[cfg(not(all(target_arch = "wasm32", feature = "host")))]
     let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.subsec_nanos()).unwrap_or(0);
     let seed = (crate::claim_host::process_id() as u64) << 32 | nanos as u64;
     let nodes = MAX_NODE as u32 + 1;

@@ -36,12 +36,12 @@ const fn byte_table() -> [u16; 256] {
 }
 
 /// Data shorter than this is hashed in one round of lookups.
-#[cfg(not(any(feature = "compact", all(target_arch = "wasm32", not(target_os = "wasi")))))]
+#[cfg(not(any(feature = "compact", all(target_arch = "wasm32", not(target_os = "wasi"), not(feature = "host")))))]
 const ONE_ROUND: usize = 16;
 
 /// `TABLES[k][b]`: the CRC of byte `b` followed by `k` zero bytes, for every
 /// `k` a byte of one round can have after it.
-#[cfg(not(any(feature = "compact", all(target_arch = "wasm32", not(target_os = "wasi")))))]
+#[cfg(not(any(feature = "compact", all(target_arch = "wasm32", not(target_os = "wasi"), not(feature = "host")))))]
 static TABLES: [[u16; 256]; ONE_ROUND - 1] = {
     let mut t = [[0u16; 256]; ONE_ROUND - 1];
     t[0] = byte_table();
@@ -59,7 +59,7 @@ static TABLES: [[u16; 256]; ONE_ROUND - 1] = {
 };
 
 /// The byte-at-a-time table alone, for the `compact` build.
-#[cfg(any(feature = "compact", all(target_arch = "wasm32", not(target_os = "wasi"))))]
+#[cfg(any(feature = "compact", all(target_arch = "wasm32", not(target_os = "wasi"), not(feature = "host"))))]
 static TABLE: [u16; 256] = byte_table();
 
 /// CRC16-XMODEM of `data`, one byte per step (the `compact` build).
@@ -67,7 +67,7 @@ static TABLE: [u16; 256] = byte_table();
 /// ```
 /// assert_eq!(emq_id::crc16(b"123456789"), 0x31C3);
 /// ```
-#[cfg(any(feature = "compact", all(target_arch = "wasm32", not(target_os = "wasi"))))]
+#[cfg(any(feature = "compact", all(target_arch = "wasm32", not(target_os = "wasi"), not(feature = "host"))))]
 #[inline]
 pub fn crc16(data: &[u8]) -> u16 {
     data.iter().fold(0u16, |crc, &b| (crc << 8) ^ TABLE[((crc >> 8) as u8 ^ b) as usize])
@@ -77,7 +77,7 @@ pub fn crc16(data: &[u8]) -> u16 {
 /// table of the `N − 1 − i` bytes after it. The lookups are xored in two
 /// chains (even and odd bytes), so the last loads wait on two short chains
 /// of xors rather than one long one.
-#[cfg(not(any(feature = "compact", all(target_arch = "wasm32", not(target_os = "wasi")))))]
+#[cfg(not(any(feature = "compact", all(target_arch = "wasm32", not(target_os = "wasi"), not(feature = "host")))))]
 #[inline(always)]
 fn one_round<const N: usize>(bytes: &[u8]) -> u16 {
     const { assert!(N < ONE_ROUND) };
@@ -100,7 +100,7 @@ fn one_round<const N: usize>(bytes: &[u8]) -> u16 {
 /// ```
 /// assert_eq!(emq_id::crc16(b"123456789"), 0x31C3);
 /// ```
-#[cfg(not(any(feature = "compact", all(target_arch = "wasm32", not(target_os = "wasi")))))]
+#[cfg(not(any(feature = "compact", all(target_arch = "wasm32", not(target_os = "wasi"), not(feature = "host")))))]
 #[inline]
 pub fn crc16(data: &[u8]) -> u16 {
     // One round: each length its own arm, so every table is fixed and a

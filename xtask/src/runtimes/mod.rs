@@ -46,13 +46,23 @@ pub const TARGETS: &[Target] = &[
     ),
     Target::new(
         "go-wasm",
-        "the Go module on its default backend (the core as WebAssembly under wazero, CGO_ENABLED=0), conformance/go",
+        "the Go module on its default backend (the core translated to Go by wasm2go, CGO_ENABLED=0), conformance/go",
         go::adapter::prepare_wasm,
     ),
     Target::new(
         "go-wasm-arm64",
         "the Go module's default backend cross-built for linux/arm64 (CGO_ENABLED=0), run under qemu-aarch64",
         go::adapter::prepare_wasm_arm64,
+    ),
+    Target::new(
+        "go-wasm-riscv64",
+        "the Go module's default backend cross-built for linux/riscv64 (CGO_ENABLED=0), run under qemu-riscv64",
+        go::adapter::prepare_wasm_riscv64,
+    ),
+    Target::new(
+        "go-wasm-s390x",
+        "the Go module's default backend cross-built for linux/s390x, big-endian (CGO_ENABLED=0), run under qemu-s390x",
+        go::adapter::prepare_wasm_s390x,
     ),
     Target::new(
         "go-arm64",

@@ -1,47 +1,75 @@
 package wasmcore
 
 import (
-	"context"
 	"os"
-	"path"
 	"path/filepath"
 	"runtime"
-	"strings"
-	"sync"
+	"time"
 
-	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
+	"github.com/echomq/emq-id/bindings/go/internal/emqcore"
 )
 
-// The module reaches the host's files through a mount. Where paths are
-// slash-separated and rooted at "/" (every GOOS but Windows and Plan 9) the
-// host's root is mounted at the module's, so a claim directory is the same
-// path on both sides, read when the core first asks (EMQ_NODE_DIR may be set
-// after the package loaded). Elsewhere the claim directory of the load is
-// mounted at guestClaims.
-const guestClaims = "/emq-id-claims"
+// host is what an instance imports (module emq_host, the core's host.rs and
+// the C ABI's wasm_host.rs): the clocks, the two node settings of the
+// environment, the process id, the claim files (claims.go), and the message
+// of a panic about to trap. Every instance has its own, for its memory and
+// its panic message; what they answer is the process's.
+type host struct {
+	mem      *[]byte
+	panicked string
+}
 
-var rootMounted = filepath.Separator == '/'
+var _ emqcore.Xemq_host = (*host)(nil)
 
-// mountedClaims is the claim directory mounted at guestClaims when the root
-// is not: fixed when the module loads, so the lock and the record of a claim
-// are always in the same directory (a later EMQ_NODE_DIR is not followed).
-var mountedClaims string
+// Init is called by emqcore.New with the instance, before any call.
+func (h *host) Init(m any) { h.mem = m.(*emqcore.Module).Xmemory().Slice() }
 
-// claimMount is the module's file system.
-func claimMount() wazero.FSConfig {
-	if rootMounted {
-		return wazero.NewFSConfig().WithDirMount("/", "/")
+// bytes is the module's memory at (p, n), as its i32 arguments give them.
+func (h *host) bytes(p, n int32) []byte {
+	return (*h.mem)[uint32(p) : uint64(uint32(p))+uint64(uint32(n))]
+}
+
+func (h *host) Xnow_ns() int64 { return time.Now().UnixNano() }
+
+// origin is the monotonic clock's zero, one for the process: every instance
+// reads the same clock, as the core's lease fences need.
+var origin = time.Now()
+
+func (h *host) Xmonotonic_ns() int64 { return int64(time.Since(origin)) }
+
+func (h *host) Xpid() int32 { return int32(os.Getpid()) }
+
+func (h *host) Xpanic(p, n int32) { h.panicked = string(h.bytes(p, n)) }
+
+// Xenv answers the node settings, read when the core asks (a program may set
+// EMQ_NODE after it imported the package), as a native library reads them;
+// nothing else of the environment reaches the module. EMQ_NODE_DIR is always
+// answered: the core's default is the temporary directory, which only the
+// host knows.
+func (h *host) Xenv(name, nameLen, buf, capacity int32) int32 {
+	var value string
+	switch string(h.bytes(name, nameLen)) {
+	case "EMQ_NODE":
+		set, ok := os.LookupEnv("EMQ_NODE")
+		if !ok {
+			return -1
+		}
+		value = set
+	case "EMQ_NODE_DIR":
+		value = defaultClaimDir(os.Getenv("EMQ_NODE_DIR"))
+	default:
+		return -1
 	}
-	mountedClaims = defaultClaimDir(os.Getenv("EMQ_NODE_DIR"))
-	return wazero.NewFSConfig().WithDirMount(mountedClaims, guestClaims)
+	if len(value) <= int(capacity) {
+		copy(h.bytes(buf, capacity), value)
+	}
+	return int32(len(value))
 }
 
 // defaultClaimDir is the host's directory of node claims as SPEC.md §5.1
 // says it: EMQ_NODE_DIR, else /tmp/emq-id on Unix and emq-id in the
 // temporary directory elsewhere — the directory native processes of this
-// host use, so both kinds of process meet on the same lock files. The module
-// computes the same default itself when the root is mounted.
+// host use, so both kinds of process meet on the same lock files.
 func defaultClaimDir(dir string) string {
 	switch {
 	case dir != "":
@@ -50,85 +78,5 @@ func defaultClaimDir(dir string) string {
 		return filepath.Join(os.TempDir(), "emq-id")
 	default:
 		return "/tmp/emq-id"
-	}
-}
-
-// guestDir is EMQ_NODE_DIR as the module must see it. A relative one is
-// passed as it is, for the core to refuse as it does natively.
-func guestDir(dir string) string {
-	if rootMounted || !filepath.IsAbs(dir) {
-		return dir
-	}
-	return guestClaims
-}
-
-// hostPath is the host's path of a claim file the module names.
-func hostPath(guest string) (string, bool) {
-	if rootMounted {
-		return guest, path.IsAbs(guest)
-	}
-	rel, ok := strings.CutPrefix(path.Clean(guest), guestClaims+"/")
-	if !ok || rel == "" || strings.Contains(rel, "/") {
-		return "", false
-	}
-	return filepath.Join(mountedClaims, rel), true
-}
-
-// held are the claim files this process locked, open for as long as it
-// holds them: the operating system releases each lock when the process dies.
-var held sync.Map // host path -> *os.File
-
-// Results of claim_lock, as the module reads them.
-const (
-	locked   = 0
-	busy     = 1
-	unusable = 2
-)
-
-func instantiateHost(ctx context.Context, r wazero.Runtime) error {
-	_, err := r.NewHostModuleBuilder("emq_host").
-		NewFunctionBuilder().WithFunc(func() uint32 { return uint32(os.Getpid()) }).Export("pid").
-		NewFunctionBuilder().WithFunc(func(_ context.Context, m api.Module, p, n uint32) int32 {
-		name, ok := m.Memory().Read(p, n)
-		if !ok {
-			return unusable
-		}
-		host, ok := hostPath(string(name))
-		if !ok {
-			return unusable
-		}
-		return claimLock(host)
-	}).Export("claim_lock").
-		NewFunctionBuilder().WithFunc(func(_ context.Context, m api.Module, p, n uint32) {
-		if name, ok := m.Memory().Read(p, n); ok {
-			if host, ok := hostPath(string(name)); ok {
-				if f, ok := held.LoadAndDelete(host); ok {
-					_ = f.(*os.File).Close()
-				}
-			}
-		}
-	}).Export("claim_unlock").
-		Instantiate(ctx)
-	return err
-}
-
-// claimLock locks the file the module has just opened (it exists).
-func claimLock(host string) int32 {
-	f, err := os.OpenFile(host, os.O_RDWR, 0)
-	if err != nil {
-		return unusable
-	}
-	switch tryLock(f) {
-	case locked:
-		if old, ok := held.Swap(host, f); ok {
-			_ = old.(*os.File).Close() // a lock the module gave up without unlocking: the file was replaced
-		}
-		return locked
-	case busy:
-		_ = f.Close()
-		return busy
-	default:
-		_ = f.Close()
-		return unusable
 	}
 }

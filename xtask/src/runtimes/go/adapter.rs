@@ -1,9 +1,9 @@
-//! The `go`, `go-wasm` and `go-wasm-arm64` targets: the Go conformance
-//! adapter (conformance/go), a Go program over the `emqid` package, built on
-//! each backend (cgo over the C library; the default, the core as WebAssembly
-//! under wazero, with `CGO_ENABLED=0`) and run as a JSON-lines process; the
-//! last cross-built for linux/arm64 and run under Debian's qemu-user (run
-//! directly: the host's binfmt settings are left alone). `go-arm64` is the
+//! The `go`, `go-wasm` and `go-wasm-{arm64,riscv64,s390x}` targets: the Go
+//! conformance adapter (conformance/go), a Go program over the `emqid`
+//! package, built on each backend (cgo over the C library; the default, the
+//! core translated to Go by wasm2go, with `CGO_ENABLED=0`) and run as a
+//! JSON-lines process; the last three cross-built and run under Debian's
+//! qemu-user (run directly: the host's binfmt settings are left alone). `go-arm64` is the
 //! cgo backend over the arm64 `libemqid-dev` (the C ABI on aarch64), linked
 //! by zig and run under qemu over Debian's arm64 root.
 
@@ -40,18 +40,34 @@ pub fn prepare_wasm() -> Result<Box<dyn Adapter>> {
 }
 
 pub fn prepare_wasm_arm64() -> Result<Box<dyn Adapter>> {
+    prepare_wasm_emulated("arm64", "qemu-aarch64")
+}
+
+/// The default backend on a 64-bit RISC-V host.
+pub fn prepare_wasm_riscv64() -> Result<Box<dyn Adapter>> {
+    prepare_wasm_emulated("riscv64", "qemu-riscv64")
+}
+
+/// The default backend on a big-endian host: the translated core's memory
+/// is little-endian whatever the host's order, and this proves it.
+pub fn prepare_wasm_s390x() -> Result<Box<dyn Adapter>> {
+    prepare_wasm_emulated("s390x", "qemu-s390x")
+}
+
+/// The adapter on the default backend cross-built for linux/`arch` and run
+/// under `qemu` (a static Go binary: qemu needs no root of that arch).
+fn prepare_wasm_emulated(arch: &str, qemu: &str) -> Result<Box<dyn Adapter>> {
     setup::require("go", "install Go to run the go targets")?;
-    setup::apt(&["qemu-user"], "running the linux/arm64 Go build (qemu-aarch64)")?;
-    let out = root().join("target/conformance-go-wasm-arm64");
+    setup::apt(&["qemu-user"], &format!("running the linux/{arch} Go build ({qemu})"))?;
+    let out = root().join(format!("target/conformance-go-wasm-{arch}"));
     sh(go_with("conformance/go", Backend::Wasm)
         .env("GOOS", "linux")
-        .env("GOARCH", "arm64")
+        .env("GOARCH", arch)
         .arg("build")
         .arg("-o")
         .arg(&out)
         .arg("."))?;
-    // A static Go binary: qemu needs no arm64 root for it.
-    let mut command = Command::new("qemu-aarch64");
+    let mut command = Command::new(qemu);
     command.arg(out);
     Ok(Box::new(ProcessAdapter { command }))
 }

@@ -1,7 +1,8 @@
 //! The Go module from outside the tree: its directory alone (what a module
 //! proxy serves), required by a fresh module through a `replace`: built with
 //! `CGO_ENABLED=0` and no C toolchain on the PATH (its default backend, the
-//! core as WebAssembly it embeds), and with `-tags emqid_cgo` linked through
+//! core translated to Go source, with nothing but the standard library and
+//! golang.org/x/sys in its module graph), and with `-tags emqid_cgo` linked through
 //! pkg-config against the installed `libemqid-dev`. The module itself ships
 //! as source; its C library is the C room's package.
 
@@ -15,6 +16,15 @@ use crate::runtimes::c;
 use crate::{root, sh, sh_out};
 
 const MODULE: &str = "github.com/echomq/emq-id/bindings/go";
+
+/// The oldest Go the module supports (its go.mod's line): the application
+/// requiring it says no more, so the module alone decides.
+const GO_LINE: &str = "1.22";
+
+/// What the module may bring into an application's module graph: nothing
+/// but golang.org/x/sys (the file lock on Windows) — no WebAssembly runtime
+/// (besides the graph's `go` and `toolchain` lines).
+const ALLOWED_DEPENDENCIES: [&str; 4] = [MODULE, "golang.org/x/sys", "go", "toolchain"];
 
 /// Copies the module's files as its module zip holds them: every file under
 /// `bindings/go` but the directories that are modules of their own.
@@ -70,7 +80,7 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     let examples = crate::tree::readme::every("go")?;
     crate::write(
         dir.join("app/go.mod"),
-        format!("module example\n\ngo 1.25.0\n\nrequire {MODULE} v{}\n", dist::version()),
+        format!("module example\n\ngo {GO_LINE}\n\nrequire {MODULE} v{}\n", dist::version()),
     )?;
     let upstream = sh_out(Command::new("go").args(["env", "GOPROXY"]))?;
     let go = |tags: &str| {
@@ -94,9 +104,18 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
             sh_out(go("").args(["run", "."]).env("CGO_ENABLED", "0").env("PATH", &go_bin).env("CC", "/nonexistent/cc"))
                 .with_context(|| example.place())?;
         ensure!(!out.trim().is_empty(), "{}: the pure-Go build printed nothing", example.place());
+        let graph = sh_out(go("").args(["mod", "graph"]))?;
+        for edge in graph.lines() {
+            let needed = edge.split_whitespace().nth(1).unwrap_or("");
+            ensure!(
+                ALLOWED_DEPENDENCIES.iter().any(|allowed| needed.starts_with(&format!("{allowed}@"))),
+                "{}: the module graph needs {needed}: only {ALLOWED_DEPENDENCIES:?} may be there",
+                example.place()
+            );
+        }
     }
     println!(
-        "dist: the Go module v{} from a module proxy (a directory serving its zip), required by a fresh module, built with CGO_ENABLED=0 and no C toolchain on the PATH (its WebAssembly backend); the documentation's {} Go examples ran",
+        "dist: the Go module v{} from a module proxy (a directory serving its zip), required by a fresh module, built with CGO_ENABLED=0 and no C toolchain on the PATH (its default backend, the core translated to Go; `go mod graph`: only {ALLOWED_DEPENDENCIES:?}); the documentation's {} Go examples ran",
         dist::version(),
         examples.len()
     );
@@ -105,7 +124,7 @@ pub fn from_outside(artifacts: &[Artifact]) -> Result<()> {
     crate::write(
         dir.join("app/go.mod"),
         format!(
-            "module example\n\ngo 1.25.0\n\nrequire {MODULE} v{}\n\nreplace {MODULE} => ../emqid\n",
+            "module example\n\ngo {GO_LINE}\n\nrequire {MODULE} v{}\n\nreplace {MODULE} => ../emqid\n",
             dist::version()
         ),
     )?;

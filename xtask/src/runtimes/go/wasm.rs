@@ -1,25 +1,34 @@
-//! `cargo xtask go-wasm [--check]`: the C ABI crate built for WebAssembly on
-//! WASI (`emqid.wasm`), the core the Go module runs with wazero by default
-//! (its pure-Go build), and the header's numbers and statuses for that build
+//! `cargo xtask go-wasm [--check]`: the core the Go module runs by default,
+//! as Go source. The C ABI crate is built for WebAssembly with feature
+//! `go-wasm` (its operating system is the host's imports: see the core's
+//! `host.rs`), and wasm2go translates the module to one Go file
+//! (`internal/emqcore/emqcore.go`), which runs as compiled Go: no cgo, no
+//! runtime. Beside it, the header's numbers and statuses for that build
 //! (`abi_purego_numbers.go`, the names abi_cgo.go gives them, the values of
 //! the generated header). Both are committed (a `go get` user has no Rust
-//! toolchain), so `--check` fails when either differs from a fresh build of
-//! this checkout.
+//! toolchain and no wasm2go), so `--check` fails when either differs from a
+//! fresh build of this checkout.
 //!
 //! The build is reproducible: the checkout's path is remapped away (panic
-//! locations would otherwise differ between clones), and the toolchain is the
-//! workspace's pinned one.
+//! locations would otherwise differ between clones), the toolchain is the
+//! workspace's pinned one, and wasm2go is pinned with its hashes by the
+//! tools-only module `xtask/go-tools` (its output is deterministic, and names
+//! its version in its first line).
 
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 use anyhow::{ensure, Context, Result};
 
 use crate::{root, sh};
 
-/// Where the Go module embeds it.
-pub const MODULE: &str = "bindings/go/internal/wasmcore/emqid.wasm";
+/// The generated Go source of the core.
+pub const CORE: &str = "bindings/go/internal/emqcore/emqcore.go";
 
-const TARGET: &str = "wasm32-wasip1";
+const TARGET: &str = "wasm32-unknown-unknown";
+
+/// The stack of each instance: 64 KiB, so an instance starts with two pages
+/// (128 KiB) of memory. The core's deepest call (the self-check) needs a few.
+const STACK_SIZE: &str = "65536";
 
 /// The pure-Go build's numbers.
 pub const NUMBERS: &str = "bindings/go/abi_purego_numbers.go";
@@ -27,7 +36,7 @@ pub const NUMBERS: &str = "bindings/go/abi_purego_numbers.go";
 /// Builds the module and the numbers; writes them, or with `check` compares.
 pub fn run(check: bool) -> Result<()> {
     crate::runtimes::c::header::run(true)?; // the numbers come from a current header
-    for (path, built) in [(MODULE, build()?), (NUMBERS, numbers()?.into_bytes())] {
+    for (path, built) in [(CORE, translate(&build()?)?), (NUMBERS, numbers()?.into_bytes())] {
         let committed = root().join(path);
         if check {
             let old = std::fs::read(&committed).with_context(|| format!("reading {path}"))?;
@@ -92,10 +101,29 @@ pub fn numbers() -> Result<String> {
 /// The module's bytes, freshly built.
 pub fn build() -> Result<Vec<u8>> {
     crate::runtimes::wasm::setup::target(TARGET)?;
-    let remap = format!("--remap-path-prefix={}=/emq-id", root().display());
+    let flags =
+        [format!("--remap-path-prefix={}=/emq-id", root().display()), format!("-Clink-arg=-zstack-size={STACK_SIZE}")];
     sh(Command::new("cargo")
         .args(["build", "--quiet", "--locked", "-p", "emq-id-c", "--target", TARGET, "--profile", "go-wasm"])
-        .env("CARGO_ENCODED_RUSTFLAGS", remap))?;
+        .args(["--features", "go-wasm"])
+        .env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f")))?;
     let path = root().join("target").join(TARGET).join("go-wasm/emqid.wasm");
     std::fs::read(&path).with_context(|| format!("reading {}", path.display()))
+}
+
+/// The module translated to Go by the pinned wasm2go: `-unsafe` (loads and
+/// stores through unsafe pointers, still bounds-checked: 20–35% faster
+/// than without, and what go-sqlite3 uses), package emqcore.
+pub fn translate(module: &[u8]) -> Result<Vec<u8>> {
+    use std::io::Write;
+    let mut child = super::go_with("xtask/go-tools", super::Backend::Wasm)
+        .args(["tool", "wasm2go", "-unsafe", "-pkg", "emqcore"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .context("running wasm2go (go tool, in xtask/go-tools)")?;
+    child.stdin.take().context("wasm2go's stdin")?.write_all(module)?;
+    let out = child.wait_with_output()?;
+    ensure!(out.status.success(), "wasm2go failed ({})", out.status);
+    Ok(out.stdout)
 }
