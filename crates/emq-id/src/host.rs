@@ -62,7 +62,8 @@ pub(crate) fn process_id() -> u32 {
     unsafe { pid() }
 }
 
-/// The environment variable `name`, as the host reads it now.
+/// The environment variable `name`, as the host reads it now (set but not
+/// UTF-8: set and empty, which the core refuses as a natively read one).
 pub(crate) fn var(name: &str) -> Option<String> {
     let mut buf = vec![0u8; 64];
     loop {
@@ -71,7 +72,7 @@ pub(crate) fn var(name: &str) -> Option<String> {
         let n = usize::try_from(n).ok()?;
         if n <= buf.len() {
             buf.truncate(n);
-            return String::from_utf8(buf).ok();
+            return Some(String::from_utf8(buf).unwrap_or_default());
         }
         buf.resize(n, 0); // it did not fit: ask again with room for it
     }

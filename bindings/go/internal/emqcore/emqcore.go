@@ -22044,7 +22044,6 @@ l0:
 }
 func (m *Module) fn200(v0, v1, v2 int32) {
 	var v3, v4, v5, v6, v7 int32
-	var v8 int64
 	t0 := m.g0
 	v3 = t0 - i32(32)
 	m.g0 = v3
@@ -22075,7 +22074,7 @@ func (m *Module) fn200(v0, v1, v2 int32) {
 		store32(mem, uint64(uint32(v3))+12, uint32(v4))
 		v5 = i32(64)
 		store32(mem, uint64(uint32(v3))+8, uint32(i32(64)))
-	l15:
+	l17:
 		store32(mem, uint64(uint32(v3))+16, uint32(v5))
 		{
 			t3 := m.fn11(v1, v2, v4, v5)
@@ -22087,7 +22086,7 @@ func (m *Module) fn200(v0, v1, v2 int32) {
 						v7 = v6 - v5
 						t14 := int32(load32(mem, uint64(uint32(v3))+8))
 						if uint32(v7) <= uint32(t14-v5) {
-							goto l12
+							goto l14
 						}
 						m.fn201(v3+i32(8), v5, v7)
 						mem = m.memory
@@ -22096,26 +22095,26 @@ func (m *Module) fn200(v0, v1, v2 int32) {
 						t16 := int32(load32(mem, uint64(uint32(v3))+16))
 						v5 = t16
 					}
-				l12:
+				l14:
 					v6 = v4 + v5
 					{
 						if uint32(v7) < uint32(i32(2)) {
-							goto l13
+							goto l15
 						}
 						v7 = v7 + i32(-1)
 						if v7 == 0 {
-							goto l14
+							goto l16
 						}
 						memory_zero(mem, uint32(v6), uint32(v7))
-					l14:
+					l16:
 						t17 := v4
 						v5 = v5 + v7
 						v6 = t17 + v5
 					}
-				l13:
+				l15:
 					mem[uint64(uint32(v6))] = byte(i32(0))
 					v5 = v5 + i32(1)
-					goto l15
+					goto l17
 				}
 				store32(mem, uint64(uint32(v3))+16, uint32(v6))
 				t8 := int32(load32(mem, uint64(uint32(v3))+8))
@@ -22123,19 +22122,25 @@ func (m *Module) fn200(v0, v1, v2 int32) {
 				m.fn113(v3+i32(20), v4, v6)
 				mem = m.memory
 				{
-					{
-						t9 := int32(load32(mem, uint64(uint32(v3))+20))
-						if t9 != 0 {
-							goto l8
-						}
-						v8 = int64(uint32(v6))
-						goto l9
+					t9 := int32(load32(mem, uint64(uint32(v3))+20))
+					if t9 == 0 {
+						goto l8
 					}
-				l8:
-					if v5 != i32(-0x80000000) {
-						store32(mem, uint64(uint32(v0)), uint32(i32(-0x80000000)))
+					{
+						if v5 != i32(-0x80000000) {
+							goto l9
+						}
+						v7 = v6
+						v5 = v4
+						t10 := int32(load32(mem, uint64(uint32(v3))+24))
+						v6 = t10
+						v4 = v7
+						goto l8
+					}
+				l9:
+					{
 						if v5 == 0 {
-							goto l3
+							goto l10
 						}
 						t11 := int32(load32(mem, uint64(uint32(v4+i32(-4)))))
 						v6 = t11
@@ -22152,22 +22157,24 @@ func (m *Module) fn200(v0, v1, v2 int32) {
 							panic("unreachable")
 						}
 						if v6 == 0 {
-							goto l5
+							goto l12
 						}
-						if uint32(v7) <= uint32(v5+i32(39)) {
-							goto l5
+						if uint32(v7) > uint32(v5+i32(39)) {
+							m.fn27(i32(88432), i32(46), i32(88480))
+							mem = m.memory
+							panic("unreachable")
 						}
-						m.fn27(i32(88432), i32(46), i32(88480))
+					l12:
+						m.fn26(v4)
 						mem = m.memory
-						panic("unreachable")
 					}
-					t10 := int64(load64(mem, uint64(uint32(v3))+24))
-					v8 = t10
-					v5 = v4
-					v4 = v6
+				l10:
+					v4 = i32(1)
+					v6 = i32(0)
+					v5 = i32(0)
 				}
-			l9:
-				store32(mem, uint64(uint32(v0))+8, uint32(v8))
+			l8:
+				store32(mem, uint64(uint32(v0))+8, uint32(v6))
 				store32(mem, uint64(uint32(v0))+4, uint32(v4))
 				store32(mem, uint64(uint32(v0)), uint32(v5))
 				goto l3
@@ -22200,11 +22207,12 @@ func (m *Module) fn200(v0, v1, v2 int32) {
 				mem = m.memory
 				panic("unreachable")
 			}
-			goto l5
+		l5:
+			m.fn26(v4)
+			mem = m.memory
+			goto l3
 		}
 	}
-l5:
-	m.fn26(v4)
 l3:
 	m.g0 = v3 + i32(32)
 }

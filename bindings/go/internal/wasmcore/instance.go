@@ -114,12 +114,19 @@ func Get() *Instance { return pool.Get().(*Instance) }
 // Done ends a use of a pooled instance. recovered is the caller's recover():
 // nil, the instance goes back to the pool; a panic (a trap of the module, or
 // memory it could not give) is returned as a *Trap, and the instance, whose
-// memory may be half-written, is dropped.
+// memory may be half-written, is dropped. An instance whose memory a large
+// batch grew is dropped too (a module's memory never shrinks): the pool
+// keeps small ones, and the collector takes the rest.
 func (in *Instance) Done(recovered any) error {
 	if recovered != nil {
 		return trapOf(in, recovered)
 	}
 	in.done()
-	pool.Put(in)
+	if len(*in.mem) <= pooledMemory {
+		pool.Put(in)
+	}
 	return nil
 }
+
+// pooledMemory is the most memory an instance the pool keeps may have.
+const pooledMemory = 1 << 20

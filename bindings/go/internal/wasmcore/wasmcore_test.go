@@ -175,3 +175,19 @@ func TestPureExportsTouchNoState(t *testing.T) {
 		}
 	}
 }
+
+// An instance a large batch grew is not pooled: its memory would stay grown.
+func TestAGrownInstanceLeavesThePool(t *testing.T) {
+	grown := Get()
+	grown.Reserve(2 * pooledMemory)
+	if err := grown.Done(nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 8 {
+		in := Get()
+		if in == grown {
+			t.Fatal("an instance grown past pooledMemory went back to the pool")
+		}
+		defer in.Done(nil)
+	}
+}
