@@ -2,9 +2,11 @@ package emqid
 
 // Backend says which build of the core answers this process's calls:
 //
-//   - "wasm", the default: the core compiled to WebAssembly (embedded in the
-//     module) and run by wazero, in pure Go. No C toolchain, no cgo, no
-//     library to install; any GOOS/GOARCH Go builds for.
+//   - "wasm", the default: the core built for WebAssembly and translated to
+//     Go source by wasm2go (internal/emqcore), compiled with the rest of the
+//     program. Pure Go: no cgo, no C toolchain, no library to install, no
+//     runtime or interpreter; any GOOS/GOARCH Go builds for. The name is the
+//     build it was translated from.
 //   - "cgo": a build with cgo and the tag emqid_cgo (go build -tags
 //     emqid_cgo), which links the native library libemqid (pkg-config emqid):
 //     the fewest nanoseconds per call.

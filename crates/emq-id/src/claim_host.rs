@@ -1,11 +1,12 @@
 //! What the host-local claim needs of the operating system that WASI does
 //! not give a WebAssembly module: a process id, and an advisory lock that the
-//! operating system releases when the process dies. On WASI the embedding
-//! host (the Go module's WebAssembly backend) supplies both through
-//! [`set_claim_host`], locking the very file a native process would lock, so
-//! native and WebAssembly processes of one host exclude each other. Everything
-//! else of the claim (the files, their records, the hand-over, the refusals)
-//! is the same code on every target.
+//! operating system releases when the process dies. On WASI an embedding host
+//! supplies both through [`set_claim_host`], locking the very file a native
+//! process would lock, so native and WebAssembly processes of one host
+//! exclude each other. (The Go module's core is built with the `host` feature
+//! instead, whose host supplies the whole operating system: see `host.rs`.)
+//! Everything else of the claim (the files, their records, the hand-over, the
+//! refusals) is the same code on every target.
 
 #[cfg(not(all(target_arch = "wasm32", feature = "host")))]
 use std::fs::File;

@@ -1,8 +1,8 @@
-//! The Go module (bindings/go: the core as WebAssembly under wazero by
-//! default, the C library through cgo with `-tags emqid_cgo`): its checks,
-//! the WebAssembly build it embeds (`wasm.rs`), the conformance adapter
-//! (conformance/go) on each backend, the Go benchmarks, and the Go lease
-//! holder's chaos program (bindings/go/holder).
+//! The Go module (bindings/go: by default the core built for WebAssembly and
+//! translated to Go source by wasm2go, the C library through cgo with `-tags
+//! emqid_cgo`): its checks, the translation it carries (`wasm.rs`), the
+//! conformance adapter (conformance/go) on each backend, the Go benchmarks,
+//! and the Go lease holder's chaos program (bindings/go/holder).
 
 pub mod adapter;
 pub mod bench;
@@ -19,7 +19,7 @@ use crate::root;
 /// Which build of the emqid package a `go` command makes (its `Backend()`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
-    /// The default a `go get` user has: the core as WebAssembly under wazero,
+    /// The default a `go get` user has: the core translated to Go by wasm2go,
     /// built here with `CGO_ENABLED=0` (no C toolchain, no library).
     Wasm,
     /// `-tags emqid_cgo` with cgo on, linking the checkout's libemqid through
