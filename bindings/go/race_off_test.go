@@ -2,5 +2,5 @@
 
 package emqid_test
 
-// raceDetector: this test binary runs under the race detector.
+// raceDetector: this test binary does not run under the race detector.
 const raceDetector = false

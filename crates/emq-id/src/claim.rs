@@ -55,12 +55,13 @@ const BAD_MARK: &str =
 /// }
 /// ```
 pub fn claim_dir() -> PathBuf {
-    // A host of the `host` feature answers its own default: the module knows no temporary directory.
+    // A host of the `host` feature answers its own default: the module knows
+    // no temporary directory. Its empty answer is a setting that is not UTF-8:
+    // an empty path, which every claim refuses as not absolute.
     #[cfg(all(target_arch = "wasm32", feature = "host"))]
-    let set = crate::host::var(NODE_DIR_ENV);
+    return PathBuf::from(crate::host::var(NODE_DIR_ENV).unwrap_or_default());
     #[cfg(not(all(target_arch = "wasm32", feature = "host")))]
-    let set = std::env::var_os(NODE_DIR_ENV);
-    match set {
+    match std::env::var_os(NODE_DIR_ENV) {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ if cfg!(unix) => PathBuf::from("/tmp/emq-id"),
         _ => std::env::temp_dir().join("emq-id"),

@@ -25,13 +25,13 @@ func New(v0 Xemq_host) *Module {
 	m._emq_host = v0
 	m.t0 = make([]any, 49)
 	m.memory = make([]byte, 0x20000)
-	m.elements = [][]any{{m.fn133, m.fn34, m.fn167, m.fn165, m.fn185, m.fn134, m.fn135, m.fn20, m.fn22, m.fn166, m.fn181, m.fn182, m.fn187, m.fn188, m.fn25, m.fn16, m.fn14, m.fn23, m.fn13, m.fn160, m.fn161, m.fn162, m.fn163, m.fn159, m.fn169, m.fn170, m.fn171, m.fn186, m.fn191, m.fn194, m.fn193, m.fn192, m.fn190, m.fn212, m.fn222, m.fn223, m.fn224, m.fn225, m.fn226, m.fn227, m.fn228, m.fn216, m.fn217, m.fn218, m.fn219, m.fn210, m.fn211, m.fn221}}
+	m.elements = [][]any{{m.fn133, m.fn34, m.fn167, m.fn165, m.fn185, m.fn134, m.fn135, m.fn20, m.fn22, m.fn166, m.fn181, m.fn182, m.fn187, m.fn188, m.fn25, m.fn16, m.fn14, m.fn23, m.fn13, m.fn160, m.fn161, m.fn162, m.fn163, m.fn159, m.fn169, m.fn170, m.fn171, m.fn186, m.fn191, m.fn194, m.fn193, m.fn192, m.fn190, m.fn211, m.fn221, m.fn222, m.fn223, m.fn224, m.fn225, m.fn226, m.fn227, m.fn215, m.fn216, m.fn217, m.fn218, m.fn209, m.fn210, m.fn220}}
 	table_init(m.t0, m.elements[0], i32(1), 0, len(m.elements[0]))
 	m.elements[0] = nil
 	memory_init(m.memory, data0, uint32(i32(65536)), 0, len(data0))
 	m.g0 = i32(65536)
-	m.g1 = i32(89313)
-	m.g2 = i32(89328)
+	m.g1 = i32(89169)
+	m.g2 = i32(89184)
 	if i, ok := any(v0).(interface {
 		Init(any)
 	}); ok {
@@ -82,29 +82,29 @@ func (m *Module) fn2() int64 {
 func (m *Module) fn3() int32 {
 	return m._emq_host.Xpid()
 }
-func (m *Module) fn4(v0, v1 int32) int32 {
+func (m *Module) fn4(v0, v1, v2, v3 int32) int32 {
+	return m._emq_host.Xenv(v0, v1, v2, v3)
+}
+func (m *Module) fn5(v0, v1 int32) int32 {
 	return m._emq_host.Xclaim_open(v0, v1)
 }
-func (m *Module) fn5(v0 int32) int32 {
+func (m *Module) fn6(v0 int32) int32 {
 	return m._emq_host.Xclaim_lock(v0)
 }
-func (m *Module) fn6(v0, v1, v2 int32) int32 {
+func (m *Module) fn7(v0, v1, v2 int32) int32 {
 	return m._emq_host.Xclaim_names(v0, v1, v2)
 }
-func (m *Module) fn7(v0 int32) {
+func (m *Module) fn8(v0 int32) {
 	m._emq_host.Xclaim_close(v0)
 }
-func (m *Module) fn8(v0, v1, v2 int32) int32 {
+func (m *Module) fn9(v0, v1, v2 int32) int32 {
 	return m._emq_host.Xclaim_read(v0, v1, v2)
 }
-func (m *Module) fn9(v0, v1, v2, v3 int32) int32 {
+func (m *Module) fn10(v0, v1, v2, v3 int32) int32 {
 	return m._emq_host.Xclaim_peek(v0, v1, v2, v3)
 }
-func (m *Module) fn10(v0, v1, v2 int32) int32 {
+func (m *Module) fn11(v0, v1, v2 int32) int32 {
 	return m._emq_host.Xclaim_write(v0, v1, v2)
-}
-func (m *Module) fn11(v0, v1, v2, v3 int32) int32 {
-	return m._emq_host.Xenv(v0, v1, v2, v3)
 }
 func (m *Module) fn12(v0, v1, v2 int32) {
 	var v3, v4 int32
@@ -159,7 +159,7 @@ l5:
 		v5 = i64(0)
 	l12:
 		{
-			m.fn233(v3+i32(16), v5, v5>>63, i64(10), i64(0))
+			m.fn232(v3+i32(16), v5, v5>>63, i64(10), i64(0))
 			mem = m.memory
 			t3 := int32(mem[uint64(uint32(v1))])
 			v2 = t3
@@ -227,7 +227,7 @@ l5:
 		v5 = i64(0)
 	l19:
 		{
-			m.fn233(v3, v5, v5>>63, i64(10), i64(0))
+			m.fn232(v3, v5, v5>>63, i64(10), i64(0))
 			mem = m.memory
 			t9 := int32(mem[uint64(uint32(v1))])
 			v4 = t9
@@ -286,7 +286,7 @@ func (m *Module) fn13(v0, v1 int32) int32 {
 	t0 := int32(load32(mem, uint64(uint32(v1))))
 	t1 := int32(load32(mem, uint64(uint32(v1))+4))
 	t2 := int32(load32(mem, uint64(uint32(t1))+12))
-	t3 := m.t0[uint(t2)].(func(int32, int32, int32) int32)(t0, i32(74648), i32(5))
+	t3 := m.t0[uint(t2)].(func(int32, int32, int32) int32)(t0, i32(74552), i32(5))
 	return t3
 }
 func (m *Module) fn14(v0, v1 int32) int32 {
@@ -638,7 +638,7 @@ func (m *Module) fn17(v0, v1 int32) {
 					}
 					t39 := v7
 					v14 = v5 - v9
-					t40 := m.fn231(t39+v14, v8, v9)
+					t40 := m.fn230(t39+v14, v8, v9)
 					mem = m.memory
 					if t40 == 0 {
 						goto l32
@@ -771,7 +771,7 @@ func (m *Module) fn17(v0, v1 int32) {
 			goto l0
 		l14:
 		}
-		m.fn19(i32(0), v9, i32(4), i32(74360))
+		m.fn19(i32(0), v9, i32(4), i32(74264))
 		mem = m.memory
 		panic("unreachable")
 	l12:
@@ -1505,14 +1505,14 @@ func (m *Module) fn25(v0 int32) {
 			p4 = i32(4)
 		}
 		if uint32(t3) < uint32(p4+v1) {
-			m.fn27(i32(88368), i32(46), i32(88416))
+			m.fn27(i32(88272), i32(46), i32(88320))
 			panic("unreachable")
 		}
 		if v0 == 0 {
 			goto l2
 		}
 		if uint32(v3) > uint32(v1+i32(39)) {
-			m.fn27(i32(88432), i32(46), i32(88480))
+			m.fn27(i32(88336), i32(46), i32(88384))
 			panic("unreachable")
 		}
 	l2:
@@ -1541,7 +1541,7 @@ func (m *Module) fn26(v0 int32) {
 			v0 = v2 + v0
 			{
 				v1 = v1 - v2
-				t3 := int32(load32(mem, uint64(uint32(i32(0)))+89284))
+				t3 := int32(load32(mem, uint64(uint32(i32(0)))+89140))
 				if v1 != t3 {
 					goto l2
 				}
@@ -1549,7 +1549,7 @@ func (m *Module) fn26(v0 int32) {
 				if t4&i32(3) != i32(3) {
 					goto l0
 				}
-				store32(mem, uint64(uint32(i32(0)))+89276, uint32(v0))
+				store32(mem, uint64(uint32(i32(0)))+89132, uint32(v0))
 				t5 := int32(load32(mem, uint64(uint32(v3))+4))
 				store32(mem, uint64(uint32(v3))+4, uint32(t5&i32(-2)))
 				store32(mem, uint64(uint32(v1))+4, uint32(v0|i32(1)))
@@ -1567,39 +1567,39 @@ func (m *Module) fn26(v0 int32) {
 			if v2&i32(2) != 0 {
 				goto l3
 			}
-			t7 := int32(load32(mem, uint64(uint32(i32(0)))+89288))
+			t7 := int32(load32(mem, uint64(uint32(i32(0)))+89144))
 			if v3 == t7 {
-				store32(mem, uint64(uint32(i32(0)))+89288, uint32(v1))
-				t12 := int32(load32(mem, uint64(uint32(i32(0)))+89280))
+				store32(mem, uint64(uint32(i32(0)))+89144, uint32(v1))
+				t12 := int32(load32(mem, uint64(uint32(i32(0)))+89136))
 				v0 = t12 + v0
-				store32(mem, uint64(uint32(i32(0)))+89280, uint32(v0))
+				store32(mem, uint64(uint32(i32(0)))+89136, uint32(v0))
 				store32(mem, uint64(uint32(v1))+4, uint32(v0|i32(1)))
 				{
-					t13 := int32(load32(mem, uint64(uint32(i32(0)))+89284))
+					t13 := int32(load32(mem, uint64(uint32(i32(0)))+89140))
 					if v1 != t13 {
 						goto l10
 					}
-					store32(mem, uint64(uint32(i32(0)))+89276, uint32(i32(0)))
-					store32(mem, uint64(uint32(i32(0)))+89284, uint32(i32(0)))
+					store32(mem, uint64(uint32(i32(0)))+89132, uint32(i32(0)))
+					store32(mem, uint64(uint32(i32(0)))+89140, uint32(i32(0)))
 				}
 			l10:
-				t14 := int32(load32(mem, uint64(uint32(i32(0)))+89300))
+				t14 := int32(load32(mem, uint64(uint32(i32(0)))+89156))
 				t15 := v0
 				v2 = t14
 				if uint32(t15) <= uint32(v2) {
 					return
 				}
-				t16 := int32(load32(mem, uint64(uint32(i32(0)))+89288))
+				t16 := int32(load32(mem, uint64(uint32(i32(0)))+89144))
 				v0 = t16
 				if v0 == 0 {
 					return
 				}
-				t17 := int32(load32(mem, uint64(uint32(i32(0)))+89280))
+				t17 := int32(load32(mem, uint64(uint32(i32(0)))+89136))
 				v4 = t17
 				if uint32(v4) < uint32(i32(41)) {
 					goto l11
 				}
-				v1 = i32(88988)
+				v1 = i32(88844)
 			l13:
 				{
 					{
@@ -1619,12 +1619,12 @@ func (m *Module) fn26(v0 int32) {
 					goto l13
 				}
 			}
-			t8 := int32(load32(mem, uint64(uint32(i32(0)))+89284))
+			t8 := int32(load32(mem, uint64(uint32(i32(0)))+89140))
 			if v3 == t8 {
-				store32(mem, uint64(uint32(i32(0)))+89284, uint32(v1))
-				t21 := int32(load32(mem, uint64(uint32(i32(0)))+89276))
+				store32(mem, uint64(uint32(i32(0)))+89140, uint32(v1))
+				t21 := int32(load32(mem, uint64(uint32(i32(0)))+89132))
 				v0 = t21 + v0
-				store32(mem, uint64(uint32(i32(0)))+89276, uint32(v0))
+				store32(mem, uint64(uint32(i32(0)))+89132, uint32(v0))
 				store32(mem, uint64(uint32(v1))+4, uint32(v0|i32(1)))
 				store32(mem, uint64(uint32(v1+v0)), uint32(v0))
 				return
@@ -1637,11 +1637,11 @@ func (m *Module) fn26(v0 int32) {
 			v0 = v2 + v0
 			store32(mem, uint64(uint32(t10))+4, uint32(v0|i32(1)))
 			store32(mem, uint64(uint32(v1+v0)), uint32(v0))
-			t11 := int32(load32(mem, uint64(uint32(i32(0)))+89284))
+			t11 := int32(load32(mem, uint64(uint32(i32(0)))+89140))
 			if v1 != t11 {
 				goto l6
 			}
-			store32(mem, uint64(uint32(i32(0)))+89276, uint32(v0))
+			store32(mem, uint64(uint32(i32(0)))+89132, uint32(v0))
 			return
 		}
 	l3:
@@ -1652,22 +1652,22 @@ func (m *Module) fn26(v0 int32) {
 		if uint32(v0) < uint32(i32(256)) {
 			{
 				{
-					t22 := int32(load32(mem, uint64(uint32(i32(0)))+89268))
+					t22 := int32(load32(mem, uint64(uint32(i32(0)))+89124))
 					v3 = t22
 					t23 := v3
 					v2 = i32_shl(i32(1), int32(uint32(v0)>>3))
 					if t23&v2 != 0 {
 						goto l14
 					}
-					store32(mem, uint64(uint32(i32(0)))+89268, uint32(v3|v2))
-					v0 = v0&i32(248) + i32(89004)
+					store32(mem, uint64(uint32(i32(0)))+89124, uint32(v3|v2))
+					v0 = v0&i32(248) + i32(88860)
 					v3 = v0
 					goto l15
 				}
 			l14:
 				v0 = v0 & i32(248)
-				v3 = v0 + i32(89004)
-				t24 := int32(load32(mem, uint64(uint32(v0+i32(89012)))))
+				v3 = v0 + i32(88860)
+				t24 := int32(load32(mem, uint64(uint32(v0+i32(88868)))))
 				v0 = t24
 			}
 		l15:
@@ -1688,7 +1688,7 @@ func (m *Module) fn26(v0 int32) {
 	l11:
 		{
 			{
-				t26 := int32(load32(mem, uint64(uint32(i32(0)))+88996))
+				t26 := int32(load32(mem, uint64(uint32(i32(0)))+88852))
 				v0 = t26
 				if v0 != 0 {
 					goto l16
@@ -1714,18 +1714,18 @@ func (m *Module) fn26(v0 int32) {
 			v1 = p28
 		}
 	l17:
-		store32(mem, uint64(uint32(i32(0)))+89308, uint32(v1))
+		store32(mem, uint64(uint32(i32(0)))+89164, uint32(v1))
 		if uint32(v4) <= uint32(v2) {
 			return
 		}
-		store32(mem, uint64(uint32(i32(0)))+89300, uint32(i32(-1)))
+		store32(mem, uint64(uint32(i32(0)))+89156, uint32(i32(-1)))
 		return
 	l9:
 		store64(mem, uint64(uint32(v1))+16, uint64(i64(0)))
 		store32(mem, uint64(uint32(v1))+28, uint32(v3))
-		v2 = v3<<2 + i32(88860)
+		v2 = v3<<2 + i32(88716)
 		{
-			t29 := int32(load32(mem, uint64(uint32(i32(0)))+89272))
+			t29 := int32(load32(mem, uint64(uint32(i32(0)))+89128))
 			v4 = i32_shl(i32(1), v3)
 			if t29&v4 != 0 {
 				goto l19
@@ -1734,8 +1734,8 @@ func (m *Module) fn26(v0 int32) {
 			store32(mem, uint64(uint32(v1))+24, uint32(v2))
 			store32(mem, uint64(uint32(v1))+12, uint32(v1))
 			store32(mem, uint64(uint32(v1))+8, uint32(v1))
-			t30 := int32(load32(mem, uint64(uint32(i32(0)))+89272))
-			store32(mem, uint64(uint32(i32(0)))+89272, uint32(t30|v4))
+			t30 := int32(load32(mem, uint64(uint32(i32(0)))+89128))
+			store32(mem, uint64(uint32(i32(0)))+89128, uint32(t30|v4))
 			goto l20
 		}
 	l19:
@@ -1790,15 +1790,15 @@ func (m *Module) fn26(v0 int32) {
 		store32(mem, uint64(uint32(v1))+12, uint32(v1))
 		store32(mem, uint64(uint32(v1))+8, uint32(v1))
 	l20:
-		t38 := int32(load32(mem, uint64(uint32(i32(0)))+89308))
+		t38 := int32(load32(mem, uint64(uint32(i32(0)))+89164))
 		v1 = t38 + i32(-1)
-		store32(mem, uint64(uint32(i32(0)))+89308, uint32(v1))
+		store32(mem, uint64(uint32(i32(0)))+89164, uint32(v1))
 		if v1 != 0 {
 			return
 		}
 		{
 			{
-				t39 := int32(load32(mem, uint64(uint32(i32(0)))+88996))
+				t39 := int32(load32(mem, uint64(uint32(i32(0)))+88852))
 				v0 = t39
 				if v0 != 0 {
 					goto l25
@@ -1824,7 +1824,7 @@ func (m *Module) fn26(v0 int32) {
 			v1 = p41
 		}
 	l26:
-		store32(mem, uint64(uint32(i32(0)))+89308, uint32(v1))
+		store32(mem, uint64(uint32(i32(0)))+89164, uint32(v1))
 		return
 	}
 }
@@ -1904,7 +1904,7 @@ func (m *Module) fn29(v0, v1, v2, v3 int32) int32 {
 				p2 = i32(4)
 			}
 			if uint32(t1) < uint32(p2+v1) {
-				m.fn27(i32(88368), i32(46), i32(88416))
+				m.fn27(i32(88272), i32(46), i32(88320))
 				mem = m.memory
 				panic("unreachable")
 			}
@@ -1912,7 +1912,7 @@ func (m *Module) fn29(v0, v1, v2, v3 int32) int32 {
 				goto l1
 			}
 			if uint32(v6) > uint32(v1+i32(39)) {
-				m.fn27(i32(88432), i32(46), i32(88480))
+				m.fn27(i32(88336), i32(46), i32(88384))
 				mem = m.memory
 				panic("unreachable")
 			}
@@ -1940,9 +1940,9 @@ func (m *Module) fn29(v0, v1, v2, v3 int32) int32 {
 						mem = m.memory
 						goto l9
 					}
-					t4 := int32(load32(mem, uint64(uint32(i32(0)))+89288))
+					t4 := int32(load32(mem, uint64(uint32(i32(0)))+89144))
 					if v7 == t4 {
-						t15 := int32(load32(mem, uint64(uint32(i32(0)))+89280))
+						t15 := int32(load32(mem, uint64(uint32(i32(0)))+89136))
 						v6 = t15 + v6
 						if uint32(v6) > uint32(v1) {
 							goto l12
@@ -1950,9 +1950,9 @@ func (m *Module) fn29(v0, v1, v2, v3 int32) int32 {
 						goto l4
 					}
 					{
-						t5 := int32(load32(mem, uint64(uint32(i32(0)))+89284))
+						t5 := int32(load32(mem, uint64(uint32(i32(0)))+89140))
 						if v7 == t5 {
-							t11 := int32(load32(mem, uint64(uint32(i32(0)))+89276))
+							t11 := int32(load32(mem, uint64(uint32(i32(0)))+89132))
 							v6 = t11 + v6
 							if uint32(v6) < uint32(v1) {
 								goto l4
@@ -1981,8 +1981,8 @@ func (m *Module) fn29(v0, v1, v2, v3 int32) int32 {
 								store32(mem, uint64(uint32(v6))+4, uint32(t13&i32(-2)))
 							}
 						l11:
-							store32(mem, uint64(uint32(i32(0)))+89284, uint32(v1))
-							store32(mem, uint64(uint32(i32(0)))+89276, uint32(v7))
+							store32(mem, uint64(uint32(i32(0)))+89140, uint32(v1))
+							store32(mem, uint64(uint32(i32(0)))+89132, uint32(v7))
 							goto l9
 						}
 						t6 := int32(load32(mem, uint64(uint32(v7))+4))
@@ -2041,8 +2041,8 @@ func (m *Module) fn29(v0, v1, v2, v3 int32) int32 {
 		t16 := v7
 		v6 = v6 - v1
 		store32(mem, uint64(uint32(t16))+4, uint32(v6|i32(1)))
-		store32(mem, uint64(uint32(i32(0)))+89280, uint32(v6))
-		store32(mem, uint64(uint32(i32(0)))+89288, uint32(v7))
+		store32(mem, uint64(uint32(i32(0)))+89136, uint32(v6))
+		store32(mem, uint64(uint32(i32(0)))+89144, uint32(v7))
 	}
 l9:
 	if v8 == 0 {
@@ -2091,7 +2091,7 @@ func (m *Module) fn30(v0 int32) int32 {
 				{
 					{
 						{
-							t2 := int32(load32(mem, uint64(uint32(i32(0)))+89268))
+							t2 := int32(load32(mem, uint64(uint32(i32(0)))+89124))
 							v5 = t2
 							t4 := v5
 							p3 := (v0 + i32(11)) & i32(504)
@@ -2102,7 +2102,7 @@ func (m *Module) fn30(v0 int32) int32 {
 							v1 = int32(uint32(v2) >> 3)
 							v0 = i32_shr_u(t4, v1)
 							if v0&i32(3) == 0 {
-								t8 := int32(load32(mem, uint64(uint32(i32(0)))+89276))
+								t8 := int32(load32(mem, uint64(uint32(i32(0)))+89132))
 								if uint32(v2) <= uint32(t8) {
 									goto l2
 								}
@@ -2112,8 +2112,8 @@ func (m *Module) fn30(v0 int32) int32 {
 										v0 = i32_shl(i32(2), v1)
 										v8 = int32(bits.TrailingZeros32(uint32(t42 & (v0 | (i32(0) - v0)))))
 										v1 = v8 << 3
-										v7 = v1 + i32(89004)
-										t43 := int32(load32(mem, uint64(uint32(v1+i32(89012)))))
+										v7 = v1 + i32(88860)
+										t43 := int32(load32(mem, uint64(uint32(v1+i32(88868)))))
 										t44 := v7
 										v0 = t43
 										t45 := int32(load32(mem, uint64(uint32(v0))+8))
@@ -2126,7 +2126,7 @@ func (m *Module) fn30(v0 int32) int32 {
 										goto l21
 									}
 								l20:
-									store32(mem, uint64(uint32(i32(0)))+89268, uint32(v5&i32_rotl(i32(-2), v8)))
+									store32(mem, uint64(uint32(i32(0)))+89124, uint32(v5&i32_rotl(i32(-2), v8)))
 								l21:
 									store32(mem, uint64(uint32(v0))+4, uint32(v2|i32(3)))
 									v5 = v0 + v2
@@ -2135,31 +2135,31 @@ func (m *Module) fn30(v0 int32) int32 {
 									store32(mem, uint64(uint32(t46))+4, uint32(v7|i32(1)))
 									store32(mem, uint64(uint32(v0+v1)), uint32(v7))
 									{
-										t47 := int32(load32(mem, uint64(uint32(i32(0)))+89276))
+										t47 := int32(load32(mem, uint64(uint32(i32(0)))+89132))
 										v1 = t47
 										if v1 == 0 {
 											goto l22
 										}
-										t48 := int32(load32(mem, uint64(uint32(i32(0)))+89284))
+										t48 := int32(load32(mem, uint64(uint32(i32(0)))+89140))
 										v2 = t48
 										{
 											{
-												t49 := int32(load32(mem, uint64(uint32(i32(0)))+89268))
+												t49 := int32(load32(mem, uint64(uint32(i32(0)))+89124))
 												v6 = t49
 												t50 := v6
 												v8 = i32_shl(i32(1), int32(uint32(v1)>>3))
 												if t50&v8 != 0 {
 													goto l23
 												}
-												store32(mem, uint64(uint32(i32(0)))+89268, uint32(v6|v8))
-												v1 = v1&i32(-8) + i32(89004)
+												store32(mem, uint64(uint32(i32(0)))+89124, uint32(v6|v8))
+												v1 = v1&i32(-8) + i32(88860)
 												v6 = v1
 												goto l24
 											}
 										l23:
 											v1 = v1 & i32(-8)
-											v6 = v1 + i32(89004)
-											t51 := int32(load32(mem, uint64(uint32(v1+i32(89012)))))
+											v6 = v1 + i32(88860)
+											t51 := int32(load32(mem, uint64(uint32(v1+i32(88868)))))
 											v1 = t51
 										}
 									l24:
@@ -2169,16 +2169,16 @@ func (m *Module) fn30(v0 int32) int32 {
 										store32(mem, uint64(uint32(v2))+8, uint32(v1))
 									}
 								l22:
-									store32(mem, uint64(uint32(i32(0)))+89284, uint32(v5))
-									store32(mem, uint64(uint32(i32(0)))+89276, uint32(v7))
+									store32(mem, uint64(uint32(i32(0)))+89140, uint32(v5))
+									store32(mem, uint64(uint32(i32(0)))+89132, uint32(v7))
 									return v0 + i32(8)
 								}
-								t9 := int32(load32(mem, uint64(uint32(i32(0)))+89272))
+								t9 := int32(load32(mem, uint64(uint32(i32(0)))+89128))
 								v0 = t9
 								if v0 == 0 {
 									goto l2
 								}
-								t10 := int32(load32(mem, uint64(uint32(int32(bits.TrailingZeros32(uint32(v0)))<<2+i32(88860)))))
+								t10 := int32(load32(mem, uint64(uint32(int32(bits.TrailingZeros32(uint32(v0)))<<2+i32(88716)))))
 								v7 = t10
 								t11 := int32(load32(mem, uint64(uint32(v7))+4))
 								v1 = t11&i32(-8) - v2
@@ -2263,7 +2263,7 @@ func (m *Module) fn30(v0 int32) int32 {
 										{
 											t29 := int32(load32(mem, uint64(uint32(v5))+28))
 											t30 := v5
-											v7 = t29<<2 + i32(88860)
+											v7 = t29<<2 + i32(88716)
 											t31 := int32(load32(mem, uint64(uint32(v7))))
 											if t30 == t31 {
 												goto l14
@@ -2336,8 +2336,8 @@ func (m *Module) fn30(v0 int32) int32 {
 							}
 							v6 = (v0^i32(-1))&i32(1) + v1
 							v0 = v6 << 3
-							v1 = v0 + i32(89004)
-							t5 := int32(load32(mem, uint64(uint32(v0+i32(89012)))))
+							v1 = v0 + i32(88860)
+							t5 := int32(load32(mem, uint64(uint32(v0+i32(88868)))))
 							t6 := v1
 							v2 = t5
 							t7 := int32(load32(mem, uint64(uint32(v2))+8))
@@ -2350,7 +2350,7 @@ func (m *Module) fn30(v0 int32) int32 {
 							goto l6
 						}
 					l5:
-						store32(mem, uint64(uint32(i32(0)))+89268, uint32(v5&i32_rotl(i32(-2), v6)))
+						store32(mem, uint64(uint32(i32(0)))+89124, uint32(v5&i32_rotl(i32(-2), v6)))
 					l6:
 						store32(mem, uint64(uint32(v2))+4, uint32(v0|i32(3)))
 						v0 = v2 + v0
@@ -2359,9 +2359,9 @@ func (m *Module) fn30(v0 int32) int32 {
 						return v2 + i32(8)
 					}
 				l17:
-					t52 := int32(load32(mem, uint64(uint32(i32(0)))+89272))
+					t52 := int32(load32(mem, uint64(uint32(i32(0)))+89128))
 					t53 := int32(load32(mem, uint64(uint32(v5))+28))
-					store32(mem, uint64(uint32(i32(0)))+89272, uint32(t52&i32_rotl(i32(-2), t53)))
+					store32(mem, uint64(uint32(i32(0)))+89128, uint32(t52&i32_rotl(i32(-2), t53)))
 				}
 			l13:
 				{
@@ -2378,31 +2378,31 @@ func (m *Module) fn30(v0 int32) int32 {
 					v7 = v5 + v2
 					store32(mem, uint64(uint32(v7))+4, uint32(v1|i32(1)))
 					store32(mem, uint64(uint32(v7+v1)), uint32(v1))
-					t54 := int32(load32(mem, uint64(uint32(i32(0)))+89276))
+					t54 := int32(load32(mem, uint64(uint32(i32(0)))+89132))
 					v6 = t54
 					if v6 == 0 {
 						goto l26
 					}
-					t55 := int32(load32(mem, uint64(uint32(i32(0)))+89284))
+					t55 := int32(load32(mem, uint64(uint32(i32(0)))+89140))
 					v0 = t55
 					{
 						{
-							t56 := int32(load32(mem, uint64(uint32(i32(0)))+89268))
+							t56 := int32(load32(mem, uint64(uint32(i32(0)))+89124))
 							v8 = t56
 							t57 := v8
 							v4 = i32_shl(i32(1), int32(uint32(v6)>>3))
 							if t57&v4 != 0 {
 								goto l27
 							}
-							store32(mem, uint64(uint32(i32(0)))+89268, uint32(v8|v4))
-							v6 = v6&i32(-8) + i32(89004)
+							store32(mem, uint64(uint32(i32(0)))+89124, uint32(v8|v4))
+							v6 = v6&i32(-8) + i32(88860)
 							v8 = v6
 							goto l28
 						}
 					l27:
 						v6 = v6 & i32(-8)
-						v8 = v6 + i32(89004)
-						t58 := int32(load32(mem, uint64(uint32(v6+i32(89012)))))
+						v8 = v6 + i32(88860)
+						t58 := int32(load32(mem, uint64(uint32(v6+i32(88868)))))
 						v6 = t58
 					}
 				l28:
@@ -2413,8 +2413,8 @@ func (m *Module) fn30(v0 int32) int32 {
 					goto l26
 				}
 			l26:
-				store32(mem, uint64(uint32(i32(0)))+89284, uint32(v7))
-				store32(mem, uint64(uint32(i32(0)))+89276, uint32(v1))
+				store32(mem, uint64(uint32(i32(0)))+89140, uint32(v7))
+				store32(mem, uint64(uint32(i32(0)))+89132, uint32(v1))
 			l29:
 				v0 = v5 + i32(8)
 				if v0 == 0 {
@@ -2425,7 +2425,7 @@ func (m *Module) fn30(v0 int32) int32 {
 			if uint32(v0) <= uint32(i32(-65588)) {
 				v1 = v0 + i32(11)
 				v2 = v1 & i32(-8)
-				t0 := int32(load32(mem, uint64(uint32(i32(0)))+89272))
+				t0 := int32(load32(mem, uint64(uint32(i32(0)))+89128))
 				v3 = t0
 				if v3 == 0 {
 					goto l2
@@ -2444,7 +2444,7 @@ func (m *Module) fn30(v0 int32) int32 {
 			v1 = i32(0) - v2
 			{
 				{
-					t61 := int32(load32(mem, uint64(uint32(v4<<2+i32(88860)))))
+					t61 := int32(load32(mem, uint64(uint32(v4<<2+i32(88716)))))
 					v5 = t61
 					if v5 != 0 {
 						goto l31
@@ -2518,7 +2518,7 @@ func (m *Module) fn30(v0 int32) int32 {
 				if v0 == 0 {
 					goto l2
 				}
-				t72 := int32(load32(mem, uint64(uint32(int32(bits.TrailingZeros32(uint32(v0)))<<2+i32(88860)))))
+				t72 := int32(load32(mem, uint64(uint32(int32(bits.TrailingZeros32(uint32(v0)))<<2+i32(88716)))))
 				v0 = t72
 			}
 		l36:
@@ -2582,7 +2582,7 @@ func (m *Module) fn30(v0 int32) int32 {
 				goto l2
 			}
 			{
-				t84 := int32(load32(mem, uint64(uint32(i32(0)))+89276))
+				t84 := int32(load32(mem, uint64(uint32(i32(0)))+89132))
 				v0 = t84
 				if uint32(v0) < uint32(v2) {
 					goto l40
@@ -2661,7 +2661,7 @@ func (m *Module) fn30(v0 int32) int32 {
 					{
 						t100 := int32(load32(mem, uint64(uint32(v7))+28))
 						t101 := v7
-						v5 = t100<<2 + i32(88860)
+						v5 = t100<<2 + i32(88716)
 						t102 := int32(load32(mem, uint64(uint32(v5))))
 						if t101 == t102 {
 							goto l46
@@ -2709,9 +2709,9 @@ func (m *Module) fn30(v0 int32) int32 {
 					goto l45
 				}
 			l49:
-				t106 := int32(load32(mem, uint64(uint32(i32(0)))+89272))
+				t106 := int32(load32(mem, uint64(uint32(i32(0)))+89128))
 				t107 := int32(load32(mem, uint64(uint32(v7))+28))
-				store32(mem, uint64(uint32(i32(0)))+89272, uint32(t106&i32_rotl(i32(-2), t107)))
+				store32(mem, uint64(uint32(i32(0)))+89128, uint32(t106&i32_rotl(i32(-2), t107)))
 			}
 		l45:
 			{
@@ -2725,22 +2725,22 @@ func (m *Module) fn30(v0 int32) int32 {
 				if uint32(v1) < uint32(i32(256)) {
 					{
 						{
-							t108 := int32(load32(mem, uint64(uint32(i32(0)))+89268))
+							t108 := int32(load32(mem, uint64(uint32(i32(0)))+89124))
 							v5 = t108
 							t109 := v5
 							v6 = i32_shl(i32(1), int32(uint32(v1)>>3))
 							if t109&v6 != 0 {
 								goto l54
 							}
-							store32(mem, uint64(uint32(i32(0)))+89268, uint32(v5|v6))
-							v1 = v1&i32(248) + i32(89004)
+							store32(mem, uint64(uint32(i32(0)))+89124, uint32(v5|v6))
+							v1 = v1&i32(248) + i32(88860)
 							v5 = v1
 							goto l55
 						}
 					l54:
 						v1 = v1 & i32(248)
-						v5 = v1 + i32(89004)
-						t110 := int32(load32(mem, uint64(uint32(v1+i32(89012)))))
+						v5 = v1 + i32(88860)
+						t110 := int32(load32(mem, uint64(uint32(v1+i32(88868)))))
 						v1 = t110
 					}
 				l55:
@@ -2750,7 +2750,7 @@ func (m *Module) fn30(v0 int32) int32 {
 					store32(mem, uint64(uint32(v0))+8, uint32(v1))
 					goto l53
 				}
-				m.fn229(v0, v1)
+				m.fn228(v0, v1)
 				mem = m.memory
 				goto l53
 			l51:
@@ -2770,18 +2770,18 @@ func (m *Module) fn30(v0 int32) int32 {
 	l2:
 		{
 			{
-				t113 := int32(load32(mem, uint64(uint32(i32(0)))+89276))
+				t113 := int32(load32(mem, uint64(uint32(i32(0)))+89132))
 				v0 = t113
 				if uint32(v0) >= uint32(v2) {
-					t157 := int32(load32(mem, uint64(uint32(i32(0)))+89284))
+					t157 := int32(load32(mem, uint64(uint32(i32(0)))+89140))
 					v1 = t157
 					{
 						v7 = v0 - v2
 						if uint32(v7) > uint32(i32(15)) {
 							goto l85
 						}
-						store32(mem, uint64(uint32(i32(0)))+89284, uint32(i32(0)))
-						store32(mem, uint64(uint32(i32(0)))+89276, uint32(i32(0)))
+						store32(mem, uint64(uint32(i32(0)))+89140, uint32(i32(0)))
+						store32(mem, uint64(uint32(i32(0)))+89132, uint32(i32(0)))
 						store32(mem, uint64(uint32(v1))+4, uint32(v0|i32(3)))
 						v0 = v1 + v0
 						t158 := int32(load32(mem, uint64(uint32(v0))+4))
@@ -2789,9 +2789,9 @@ func (m *Module) fn30(v0 int32) int32 {
 						goto l86
 					}
 				l85:
-					store32(mem, uint64(uint32(i32(0)))+89276, uint32(v7))
+					store32(mem, uint64(uint32(i32(0)))+89132, uint32(v7))
 					v5 = v1 + v2
-					store32(mem, uint64(uint32(i32(0)))+89284, uint32(v5))
+					store32(mem, uint64(uint32(i32(0)))+89140, uint32(v5))
 					store32(mem, uint64(uint32(v5))+4, uint32(v7|i32(1)))
 					store32(mem, uint64(uint32(v1+v0)), uint32(v7))
 					store32(mem, uint64(uint32(v1))+4, uint32(v2|i32(3)))
@@ -2799,15 +2799,15 @@ func (m *Module) fn30(v0 int32) int32 {
 					return v1 + i32(8)
 				}
 				{
-					t114 := int32(load32(mem, uint64(uint32(i32(0)))+89280))
+					t114 := int32(load32(mem, uint64(uint32(i32(0)))+89136))
 					v0 = t114
 					if uint32(v0) > uint32(v2) {
 						v1 = v0 - v2
-						store32(mem, uint64(uint32(i32(0)))+89280, uint32(v1))
-						t156 := int32(load32(mem, uint64(uint32(i32(0)))+89288))
+						store32(mem, uint64(uint32(i32(0)))+89136, uint32(v1))
+						t156 := int32(load32(mem, uint64(uint32(i32(0)))+89144))
 						v0 = t156
 						v7 = v0 + v2
-						store32(mem, uint64(uint32(i32(0)))+89288, uint32(v7))
+						store32(mem, uint64(uint32(i32(0)))+89144, uint32(v7))
 						store32(mem, uint64(uint32(v7))+4, uint32(v1|i32(1)))
 						store32(mem, uint64(uint32(v0))+4, uint32(v2|i32(3)))
 						v0 = v0 + i32(8)
@@ -2824,7 +2824,7 @@ func (m *Module) fn30(v0 int32) int32 {
 							if v5 == 0 {
 								goto l30
 							}
-							t116 := int32(load32(mem, uint64(uint32(i32(0)))+89292))
+							t116 := int32(load32(mem, uint64(uint32(i32(0)))+89148))
 							v0 = v7 & i32(-65536)
 							p117 := v0
 							if v5 == i32(0)-v0 {
@@ -2832,22 +2832,22 @@ func (m *Module) fn30(v0 int32) int32 {
 							}
 							v8 = p117
 							v0 = t116 + v8
-							store32(mem, uint64(uint32(i32(0)))+89292, uint32(v0))
-							t118 := int32(load32(mem, uint64(uint32(i32(0)))+89296))
+							store32(mem, uint64(uint32(i32(0)))+89148, uint32(v0))
+							t118 := int32(load32(mem, uint64(uint32(i32(0)))+89152))
 							t119 := v0
 							v1 = t118
 							p120 := v1
 							if uint32(v0) > uint32(v1) {
 								p120 = t119
 							}
-							store32(mem, uint64(uint32(i32(0)))+89296, uint32(p120))
+							store32(mem, uint64(uint32(i32(0)))+89152, uint32(p120))
 							{
 								{
-									t121 := int32(load32(mem, uint64(uint32(i32(0)))+89288))
+									t121 := int32(load32(mem, uint64(uint32(i32(0)))+89144))
 									v1 = t121
 									if v1 == 0 {
 										{
-											t126 := int32(load32(mem, uint64(uint32(i32(0)))+89304))
+											t126 := int32(load32(mem, uint64(uint32(i32(0)))+89160))
 											v0 = t126
 											if v0 == 0 {
 												goto l63
@@ -2857,12 +2857,49 @@ func (m *Module) fn30(v0 int32) int32 {
 											}
 										}
 									l63:
-										store32(mem, uint64(uint32(i32(0)))+89304, uint32(v5))
+										store32(mem, uint64(uint32(i32(0)))+89160, uint32(v5))
 									l64:
-										store32(mem, uint64(uint32(i32(0)))+89308, uint32(i32(0xfff)))
-										store32(mem, uint64(uint32(i32(0)))+88992, uint32(v8))
-										store32(mem, uint64(uint32(i32(0)))+88988, uint32(v5))
+										store32(mem, uint64(uint32(i32(0)))+89164, uint32(i32(0xfff)))
+										store32(mem, uint64(uint32(i32(0)))+88848, uint32(v8))
+										store32(mem, uint64(uint32(i32(0)))+88844, uint32(v5))
+										store32(mem, uint64(uint32(i32(0)))+88872, uint32(i32(88860)))
+										store32(mem, uint64(uint32(i32(0)))+88880, uint32(i32(88868)))
+										store32(mem, uint64(uint32(i32(0)))+88868, uint32(i32(88860)))
+										store32(mem, uint64(uint32(i32(0)))+88888, uint32(i32(88876)))
+										store32(mem, uint64(uint32(i32(0)))+88876, uint32(i32(88868)))
+										store32(mem, uint64(uint32(i32(0)))+88896, uint32(i32(88884)))
+										store32(mem, uint64(uint32(i32(0)))+88884, uint32(i32(88876)))
+										store32(mem, uint64(uint32(i32(0)))+88904, uint32(i32(88892)))
+										store32(mem, uint64(uint32(i32(0)))+88892, uint32(i32(88884)))
+										store32(mem, uint64(uint32(i32(0)))+88912, uint32(i32(88900)))
+										store32(mem, uint64(uint32(i32(0)))+88900, uint32(i32(88892)))
+										store32(mem, uint64(uint32(i32(0)))+88920, uint32(i32(88908)))
+										store32(mem, uint64(uint32(i32(0)))+88908, uint32(i32(88900)))
+										store32(mem, uint64(uint32(i32(0)))+88928, uint32(i32(88916)))
+										store32(mem, uint64(uint32(i32(0)))+88916, uint32(i32(88908)))
+										store32(mem, uint64(uint32(i32(0)))+88856, uint32(i32(0)))
+										store32(mem, uint64(uint32(i32(0)))+88936, uint32(i32(88924)))
+										store32(mem, uint64(uint32(i32(0)))+88924, uint32(i32(88916)))
+										store32(mem, uint64(uint32(i32(0)))+88932, uint32(i32(88924)))
+										store32(mem, uint64(uint32(i32(0)))+88944, uint32(i32(88932)))
+										store32(mem, uint64(uint32(i32(0)))+88940, uint32(i32(88932)))
+										store32(mem, uint64(uint32(i32(0)))+88952, uint32(i32(88940)))
+										store32(mem, uint64(uint32(i32(0)))+88948, uint32(i32(88940)))
+										store32(mem, uint64(uint32(i32(0)))+88960, uint32(i32(88948)))
+										store32(mem, uint64(uint32(i32(0)))+88956, uint32(i32(88948)))
+										store32(mem, uint64(uint32(i32(0)))+88968, uint32(i32(88956)))
+										store32(mem, uint64(uint32(i32(0)))+88964, uint32(i32(88956)))
+										store32(mem, uint64(uint32(i32(0)))+88976, uint32(i32(88964)))
+										store32(mem, uint64(uint32(i32(0)))+88972, uint32(i32(88964)))
+										store32(mem, uint64(uint32(i32(0)))+88984, uint32(i32(88972)))
+										store32(mem, uint64(uint32(i32(0)))+88980, uint32(i32(88972)))
+										store32(mem, uint64(uint32(i32(0)))+88992, uint32(i32(88980)))
+										store32(mem, uint64(uint32(i32(0)))+88988, uint32(i32(88980)))
+										store32(mem, uint64(uint32(i32(0)))+89000, uint32(i32(88988)))
+										store32(mem, uint64(uint32(i32(0)))+89008, uint32(i32(88996)))
+										store32(mem, uint64(uint32(i32(0)))+88996, uint32(i32(88988)))
 										store32(mem, uint64(uint32(i32(0)))+89016, uint32(i32(89004)))
+										store32(mem, uint64(uint32(i32(0)))+89004, uint32(i32(88996)))
 										store32(mem, uint64(uint32(i32(0)))+89024, uint32(i32(89012)))
 										store32(mem, uint64(uint32(i32(0)))+89012, uint32(i32(89004)))
 										store32(mem, uint64(uint32(i32(0)))+89032, uint32(i32(89020)))
@@ -2877,65 +2914,28 @@ func (m *Module) fn30(v0 int32) int32 {
 										store32(mem, uint64(uint32(i32(0)))+89052, uint32(i32(89044)))
 										store32(mem, uint64(uint32(i32(0)))+89072, uint32(i32(89060)))
 										store32(mem, uint64(uint32(i32(0)))+89060, uint32(i32(89052)))
-										store32(mem, uint64(uint32(i32(0)))+89000, uint32(i32(0)))
 										store32(mem, uint64(uint32(i32(0)))+89080, uint32(i32(89068)))
 										store32(mem, uint64(uint32(i32(0)))+89068, uint32(i32(89060)))
-										store32(mem, uint64(uint32(i32(0)))+89076, uint32(i32(89068)))
 										store32(mem, uint64(uint32(i32(0)))+89088, uint32(i32(89076)))
-										store32(mem, uint64(uint32(i32(0)))+89084, uint32(i32(89076)))
+										store32(mem, uint64(uint32(i32(0)))+89076, uint32(i32(89068)))
 										store32(mem, uint64(uint32(i32(0)))+89096, uint32(i32(89084)))
-										store32(mem, uint64(uint32(i32(0)))+89092, uint32(i32(89084)))
+										store32(mem, uint64(uint32(i32(0)))+89084, uint32(i32(89076)))
 										store32(mem, uint64(uint32(i32(0)))+89104, uint32(i32(89092)))
-										store32(mem, uint64(uint32(i32(0)))+89100, uint32(i32(89092)))
+										store32(mem, uint64(uint32(i32(0)))+89092, uint32(i32(89084)))
 										store32(mem, uint64(uint32(i32(0)))+89112, uint32(i32(89100)))
-										store32(mem, uint64(uint32(i32(0)))+89108, uint32(i32(89100)))
+										store32(mem, uint64(uint32(i32(0)))+89100, uint32(i32(89092)))
 										store32(mem, uint64(uint32(i32(0)))+89120, uint32(i32(89108)))
+										store32(mem, uint64(uint32(i32(0)))+89108, uint32(i32(89100)))
+										store32(mem, uint64(uint32(i32(0)))+89144, uint32(v5))
 										store32(mem, uint64(uint32(i32(0)))+89116, uint32(i32(89108)))
-										store32(mem, uint64(uint32(i32(0)))+89128, uint32(i32(89116)))
-										store32(mem, uint64(uint32(i32(0)))+89124, uint32(i32(89116)))
-										store32(mem, uint64(uint32(i32(0)))+89136, uint32(i32(89124)))
-										store32(mem, uint64(uint32(i32(0)))+89132, uint32(i32(89124)))
-										store32(mem, uint64(uint32(i32(0)))+89144, uint32(i32(89132)))
-										store32(mem, uint64(uint32(i32(0)))+89152, uint32(i32(89140)))
-										store32(mem, uint64(uint32(i32(0)))+89140, uint32(i32(89132)))
-										store32(mem, uint64(uint32(i32(0)))+89160, uint32(i32(89148)))
-										store32(mem, uint64(uint32(i32(0)))+89148, uint32(i32(89140)))
-										store32(mem, uint64(uint32(i32(0)))+89168, uint32(i32(89156)))
-										store32(mem, uint64(uint32(i32(0)))+89156, uint32(i32(89148)))
-										store32(mem, uint64(uint32(i32(0)))+89176, uint32(i32(89164)))
-										store32(mem, uint64(uint32(i32(0)))+89164, uint32(i32(89156)))
-										store32(mem, uint64(uint32(i32(0)))+89184, uint32(i32(89172)))
-										store32(mem, uint64(uint32(i32(0)))+89172, uint32(i32(89164)))
-										store32(mem, uint64(uint32(i32(0)))+89192, uint32(i32(89180)))
-										store32(mem, uint64(uint32(i32(0)))+89180, uint32(i32(89172)))
-										store32(mem, uint64(uint32(i32(0)))+89200, uint32(i32(89188)))
-										store32(mem, uint64(uint32(i32(0)))+89188, uint32(i32(89180)))
-										store32(mem, uint64(uint32(i32(0)))+89208, uint32(i32(89196)))
-										store32(mem, uint64(uint32(i32(0)))+89196, uint32(i32(89188)))
-										store32(mem, uint64(uint32(i32(0)))+89216, uint32(i32(89204)))
-										store32(mem, uint64(uint32(i32(0)))+89204, uint32(i32(89196)))
-										store32(mem, uint64(uint32(i32(0)))+89224, uint32(i32(89212)))
-										store32(mem, uint64(uint32(i32(0)))+89212, uint32(i32(89204)))
-										store32(mem, uint64(uint32(i32(0)))+89232, uint32(i32(89220)))
-										store32(mem, uint64(uint32(i32(0)))+89220, uint32(i32(89212)))
-										store32(mem, uint64(uint32(i32(0)))+89240, uint32(i32(89228)))
-										store32(mem, uint64(uint32(i32(0)))+89228, uint32(i32(89220)))
-										store32(mem, uint64(uint32(i32(0)))+89248, uint32(i32(89236)))
-										store32(mem, uint64(uint32(i32(0)))+89236, uint32(i32(89228)))
-										store32(mem, uint64(uint32(i32(0)))+89256, uint32(i32(89244)))
-										store32(mem, uint64(uint32(i32(0)))+89244, uint32(i32(89236)))
-										store32(mem, uint64(uint32(i32(0)))+89264, uint32(i32(89252)))
-										store32(mem, uint64(uint32(i32(0)))+89252, uint32(i32(89244)))
-										store32(mem, uint64(uint32(i32(0)))+89288, uint32(v5))
-										store32(mem, uint64(uint32(i32(0)))+89260, uint32(i32(89252)))
 										v0 = v8 + i32(-40)
-										store32(mem, uint64(uint32(i32(0)))+89280, uint32(v0))
+										store32(mem, uint64(uint32(i32(0)))+89136, uint32(v0))
 										store32(mem, uint64(uint32(v5))+4, uint32(v0|i32(1)))
 										store32(mem, uint64(uint32(v5+v0))+4, uint32(i32(40)))
-										store32(mem, uint64(uint32(i32(0)))+89300, uint32(i32(0x200000)))
+										store32(mem, uint64(uint32(i32(0)))+89156, uint32(i32(0x200000)))
 										goto l65
 									}
-									v0 = i32(88988)
+									v0 = i32(88844)
 								l61:
 									{
 										t122 := int32(load32(mem, uint64(uint32(v0))))
@@ -2964,32 +2964,32 @@ func (m *Module) fn30(v0 int32) int32 {
 								t127 := int32(load32(mem, uint64(uint32(v0))+12))
 								if t127 == 0 {
 									store32(mem, uint64(uint32(v0))+4, uint32(v6+v8))
-									t159 := int32(load32(mem, uint64(uint32(i32(0)))+89288))
+									t159 := int32(load32(mem, uint64(uint32(i32(0)))+89144))
 									v0 = t159
 									v1 = (v0 + i32(15)) & i32(-8)
 									v7 = v1 + i32(-8)
-									store32(mem, uint64(uint32(i32(0)))+89288, uint32(v7))
-									t160 := int32(load32(mem, uint64(uint32(i32(0)))+89280))
+									store32(mem, uint64(uint32(i32(0)))+89144, uint32(v7))
+									t160 := int32(load32(mem, uint64(uint32(i32(0)))+89136))
 									t161 := v0 - v1
 									v1 = t160 + v8
 									v5 = t161 + v1 + i32(8)
-									store32(mem, uint64(uint32(i32(0)))+89280, uint32(v5))
+									store32(mem, uint64(uint32(i32(0)))+89136, uint32(v5))
 									store32(mem, uint64(uint32(v7))+4, uint32(v5|i32(1)))
 									store32(mem, uint64(uint32(v0+v1))+4, uint32(i32(40)))
-									store32(mem, uint64(uint32(i32(0)))+89300, uint32(i32(0x200000)))
+									store32(mem, uint64(uint32(i32(0)))+89156, uint32(i32(0x200000)))
 									goto l65
 								}
 							}
 						l62:
-							t128 := int32(load32(mem, uint64(uint32(i32(0)))+89304))
+							t128 := int32(load32(mem, uint64(uint32(i32(0)))+89160))
 							v0 = t128
 							p129 := v5
 							if uint32(v0) < uint32(v5) {
 								p129 = v0
 							}
-							store32(mem, uint64(uint32(i32(0)))+89304, uint32(p129))
+							store32(mem, uint64(uint32(i32(0)))+89160, uint32(p129))
 							v7 = v5 + v8
-							v0 = i32(88988)
+							v0 = i32(88844)
 							{
 							l68:
 								{
@@ -3016,16 +3016,16 @@ func (m *Module) fn30(v0 int32) int32 {
 									t147 := v1
 									v0 = v5 + v2
 									v2 = t147 - v0
-									t148 := int32(load32(mem, uint64(uint32(i32(0)))+89288))
+									t148 := int32(load32(mem, uint64(uint32(i32(0)))+89144))
 									if v1 == t148 {
-										store32(mem, uint64(uint32(i32(0)))+89288, uint32(v0))
-										t162 := int32(load32(mem, uint64(uint32(i32(0)))+89280))
+										store32(mem, uint64(uint32(i32(0)))+89144, uint32(v0))
+										t162 := int32(load32(mem, uint64(uint32(i32(0)))+89136))
 										v2 = t162 + v2
-										store32(mem, uint64(uint32(i32(0)))+89280, uint32(v2))
+										store32(mem, uint64(uint32(i32(0)))+89136, uint32(v2))
 										store32(mem, uint64(uint32(v0))+4, uint32(v2|i32(1)))
 										goto l82
 									}
-									t149 := int32(load32(mem, uint64(uint32(i32(0)))+89284))
+									t149 := int32(load32(mem, uint64(uint32(i32(0)))+89140))
 									if v1 == t149 {
 										goto l79
 									}
@@ -3051,22 +3051,22 @@ func (m *Module) fn30(v0 int32) int32 {
 									if uint32(v2) < uint32(i32(256)) {
 										{
 											{
-												t153 := int32(load32(mem, uint64(uint32(i32(0)))+89268))
+												t153 := int32(load32(mem, uint64(uint32(i32(0)))+89124))
 												v1 = t153
 												t154 := v1
 												v7 = i32_shl(i32(1), int32(uint32(v2)>>3))
 												if t154&v7 != 0 {
 													goto l83
 												}
-												store32(mem, uint64(uint32(i32(0)))+89268, uint32(v1|v7))
-												v2 = v2&i32(248) + i32(89004)
+												store32(mem, uint64(uint32(i32(0)))+89124, uint32(v1|v7))
+												v2 = v2&i32(248) + i32(88860)
 												v1 = v2
 												goto l84
 											}
 										l83:
 											v2 = v2 & i32(248)
-											v1 = v2 + i32(89004)
-											t155 := int32(load32(mem, uint64(uint32(v2+i32(89012)))))
+											v1 = v2 + i32(88860)
+											t155 := int32(load32(mem, uint64(uint32(v2+i32(88868)))))
 											v2 = t155
 										}
 									l84:
@@ -3076,13 +3076,13 @@ func (m *Module) fn30(v0 int32) int32 {
 										store32(mem, uint64(uint32(v0))+8, uint32(v2))
 										goto l82
 									}
-									m.fn229(v0, v2)
+									m.fn228(v0, v2)
 									mem = m.memory
 									goto l82
 								}
 							}
 						l69:
-							v0 = i32(88988)
+							v0 = i32(88844)
 						l73:
 							{
 								{
@@ -3095,12 +3095,12 @@ func (m *Module) fn30(v0 int32) int32 {
 									t135 := v1
 									v7 = v7 + t134
 									if uint32(t135) < uint32(v7) {
-										store32(mem, uint64(uint32(i32(0)))+89288, uint32(v5))
+										store32(mem, uint64(uint32(i32(0)))+89144, uint32(v5))
 										v0 = v8 + i32(-40)
-										store32(mem, uint64(uint32(i32(0)))+89280, uint32(v0))
+										store32(mem, uint64(uint32(i32(0)))+89136, uint32(v0))
 										store32(mem, uint64(uint32(v5))+4, uint32(v0|i32(1)))
 										store32(mem, uint64(uint32(v5+v0))+4, uint32(i32(40)))
-										store32(mem, uint64(uint32(i32(0)))+89300, uint32(i32(0x200000)))
+										store32(mem, uint64(uint32(i32(0)))+89156, uint32(i32(0x200000)))
 										t137 := v1
 										v0 = (v7+i32(-32))&i32(-8) + i32(-8)
 										p138 := v0
@@ -3109,16 +3109,16 @@ func (m *Module) fn30(v0 int32) int32 {
 										}
 										v6 = p138
 										store32(mem, uint64(uint32(v6))+4, uint32(i32(27)))
-										t139 := int64(load64(mem, uint64(uint32(i32(0)))+88988))
+										t139 := int64(load64(mem, uint64(uint32(i32(0)))+88844))
 										v9 = t139
-										t140 := int64(load64(mem, uint64(uint32(i32(0)))+88996))
+										t140 := int64(load64(mem, uint64(uint32(i32(0)))+88852))
 										store64(mem, uint64(uint32(v6+i32(16))), uint64(t140))
 										v0 = v6 + i32(8)
 										store64(mem, uint64(uint32(v0)), uint64(v9))
-										store32(mem, uint64(uint32(i32(0)))+88992, uint32(v8))
-										store32(mem, uint64(uint32(i32(0)))+88988, uint32(v5))
-										store32(mem, uint64(uint32(i32(0)))+88996, uint32(v0))
-										store32(mem, uint64(uint32(i32(0)))+89000, uint32(i32(0)))
+										store32(mem, uint64(uint32(i32(0)))+88848, uint32(v8))
+										store32(mem, uint64(uint32(i32(0)))+88844, uint32(v5))
+										store32(mem, uint64(uint32(i32(0)))+88852, uint32(v0))
+										store32(mem, uint64(uint32(i32(0)))+88856, uint32(i32(0)))
 										v0 = v6 + i32(28)
 									l74:
 										store32(mem, uint64(uint32(v0)), uint32(i32(7)))
@@ -3138,22 +3138,22 @@ func (m *Module) fn30(v0 int32) int32 {
 										if uint32(v0) < uint32(i32(256)) {
 											{
 												{
-													t143 := int32(load32(mem, uint64(uint32(i32(0)))+89268))
+													t143 := int32(load32(mem, uint64(uint32(i32(0)))+89124))
 													v7 = t143
 													t144 := v7
 													v5 = i32_shl(i32(1), int32(uint32(v0)>>3))
 													if t144&v5 != 0 {
 														goto l76
 													}
-													store32(mem, uint64(uint32(i32(0)))+89268, uint32(v7|v5))
-													v0 = v0&i32(248) + i32(89004)
+													store32(mem, uint64(uint32(i32(0)))+89124, uint32(v7|v5))
+													v0 = v0&i32(248) + i32(88860)
 													v7 = v0
 													goto l77
 												}
 											l76:
 												v0 = v0 & i32(248)
-												v7 = v0 + i32(89004)
-												t145 := int32(load32(mem, uint64(uint32(v0+i32(89012)))))
+												v7 = v0 + i32(88860)
+												t145 := int32(load32(mem, uint64(uint32(v0+i32(88868)))))
 												v0 = t145
 											}
 										l77:
@@ -3163,7 +3163,7 @@ func (m *Module) fn30(v0 int32) int32 {
 											store32(mem, uint64(uint32(v1))+8, uint32(v0))
 											goto l65
 										}
-										m.fn229(v1, v0)
+										m.fn228(v1, v0)
 										mem = m.memory
 										goto l65
 									}
@@ -3179,10 +3179,10 @@ func (m *Module) fn30(v0 int32) int32 {
 				}
 			}
 		l79:
-			store32(mem, uint64(uint32(i32(0)))+89284, uint32(v0))
-			t163 := int32(load32(mem, uint64(uint32(i32(0)))+89276))
+			store32(mem, uint64(uint32(i32(0)))+89140, uint32(v0))
+			t163 := int32(load32(mem, uint64(uint32(i32(0)))+89132))
 			v2 = t163 + v2
-			store32(mem, uint64(uint32(i32(0)))+89276, uint32(v2))
+			store32(mem, uint64(uint32(i32(0)))+89132, uint32(v2))
 			store32(mem, uint64(uint32(v0))+4, uint32(v2|i32(1)))
 			store32(mem, uint64(uint32(v0+v2)), uint32(v2))
 		}
@@ -3190,17 +3190,17 @@ func (m *Module) fn30(v0 int32) int32 {
 		return v5 + i32(8)
 	l65:
 		v0 = i32(0)
-		t164 := int32(load32(mem, uint64(uint32(i32(0)))+89280))
+		t164 := int32(load32(mem, uint64(uint32(i32(0)))+89136))
 		v1 = t164
 		if uint32(v1) <= uint32(v2) {
 			goto l30
 		}
 		v1 = v1 - v2
-		store32(mem, uint64(uint32(i32(0)))+89280, uint32(v1))
-		t165 := int32(load32(mem, uint64(uint32(i32(0)))+89288))
+		store32(mem, uint64(uint32(i32(0)))+89136, uint32(v1))
+		t165 := int32(load32(mem, uint64(uint32(i32(0)))+89144))
 		v0 = t165
 		v7 = v0 + v2
-		store32(mem, uint64(uint32(i32(0)))+89288, uint32(v7))
+		store32(mem, uint64(uint32(i32(0)))+89144, uint32(v7))
 		store32(mem, uint64(uint32(v7))+4, uint32(v1|i32(1)))
 		store32(mem, uint64(uint32(v0))+4, uint32(v2|i32(3)))
 		return v0 + i32(8)
@@ -3222,9 +3222,9 @@ func (m *Module) fn32(v0, v1 int32) {
 	v2 = t0 - i32(32)
 	m.g0 = v2
 	mem := m.memory
-	t1 := int32(load32(mem, uint64(uint32(v1<<2))+70736))
+	t1 := int32(load32(mem, uint64(uint32(v1<<2))+70640))
 	v1 = t1
-	t2 := m.fn232(v1)
+	t2 := m.fn231(v1)
 	mem = m.memory
 	m.fn33(v2+i32(12), v1, t2)
 	mem = m.memory
@@ -3249,14 +3249,14 @@ func (m *Module) fn32(v0, v1 int32) {
 			p7 = i32(4)
 		}
 		if uint32(t6) < uint32(p7+v1) {
-			m.fn27(i32(88368), i32(46), i32(88416))
+			m.fn27(i32(88272), i32(46), i32(88320))
 			panic("unreachable")
 		}
 		if v0 == 0 {
 			goto l2
 		}
 		if uint32(v4) > uint32(v1+i32(39)) {
-			m.fn27(i32(88432), i32(46), i32(88480))
+			m.fn27(i32(88336), i32(46), i32(88384))
 			panic("unreachable")
 		}
 	l2:
@@ -3349,11 +3349,11 @@ func (m *Module) fn33(v0, v1, v2 int32) {
 			}
 		l8:
 			v2 = v5 + v1
-			t11 := int32(mem[uint64(uint32(i32(0)))+70818])
+			t11 := int32(mem[uint64(uint32(i32(0)))+70722])
 			t12 := v2
 			v7 = t11
 			mem[uint64(uint32(t12))+2] = byte(v7)
-			t13 := int32(load16(mem, uint64(uint32(i32(0)))+70816))
+			t13 := int32(load16(mem, uint64(uint32(i32(0)))+70720))
 			t14 := v2
 			v8 = t13
 			store16(mem, uint64(uint32(t14)), uint16(v8))
@@ -3548,12 +3548,12 @@ func (m *Module) fn35(v0, v1, v2 int32) {
 		store32(mem, uint64(uint32(v3))+8, uint32(i32(0)))
 		store32(mem, uint64(uint32(v3))+4, uint32(v6))
 		store32(mem, uint64(uint32(v3)), uint32(v4))
-		t11 := m.fn24(v3, i32(70852), v1, v2)
+		t11 := m.fn24(v3, i32(70756), v1, v2)
 		mem = m.memory
 		if t11 == 0 {
 			goto l11
 		}
-		m.fn38(i32(70892), i32(86), v3+i32(15), i32(70876), i32(70980))
+		m.fn38(i32(70796), i32(86), v3+i32(15), i32(70780), i32(70884))
 		mem = m.memory
 		panic("unreachable")
 	}
@@ -3576,7 +3576,7 @@ func (m *Module) fn36(v0 int32) {
 		t1 := m.fn37(v0, v1)
 		mem = m.memory
 		if t1 != 0 {
-			m.fn38(i32(65576), i32(55), v1+i32(15), i32(65560), i32(67556))
+			m.fn38(i32(65576), i32(55), v1+i32(15), i32(65560), i32(67460))
 			panic("unreachable")
 		}
 		t2 := int32(load32(mem, uint64(uint32(v1))))
@@ -3600,14 +3600,14 @@ func (m *Module) fn36(v0 int32) {
 				p7 = i32(4)
 			}
 			if uint32(t6) < uint32(p7+v0) {
-				m.fn27(i32(88368), i32(46), i32(88416))
+				m.fn27(i32(88272), i32(46), i32(88320))
 				panic("unreachable")
 			}
 			if v3 == 0 {
 				goto l3
 			}
 			if uint32(v4) > uint32(v0+i32(39)) {
-				m.fn27(i32(88432), i32(46), i32(88480))
+				m.fn27(i32(88336), i32(46), i32(88384))
 				panic("unreachable")
 			}
 		l3:
@@ -3642,9 +3642,9 @@ l0:
 	store32(mem, uint64(uint32(v1))+8, uint32(v3+i32(12)))
 	t4 := int32(load32(mem, uint64(uint32(v1))+4))
 	v3 = t4 + v3
-	t5 := int64(load64(mem, uint64(uint32(i32(0)))+88628))
+	t5 := int64(load64(mem, uint64(uint32(i32(0)))+88484))
 	store64(mem, uint64(uint32(v3)), uint64(t5))
-	t6 := int32(load32(mem, uint64(uint32(i32(0)))+88636))
+	t6 := int32(load32(mem, uint64(uint32(i32(0)))+88492))
 	store32(mem, uint64(uint32(v3))+8, uint32(t6))
 	t7 := int32(load32(mem, uint64(uint32(v0))+8))
 	t8 := v2
@@ -3767,273 +3767,273 @@ func (m *Module) fn39(v0, v1 int32) int32 {
 		goto l0
 	case 1:
 		t0 := int32(mem[uint64(uint32(v0))])
-		t1 := int32(load16(mem, uint64(uint32(t0<<1))+74810))
+		t1 := int32(load16(mem, uint64(uint32(t0<<1))+74714))
 		return t1
 	case 2:
 		t2 := int32(mem[uint64(uint32(v0))])
-		t3 := int32(load16(mem, uint64(uint32(t2<<1))+75322))
+		t3 := int32(load16(mem, uint64(uint32(t2<<1))+75226))
 		t4 := int32(mem[uint64(uint32(v0))+1])
-		t5 := int32(load16(mem, uint64(uint32(t4<<1))+74810))
+		t5 := int32(load16(mem, uint64(uint32(t4<<1))+74714))
 		return t3 ^ t5
 	case 3:
 		t6 := int32(mem[uint64(uint32(v0))+2])
-		t7 := int32(load16(mem, uint64(uint32(t6<<1))+74810))
+		t7 := int32(load16(mem, uint64(uint32(t6<<1))+74714))
 		t8 := int32(mem[uint64(uint32(v0))])
-		t9 := int32(load16(mem, uint64(uint32(t8<<1))+75834))
+		t9 := int32(load16(mem, uint64(uint32(t8<<1))+75738))
 		t10 := int32(mem[uint64(uint32(v0))+1])
-		t11 := int32(load16(mem, uint64(uint32(t10<<1))+75322))
+		t11 := int32(load16(mem, uint64(uint32(t10<<1))+75226))
 		return t7 ^ t9 ^ t11
 	case 4:
 		t12 := int32(mem[uint64(uint32(v0))+2])
-		t13 := int32(load16(mem, uint64(uint32(t12<<1))+75322))
+		t13 := int32(load16(mem, uint64(uint32(t12<<1))+75226))
 		t14 := int32(mem[uint64(uint32(v0))])
-		t15 := int32(load16(mem, uint64(uint32(t14<<1))+76346))
+		t15 := int32(load16(mem, uint64(uint32(t14<<1))+76250))
 		t16 := int32(mem[uint64(uint32(v0))+3])
-		t17 := int32(load16(mem, uint64(uint32(t16<<1))+74810))
+		t17 := int32(load16(mem, uint64(uint32(t16<<1))+74714))
 		t18 := int32(mem[uint64(uint32(v0))+1])
-		t19 := int32(load16(mem, uint64(uint32(t18<<1))+75834))
+		t19 := int32(load16(mem, uint64(uint32(t18<<1))+75738))
 		return t13 ^ t15 ^ (t17 ^ t19)
 	case 5:
 		t20 := int32(mem[uint64(uint32(v0))+4])
-		t21 := int32(load16(mem, uint64(uint32(t20<<1))+74810))
+		t21 := int32(load16(mem, uint64(uint32(t20<<1))+74714))
 		t22 := int32(mem[uint64(uint32(v0))+2])
-		t23 := int32(load16(mem, uint64(uint32(t22<<1))+75834))
+		t23 := int32(load16(mem, uint64(uint32(t22<<1))+75738))
 		t24 := int32(mem[uint64(uint32(v0))])
-		t25 := int32(load16(mem, uint64(uint32(t24<<1))+76858))
+		t25 := int32(load16(mem, uint64(uint32(t24<<1))+76762))
 		t26 := int32(mem[uint64(uint32(v0))+3])
-		t27 := int32(load16(mem, uint64(uint32(t26<<1))+75322))
+		t27 := int32(load16(mem, uint64(uint32(t26<<1))+75226))
 		t28 := int32(mem[uint64(uint32(v0))+1])
-		t29 := int32(load16(mem, uint64(uint32(t28<<1))+76346))
+		t29 := int32(load16(mem, uint64(uint32(t28<<1))+76250))
 		return t21 ^ (t23 ^ t25) ^ (t27 ^ t29)
 	case 6:
 		t30 := int32(mem[uint64(uint32(v0))+4])
-		t31 := int32(load16(mem, uint64(uint32(t30<<1))+75322))
+		t31 := int32(load16(mem, uint64(uint32(t30<<1))+75226))
 		t32 := int32(mem[uint64(uint32(v0))+2])
-		t33 := int32(load16(mem, uint64(uint32(t32<<1))+76346))
+		t33 := int32(load16(mem, uint64(uint32(t32<<1))+76250))
 		t34 := int32(mem[uint64(uint32(v0))])
-		t35 := int32(load16(mem, uint64(uint32(t34<<1))+77370))
+		t35 := int32(load16(mem, uint64(uint32(t34<<1))+77274))
 		t36 := int32(mem[uint64(uint32(v0))+5])
-		t37 := int32(load16(mem, uint64(uint32(t36<<1))+74810))
+		t37 := int32(load16(mem, uint64(uint32(t36<<1))+74714))
 		t38 := int32(mem[uint64(uint32(v0))+3])
-		t39 := int32(load16(mem, uint64(uint32(t38<<1))+75834))
+		t39 := int32(load16(mem, uint64(uint32(t38<<1))+75738))
 		t40 := int32(mem[uint64(uint32(v0))+1])
-		t41 := int32(load16(mem, uint64(uint32(t40<<1))+76858))
+		t41 := int32(load16(mem, uint64(uint32(t40<<1))+76762))
 		return t31 ^ (t33 ^ t35) ^ (t37 ^ (t39 ^ t41))
 	case 7:
 		t42 := int32(mem[uint64(uint32(v0))+6])
-		t43 := int32(load16(mem, uint64(uint32(t42<<1))+74810))
+		t43 := int32(load16(mem, uint64(uint32(t42<<1))+74714))
 		t44 := int32(mem[uint64(uint32(v0))+4])
-		t45 := int32(load16(mem, uint64(uint32(t44<<1))+75834))
+		t45 := int32(load16(mem, uint64(uint32(t44<<1))+75738))
 		t46 := int32(mem[uint64(uint32(v0))+2])
-		t47 := int32(load16(mem, uint64(uint32(t46<<1))+76858))
+		t47 := int32(load16(mem, uint64(uint32(t46<<1))+76762))
 		t48 := int32(mem[uint64(uint32(v0))])
-		t49 := int32(load16(mem, uint64(uint32(t48<<1))+77882))
+		t49 := int32(load16(mem, uint64(uint32(t48<<1))+77786))
 		t50 := int32(mem[uint64(uint32(v0))+5])
-		t51 := int32(load16(mem, uint64(uint32(t50<<1))+75322))
+		t51 := int32(load16(mem, uint64(uint32(t50<<1))+75226))
 		t52 := int32(mem[uint64(uint32(v0))+3])
-		t53 := int32(load16(mem, uint64(uint32(t52<<1))+76346))
+		t53 := int32(load16(mem, uint64(uint32(t52<<1))+76250))
 		t54 := int32(mem[uint64(uint32(v0))+1])
-		t55 := int32(load16(mem, uint64(uint32(t54<<1))+77370))
+		t55 := int32(load16(mem, uint64(uint32(t54<<1))+77274))
 		return t43 ^ (t45 ^ (t47 ^ t49)) ^ (t51 ^ (t53 ^ t55))
 	case 8:
 		t56 := int32(mem[uint64(uint32(v0))+6])
-		t57 := int32(load16(mem, uint64(uint32(t56<<1))+75322))
+		t57 := int32(load16(mem, uint64(uint32(t56<<1))+75226))
 		t58 := int32(mem[uint64(uint32(v0))+4])
-		t59 := int32(load16(mem, uint64(uint32(t58<<1))+76346))
+		t59 := int32(load16(mem, uint64(uint32(t58<<1))+76250))
 		t60 := int32(mem[uint64(uint32(v0))+2])
-		t61 := int32(load16(mem, uint64(uint32(t60<<1))+77370))
+		t61 := int32(load16(mem, uint64(uint32(t60<<1))+77274))
 		t62 := int32(mem[uint64(uint32(v0))])
-		t63 := int32(load16(mem, uint64(uint32(t62<<1))+78394))
+		t63 := int32(load16(mem, uint64(uint32(t62<<1))+78298))
 		t64 := int32(mem[uint64(uint32(v0))+7])
-		t65 := int32(load16(mem, uint64(uint32(t64<<1))+74810))
+		t65 := int32(load16(mem, uint64(uint32(t64<<1))+74714))
 		t66 := int32(mem[uint64(uint32(v0))+5])
-		t67 := int32(load16(mem, uint64(uint32(t66<<1))+75834))
+		t67 := int32(load16(mem, uint64(uint32(t66<<1))+75738))
 		t68 := int32(mem[uint64(uint32(v0))+3])
-		t69 := int32(load16(mem, uint64(uint32(t68<<1))+76858))
+		t69 := int32(load16(mem, uint64(uint32(t68<<1))+76762))
 		t70 := int32(mem[uint64(uint32(v0))+1])
-		t71 := int32(load16(mem, uint64(uint32(t70<<1))+77882))
+		t71 := int32(load16(mem, uint64(uint32(t70<<1))+77786))
 		return t57 ^ (t59 ^ (t61 ^ t63)) ^ (t65 ^ (t67 ^ (t69 ^ t71)))
 	case 9:
 		t72 := int32(mem[uint64(uint32(v0))+8])
-		t73 := int32(load16(mem, uint64(uint32(t72<<1))+74810))
+		t73 := int32(load16(mem, uint64(uint32(t72<<1))+74714))
 		t74 := int32(mem[uint64(uint32(v0))+6])
-		t75 := int32(load16(mem, uint64(uint32(t74<<1))+75834))
+		t75 := int32(load16(mem, uint64(uint32(t74<<1))+75738))
 		t76 := int32(mem[uint64(uint32(v0))+4])
-		t77 := int32(load16(mem, uint64(uint32(t76<<1))+76858))
+		t77 := int32(load16(mem, uint64(uint32(t76<<1))+76762))
 		t78 := int32(mem[uint64(uint32(v0))+2])
-		t79 := int32(load16(mem, uint64(uint32(t78<<1))+77882))
+		t79 := int32(load16(mem, uint64(uint32(t78<<1))+77786))
 		t80 := int32(mem[uint64(uint32(v0))])
-		t81 := int32(load16(mem, uint64(uint32(t80<<1))+78906))
+		t81 := int32(load16(mem, uint64(uint32(t80<<1))+78810))
 		t82 := int32(mem[uint64(uint32(v0))+7])
-		t83 := int32(load16(mem, uint64(uint32(t82<<1))+75322))
+		t83 := int32(load16(mem, uint64(uint32(t82<<1))+75226))
 		t84 := int32(mem[uint64(uint32(v0))+5])
-		t85 := int32(load16(mem, uint64(uint32(t84<<1))+76346))
+		t85 := int32(load16(mem, uint64(uint32(t84<<1))+76250))
 		t86 := int32(mem[uint64(uint32(v0))+3])
-		t87 := int32(load16(mem, uint64(uint32(t86<<1))+77370))
+		t87 := int32(load16(mem, uint64(uint32(t86<<1))+77274))
 		t88 := int32(mem[uint64(uint32(v0))+1])
-		t89 := int32(load16(mem, uint64(uint32(t88<<1))+78394))
+		t89 := int32(load16(mem, uint64(uint32(t88<<1))+78298))
 		return t73 ^ (t75 ^ (t77 ^ (t79 ^ t81))) ^ (t83 ^ (t85 ^ (t87 ^ t89)))
 	case 10:
 		t90 := int32(mem[uint64(uint32(v0))+8])
-		t91 := int32(load16(mem, uint64(uint32(t90<<1))+75322))
+		t91 := int32(load16(mem, uint64(uint32(t90<<1))+75226))
 		t92 := int32(mem[uint64(uint32(v0))+6])
-		t93 := int32(load16(mem, uint64(uint32(t92<<1))+76346))
+		t93 := int32(load16(mem, uint64(uint32(t92<<1))+76250))
 		t94 := int32(mem[uint64(uint32(v0))+4])
-		t95 := int32(load16(mem, uint64(uint32(t94<<1))+77370))
+		t95 := int32(load16(mem, uint64(uint32(t94<<1))+77274))
 		t96 := int32(mem[uint64(uint32(v0))+2])
-		t97 := int32(load16(mem, uint64(uint32(t96<<1))+78394))
+		t97 := int32(load16(mem, uint64(uint32(t96<<1))+78298))
 		t98 := int32(mem[uint64(uint32(v0))])
-		t99 := int32(load16(mem, uint64(uint32(t98<<1))+79418))
+		t99 := int32(load16(mem, uint64(uint32(t98<<1))+79322))
 		t100 := int32(mem[uint64(uint32(v0))+9])
-		t101 := int32(load16(mem, uint64(uint32(t100<<1))+74810))
+		t101 := int32(load16(mem, uint64(uint32(t100<<1))+74714))
 		t102 := int32(mem[uint64(uint32(v0))+7])
-		t103 := int32(load16(mem, uint64(uint32(t102<<1))+75834))
+		t103 := int32(load16(mem, uint64(uint32(t102<<1))+75738))
 		t104 := int32(mem[uint64(uint32(v0))+5])
-		t105 := int32(load16(mem, uint64(uint32(t104<<1))+76858))
+		t105 := int32(load16(mem, uint64(uint32(t104<<1))+76762))
 		t106 := int32(mem[uint64(uint32(v0))+3])
-		t107 := int32(load16(mem, uint64(uint32(t106<<1))+77882))
+		t107 := int32(load16(mem, uint64(uint32(t106<<1))+77786))
 		t108 := int32(mem[uint64(uint32(v0))+1])
-		t109 := int32(load16(mem, uint64(uint32(t108<<1))+78906))
+		t109 := int32(load16(mem, uint64(uint32(t108<<1))+78810))
 		return t91 ^ (t93 ^ (t95 ^ (t97 ^ t99))) ^ (t101 ^ (t103 ^ (t105 ^ (t107 ^ t109))))
 	case 11:
 		t110 := int32(mem[uint64(uint32(v0))+10])
-		t111 := int32(load16(mem, uint64(uint32(t110<<1))+74810))
+		t111 := int32(load16(mem, uint64(uint32(t110<<1))+74714))
 		t112 := int32(mem[uint64(uint32(v0))+8])
-		t113 := int32(load16(mem, uint64(uint32(t112<<1))+75834))
+		t113 := int32(load16(mem, uint64(uint32(t112<<1))+75738))
 		t114 := int32(mem[uint64(uint32(v0))+6])
-		t115 := int32(load16(mem, uint64(uint32(t114<<1))+76858))
+		t115 := int32(load16(mem, uint64(uint32(t114<<1))+76762))
 		t116 := int32(mem[uint64(uint32(v0))+4])
-		t117 := int32(load16(mem, uint64(uint32(t116<<1))+77882))
+		t117 := int32(load16(mem, uint64(uint32(t116<<1))+77786))
 		t118 := int32(mem[uint64(uint32(v0))+2])
-		t119 := int32(load16(mem, uint64(uint32(t118<<1))+78906))
+		t119 := int32(load16(mem, uint64(uint32(t118<<1))+78810))
 		t120 := int32(mem[uint64(uint32(v0))])
-		t121 := int32(load16(mem, uint64(uint32(t120<<1))+79930))
+		t121 := int32(load16(mem, uint64(uint32(t120<<1))+79834))
 		t122 := int32(mem[uint64(uint32(v0))+9])
-		t123 := int32(load16(mem, uint64(uint32(t122<<1))+75322))
+		t123 := int32(load16(mem, uint64(uint32(t122<<1))+75226))
 		t124 := int32(mem[uint64(uint32(v0))+7])
-		t125 := int32(load16(mem, uint64(uint32(t124<<1))+76346))
+		t125 := int32(load16(mem, uint64(uint32(t124<<1))+76250))
 		t126 := int32(mem[uint64(uint32(v0))+5])
-		t127 := int32(load16(mem, uint64(uint32(t126<<1))+77370))
+		t127 := int32(load16(mem, uint64(uint32(t126<<1))+77274))
 		t128 := int32(mem[uint64(uint32(v0))+3])
-		t129 := int32(load16(mem, uint64(uint32(t128<<1))+78394))
+		t129 := int32(load16(mem, uint64(uint32(t128<<1))+78298))
 		t130 := int32(mem[uint64(uint32(v0))+1])
-		t131 := int32(load16(mem, uint64(uint32(t130<<1))+79418))
+		t131 := int32(load16(mem, uint64(uint32(t130<<1))+79322))
 		return t111 ^ (t113 ^ (t115 ^ (t117 ^ (t119 ^ t121)))) ^ (t123 ^ (t125 ^ (t127 ^ (t129 ^ t131))))
 	case 12:
 		t132 := int32(mem[uint64(uint32(v0))+10])
-		t133 := int32(load16(mem, uint64(uint32(t132<<1))+75322))
+		t133 := int32(load16(mem, uint64(uint32(t132<<1))+75226))
 		t134 := int32(mem[uint64(uint32(v0))+8])
-		t135 := int32(load16(mem, uint64(uint32(t134<<1))+76346))
+		t135 := int32(load16(mem, uint64(uint32(t134<<1))+76250))
 		t136 := int32(mem[uint64(uint32(v0))+6])
-		t137 := int32(load16(mem, uint64(uint32(t136<<1))+77370))
+		t137 := int32(load16(mem, uint64(uint32(t136<<1))+77274))
 		t138 := int32(mem[uint64(uint32(v0))+4])
-		t139 := int32(load16(mem, uint64(uint32(t138<<1))+78394))
+		t139 := int32(load16(mem, uint64(uint32(t138<<1))+78298))
 		t140 := int32(mem[uint64(uint32(v0))+2])
-		t141 := int32(load16(mem, uint64(uint32(t140<<1))+79418))
+		t141 := int32(load16(mem, uint64(uint32(t140<<1))+79322))
 		t142 := int32(mem[uint64(uint32(v0))])
-		t143 := int32(load16(mem, uint64(uint32(t142<<1))+80442))
+		t143 := int32(load16(mem, uint64(uint32(t142<<1))+80346))
 		t144 := int32(mem[uint64(uint32(v0))+11])
-		t145 := int32(load16(mem, uint64(uint32(t144<<1))+74810))
+		t145 := int32(load16(mem, uint64(uint32(t144<<1))+74714))
 		t146 := int32(mem[uint64(uint32(v0))+9])
-		t147 := int32(load16(mem, uint64(uint32(t146<<1))+75834))
+		t147 := int32(load16(mem, uint64(uint32(t146<<1))+75738))
 		t148 := int32(mem[uint64(uint32(v0))+7])
-		t149 := int32(load16(mem, uint64(uint32(t148<<1))+76858))
+		t149 := int32(load16(mem, uint64(uint32(t148<<1))+76762))
 		t150 := int32(mem[uint64(uint32(v0))+5])
-		t151 := int32(load16(mem, uint64(uint32(t150<<1))+77882))
+		t151 := int32(load16(mem, uint64(uint32(t150<<1))+77786))
 		t152 := int32(mem[uint64(uint32(v0))+3])
-		t153 := int32(load16(mem, uint64(uint32(t152<<1))+78906))
+		t153 := int32(load16(mem, uint64(uint32(t152<<1))+78810))
 		t154 := int32(mem[uint64(uint32(v0))+1])
-		t155 := int32(load16(mem, uint64(uint32(t154<<1))+79930))
+		t155 := int32(load16(mem, uint64(uint32(t154<<1))+79834))
 		return t133 ^ (t135 ^ (t137 ^ (t139 ^ (t141 ^ t143)))) ^ (t145 ^ (t147 ^ (t149 ^ (t151 ^ (t153 ^ t155)))))
 	case 13:
 		t156 := int32(mem[uint64(uint32(v0))+12])
-		t157 := int32(load16(mem, uint64(uint32(t156<<1))+74810))
+		t157 := int32(load16(mem, uint64(uint32(t156<<1))+74714))
 		t158 := int32(mem[uint64(uint32(v0))+10])
-		t159 := int32(load16(mem, uint64(uint32(t158<<1))+75834))
+		t159 := int32(load16(mem, uint64(uint32(t158<<1))+75738))
 		t160 := int32(mem[uint64(uint32(v0))+8])
-		t161 := int32(load16(mem, uint64(uint32(t160<<1))+76858))
+		t161 := int32(load16(mem, uint64(uint32(t160<<1))+76762))
 		t162 := int32(mem[uint64(uint32(v0))+6])
-		t163 := int32(load16(mem, uint64(uint32(t162<<1))+77882))
+		t163 := int32(load16(mem, uint64(uint32(t162<<1))+77786))
 		t164 := int32(mem[uint64(uint32(v0))+4])
-		t165 := int32(load16(mem, uint64(uint32(t164<<1))+78906))
+		t165 := int32(load16(mem, uint64(uint32(t164<<1))+78810))
 		t166 := int32(mem[uint64(uint32(v0))+2])
-		t167 := int32(load16(mem, uint64(uint32(t166<<1))+79930))
+		t167 := int32(load16(mem, uint64(uint32(t166<<1))+79834))
 		t168 := int32(mem[uint64(uint32(v0))])
-		t169 := int32(load16(mem, uint64(uint32(t168<<1))+80954))
+		t169 := int32(load16(mem, uint64(uint32(t168<<1))+80858))
 		t170 := int32(mem[uint64(uint32(v0))+11])
-		t171 := int32(load16(mem, uint64(uint32(t170<<1))+75322))
+		t171 := int32(load16(mem, uint64(uint32(t170<<1))+75226))
 		t172 := int32(mem[uint64(uint32(v0))+9])
-		t173 := int32(load16(mem, uint64(uint32(t172<<1))+76346))
+		t173 := int32(load16(mem, uint64(uint32(t172<<1))+76250))
 		t174 := int32(mem[uint64(uint32(v0))+7])
-		t175 := int32(load16(mem, uint64(uint32(t174<<1))+77370))
+		t175 := int32(load16(mem, uint64(uint32(t174<<1))+77274))
 		t176 := int32(mem[uint64(uint32(v0))+5])
-		t177 := int32(load16(mem, uint64(uint32(t176<<1))+78394))
+		t177 := int32(load16(mem, uint64(uint32(t176<<1))+78298))
 		t178 := int32(mem[uint64(uint32(v0))+3])
-		t179 := int32(load16(mem, uint64(uint32(t178<<1))+79418))
+		t179 := int32(load16(mem, uint64(uint32(t178<<1))+79322))
 		t180 := int32(mem[uint64(uint32(v0))+1])
-		t181 := int32(load16(mem, uint64(uint32(t180<<1))+80442))
+		t181 := int32(load16(mem, uint64(uint32(t180<<1))+80346))
 		return t157 ^ (t159 ^ (t161 ^ (t163 ^ (t165 ^ (t167 ^ t169))))) ^ (t171 ^ (t173 ^ (t175 ^ (t177 ^ (t179 ^ t181)))))
 	case 14:
 		t182 := int32(mem[uint64(uint32(v0))+12])
-		t183 := int32(load16(mem, uint64(uint32(t182<<1))+75322))
+		t183 := int32(load16(mem, uint64(uint32(t182<<1))+75226))
 		t184 := int32(mem[uint64(uint32(v0))+10])
-		t185 := int32(load16(mem, uint64(uint32(t184<<1))+76346))
+		t185 := int32(load16(mem, uint64(uint32(t184<<1))+76250))
 		t186 := int32(mem[uint64(uint32(v0))+8])
-		t187 := int32(load16(mem, uint64(uint32(t186<<1))+77370))
+		t187 := int32(load16(mem, uint64(uint32(t186<<1))+77274))
 		t188 := int32(mem[uint64(uint32(v0))+6])
-		t189 := int32(load16(mem, uint64(uint32(t188<<1))+78394))
+		t189 := int32(load16(mem, uint64(uint32(t188<<1))+78298))
 		t190 := int32(mem[uint64(uint32(v0))+4])
-		t191 := int32(load16(mem, uint64(uint32(t190<<1))+79418))
+		t191 := int32(load16(mem, uint64(uint32(t190<<1))+79322))
 		t192 := int32(mem[uint64(uint32(v0))+2])
-		t193 := int32(load16(mem, uint64(uint32(t192<<1))+80442))
+		t193 := int32(load16(mem, uint64(uint32(t192<<1))+80346))
 		t194 := int32(mem[uint64(uint32(v0))])
-		t195 := int32(load16(mem, uint64(uint32(t194<<1))+81466))
+		t195 := int32(load16(mem, uint64(uint32(t194<<1))+81370))
 		t196 := int32(mem[uint64(uint32(v0))+13])
-		t197 := int32(load16(mem, uint64(uint32(t196<<1))+74810))
+		t197 := int32(load16(mem, uint64(uint32(t196<<1))+74714))
 		t198 := int32(mem[uint64(uint32(v0))+11])
-		t199 := int32(load16(mem, uint64(uint32(t198<<1))+75834))
+		t199 := int32(load16(mem, uint64(uint32(t198<<1))+75738))
 		t200 := int32(mem[uint64(uint32(v0))+9])
-		t201 := int32(load16(mem, uint64(uint32(t200<<1))+76858))
+		t201 := int32(load16(mem, uint64(uint32(t200<<1))+76762))
 		t202 := int32(mem[uint64(uint32(v0))+7])
-		t203 := int32(load16(mem, uint64(uint32(t202<<1))+77882))
+		t203 := int32(load16(mem, uint64(uint32(t202<<1))+77786))
 		t204 := int32(mem[uint64(uint32(v0))+5])
-		t205 := int32(load16(mem, uint64(uint32(t204<<1))+78906))
+		t205 := int32(load16(mem, uint64(uint32(t204<<1))+78810))
 		t206 := int32(mem[uint64(uint32(v0))+3])
-		t207 := int32(load16(mem, uint64(uint32(t206<<1))+79930))
+		t207 := int32(load16(mem, uint64(uint32(t206<<1))+79834))
 		t208 := int32(mem[uint64(uint32(v0))+1])
-		t209 := int32(load16(mem, uint64(uint32(t208<<1))+80954))
+		t209 := int32(load16(mem, uint64(uint32(t208<<1))+80858))
 		return t183 ^ (t185 ^ (t187 ^ (t189 ^ (t191 ^ (t193 ^ t195))))) ^ (t197 ^ (t199 ^ (t201 ^ (t203 ^ (t205 ^ (t207 ^ t209))))))
 	case 15:
 		t210 := int32(mem[uint64(uint32(v0))+14])
-		t211 := int32(load16(mem, uint64(uint32(t210<<1))+74810))
+		t211 := int32(load16(mem, uint64(uint32(t210<<1))+74714))
 		t212 := int32(mem[uint64(uint32(v0))+12])
-		t213 := int32(load16(mem, uint64(uint32(t212<<1))+75834))
+		t213 := int32(load16(mem, uint64(uint32(t212<<1))+75738))
 		t214 := int32(mem[uint64(uint32(v0))+10])
-		t215 := int32(load16(mem, uint64(uint32(t214<<1))+76858))
+		t215 := int32(load16(mem, uint64(uint32(t214<<1))+76762))
 		t216 := int32(mem[uint64(uint32(v0))+8])
-		t217 := int32(load16(mem, uint64(uint32(t216<<1))+77882))
+		t217 := int32(load16(mem, uint64(uint32(t216<<1))+77786))
 		t218 := int32(mem[uint64(uint32(v0))+6])
-		t219 := int32(load16(mem, uint64(uint32(t218<<1))+78906))
+		t219 := int32(load16(mem, uint64(uint32(t218<<1))+78810))
 		t220 := int32(mem[uint64(uint32(v0))+4])
-		t221 := int32(load16(mem, uint64(uint32(t220<<1))+79930))
+		t221 := int32(load16(mem, uint64(uint32(t220<<1))+79834))
 		t222 := int32(mem[uint64(uint32(v0))+2])
-		t223 := int32(load16(mem, uint64(uint32(t222<<1))+80954))
+		t223 := int32(load16(mem, uint64(uint32(t222<<1))+80858))
 		t224 := int32(mem[uint64(uint32(v0))])
-		t225 := int32(load16(mem, uint64(uint32(t224<<1))+81978))
+		t225 := int32(load16(mem, uint64(uint32(t224<<1))+81882))
 		t226 := int32(mem[uint64(uint32(v0))+13])
-		t227 := int32(load16(mem, uint64(uint32(t226<<1))+75322))
+		t227 := int32(load16(mem, uint64(uint32(t226<<1))+75226))
 		t228 := int32(mem[uint64(uint32(v0))+11])
-		t229 := int32(load16(mem, uint64(uint32(t228<<1))+76346))
+		t229 := int32(load16(mem, uint64(uint32(t228<<1))+76250))
 		t230 := int32(mem[uint64(uint32(v0))+9])
-		t231 := int32(load16(mem, uint64(uint32(t230<<1))+77370))
+		t231 := int32(load16(mem, uint64(uint32(t230<<1))+77274))
 		t232 := int32(mem[uint64(uint32(v0))+7])
-		t233 := int32(load16(mem, uint64(uint32(t232<<1))+78394))
+		t233 := int32(load16(mem, uint64(uint32(t232<<1))+78298))
 		t234 := int32(mem[uint64(uint32(v0))+5])
-		t235 := int32(load16(mem, uint64(uint32(t234<<1))+79418))
+		t235 := int32(load16(mem, uint64(uint32(t234<<1))+79322))
 		t236 := int32(mem[uint64(uint32(v0))+3])
-		t237 := int32(load16(mem, uint64(uint32(t236<<1))+80442))
+		t237 := int32(load16(mem, uint64(uint32(t236<<1))+80346))
 		t238 := int32(mem[uint64(uint32(v0))+1])
-		t239 := int32(load16(mem, uint64(uint32(t238<<1))+81466))
+		t239 := int32(load16(mem, uint64(uint32(t238<<1))+81370))
 		v2 = t211 ^ (t213 ^ (t215 ^ (t217 ^ (t219 ^ (t221 ^ (t223 ^ t225)))))) ^ (t227 ^ (t229 ^ (t231 ^ (t233 ^ (t235 ^ (t237 ^ t239))))))
 		goto l0
 	default:
@@ -4044,21 +4044,21 @@ func (m *Module) fn39(v0, v1 int32) int32 {
 	l17:
 		{
 			t240 := int32(mem[uint64(uint32(v5+i32(1)))])
-			t241 := int32(load16(mem, uint64(uint32((t240^v2&i32(255))<<1))+77882))
+			t241 := int32(load16(mem, uint64(uint32((t240^v2&i32(255))<<1))+77786))
 			t242 := int32(mem[uint64(uint32(v5))])
-			t243 := int32(load16(mem, uint64(uint32((t242^int32(uint32(v2)>>8)&i32(255))<<1))+78394))
+			t243 := int32(load16(mem, uint64(uint32((t242^int32(uint32(v2)>>8)&i32(255))<<1))+78298))
 			t244 := int32(mem[uint64(uint32(v5+i32(2)))])
-			t245 := int32(load16(mem, uint64(uint32(t244<<1))+77370))
+			t245 := int32(load16(mem, uint64(uint32(t244<<1))+77274))
 			t246 := int32(mem[uint64(uint32(v5+i32(3)))])
-			t247 := int32(load16(mem, uint64(uint32(t246<<1))+76858))
+			t247 := int32(load16(mem, uint64(uint32(t246<<1))+76762))
 			t248 := int32(mem[uint64(uint32(v5+i32(4)))])
-			t249 := int32(load16(mem, uint64(uint32(t248<<1))+76346))
+			t249 := int32(load16(mem, uint64(uint32(t248<<1))+76250))
 			t250 := int32(mem[uint64(uint32(v5+i32(5)))])
-			t251 := int32(load16(mem, uint64(uint32(t250<<1))+75834))
+			t251 := int32(load16(mem, uint64(uint32(t250<<1))+75738))
 			t252 := int32(mem[uint64(uint32(v5+i32(6)))])
-			t253 := int32(load16(mem, uint64(uint32(t252<<1))+75322))
+			t253 := int32(load16(mem, uint64(uint32(t252<<1))+75226))
 			t254 := int32(mem[uint64(uint32(v5+i32(7)))])
-			t255 := int32(load16(mem, uint64(uint32(t254<<1))+74810))
+			t255 := int32(load16(mem, uint64(uint32(t254<<1))+74714))
 			v2 = t241 ^ t243 ^ t245 ^ t247 ^ t249 ^ t251 ^ t253 ^ t255
 			v5 = v5 + i32(8)
 			v4 = v4 + i32(8)
@@ -4072,49 +4072,49 @@ func (m *Module) fn39(v0, v1 int32) int32 {
 		}
 		v0 = v0 + v3
 		t256 := int32(mem[uint64(uint32(v0))])
-		t257 := int32(load16(mem, uint64(uint32((t256^int32(uint32(v2&i32(0xff00))>>8))<<1))+74810))
+		t257 := int32(load16(mem, uint64(uint32((t256^int32(uint32(v2&i32(0xff00))>>8))<<1))+74714))
 		v4 = t257
 		v2 = v4 ^ v2<<8
 		if v5 == i32(1) {
 			goto l0
 		}
 		t258 := int32(mem[uint64(uint32(v0))+1])
-		t259 := int32(load16(mem, uint64(uint32((t258^int32(uint32(v2&i32(0xff00))>>8))<<1))+74810))
+		t259 := int32(load16(mem, uint64(uint32((t258^int32(uint32(v2&i32(0xff00))>>8))<<1))+74714))
 		v1 = t259
 		v2 = v1 ^ v4<<8
 		if v5 == i32(2) {
 			goto l0
 		}
 		t260 := int32(mem[uint64(uint32(v0))+2])
-		t261 := int32(load16(mem, uint64(uint32((t260^int32(uint32(v2&i32(0xff00))>>8))<<1))+74810))
+		t261 := int32(load16(mem, uint64(uint32((t260^int32(uint32(v2&i32(0xff00))>>8))<<1))+74714))
 		v4 = t261
 		v2 = v4 ^ v1<<8
 		if v5 == i32(3) {
 			goto l0
 		}
 		t262 := int32(mem[uint64(uint32(v0))+3])
-		t263 := int32(load16(mem, uint64(uint32((t262^int32(uint32(v2&i32(0xff00))>>8))<<1))+74810))
+		t263 := int32(load16(mem, uint64(uint32((t262^int32(uint32(v2&i32(0xff00))>>8))<<1))+74714))
 		v1 = t263
 		v2 = v1 ^ v4<<8
 		if v5 == i32(4) {
 			goto l0
 		}
 		t264 := int32(mem[uint64(uint32(v0))+4])
-		t265 := int32(load16(mem, uint64(uint32((t264^int32(uint32(v2&i32(0xff00))>>8))<<1))+74810))
+		t265 := int32(load16(mem, uint64(uint32((t264^int32(uint32(v2&i32(0xff00))>>8))<<1))+74714))
 		v4 = t265
 		v2 = v4 ^ v1<<8
 		if v5 == i32(5) {
 			goto l0
 		}
 		t266 := int32(mem[uint64(uint32(v0))+5])
-		t267 := int32(load16(mem, uint64(uint32((t266^int32(uint32(v2&i32(0xff00))>>8))<<1))+74810))
+		t267 := int32(load16(mem, uint64(uint32((t266^int32(uint32(v2&i32(0xff00))>>8))<<1))+74714))
 		v1 = t267
 		v2 = v1 ^ v4<<8
 		if v5 == i32(6) {
 			goto l0
 		}
 		t268 := int32(mem[uint64(uint32(v0))+6])
-		t269 := int32(load16(mem, uint64(uint32((t268^int32(uint32(v2&i32(0xff00))>>8))<<1))+74810))
+		t269 := int32(load16(mem, uint64(uint32((t268^int32(uint32(v2&i32(0xff00))>>8))<<1))+74714))
 		return t269 ^ v1<<8
 	}
 l0:
@@ -4215,7 +4215,7 @@ l5:
 		t9 := v2
 		v4 = v4 + i32(1)
 		if uint32(t9) < uint32(v4) {
-			m.fn19(v4, v2, v2, i32(82508))
+			m.fn19(v4, v2, v2, i32(82412))
 			mem = m.memory
 			panic("unreachable")
 		}
@@ -4315,7 +4315,7 @@ l8:
 	}
 l11:
 	if uint32(v4) > uint32(v7) {
-		m.fn19(i32(0), v4, v7, i32(82492))
+		m.fn19(i32(0), v4, v7, i32(82396))
 		mem = m.memory
 		panic("unreachable")
 	}
@@ -4334,7 +4334,7 @@ func (m *Module) fn41(v0, v1, v2 int32) {
 		store16(mem, uint64(uint32(v0))+20, uint16(i32(0xffff)))
 		store64(mem, uint64(uint32(v0))+12, uint64(i64(0)))
 		store64(mem, uint64(uint32(v0))+4, uint64(i64(32)))
-		store32(mem, uint64(uint32(v0)), uint32(i32(84323)))
+		store32(mem, uint64(uint32(v0)), uint32(i32(84227)))
 		mem[uint64(uint32(v0))+22] = byte(i32(0))
 		return
 	}
@@ -4350,36 +4350,36 @@ func (m *Module) fn41(v0, v1, v2 int32) {
 		v2 = t4 | v5<<16
 		if (i32(12632256)-v2|(v2+i32(2434341))|v2)&i32(8421504) == 0 {
 			t5 := int32(mem[uint64(uint32(v1))+5])
-			t6 := int32(load32(mem, uint64(uint32(t5<<2))+85524))
+			t6 := int32(load32(mem, uint64(uint32(t5<<2))+85428))
 			t7 := int32(mem[uint64(uint32(v1))+4])
-			t8 := int32(load32(mem, uint64(uint32(t7<<2))+84436))
+			t8 := int32(load32(mem, uint64(uint32(t7<<2))+84340))
 			v2 = t6 + t8
 			t9 := int32(mem[uint64(uint32(v1))+3])
-			t10 := int32(load32(mem, uint64(uint32(t9<<2))+85524))
+			t10 := int32(load32(mem, uint64(uint32(t9<<2))+85428))
 			t11 := v2
 			v6 = t10
 			t12 := int32(mem[uint64(uint32(v1))+7])
-			t13 := int32(load32(mem, uint64(uint32(t12<<2))+85524))
+			t13 := int32(load32(mem, uint64(uint32(t12<<2))+85428))
 			t14 := int32(mem[uint64(uint32(v1))+6])
-			t15 := int32(load32(mem, uint64(uint32(t14<<2))+84436))
+			t15 := int32(load32(mem, uint64(uint32(t14<<2))+84340))
 			t16 := t11 | v6
 			v7 = t13 + t15
 			t17 := int32(mem[uint64(uint32(v1))+9])
-			t18 := int32(load32(mem, uint64(uint32(t17<<2))+85524))
+			t18 := int32(load32(mem, uint64(uint32(t17<<2))+85428))
 			t19 := int32(mem[uint64(uint32(v1))+8])
-			t20 := int32(load32(mem, uint64(uint32(t19<<2))+84436))
+			t20 := int32(load32(mem, uint64(uint32(t19<<2))+84340))
 			t21 := t16 | v7
 			v8 = t18 + t20
 			t22 := int32(mem[uint64(uint32(v1))+11])
-			t23 := int32(load32(mem, uint64(uint32(t22<<2))+85524))
+			t23 := int32(load32(mem, uint64(uint32(t22<<2))+85428))
 			t24 := int32(mem[uint64(uint32(v1))+10])
-			t25 := int32(load32(mem, uint64(uint32(t24<<2))+84436))
+			t25 := int32(load32(mem, uint64(uint32(t24<<2))+84340))
 			t26 := t21 | v8
 			v9 = t23 + t25
 			t27 := int32(mem[uint64(uint32(v1))+13])
-			t28 := int32(load32(mem, uint64(uint32(t27<<2))+85524))
+			t28 := int32(load32(mem, uint64(uint32(t27<<2))+85428))
 			t29 := int32(mem[uint64(uint32(v1))+12])
-			t30 := int32(load32(mem, uint64(uint32(t29<<2))+84436))
+			t30 := int32(load32(mem, uint64(uint32(t29<<2))+84340))
 			t31 := t26 | v9
 			v1 = t28 + t30
 			if uint32(t31|v1) > uint32(i32(0xfff)) {
@@ -4405,7 +4405,7 @@ func (m *Module) fn41(v0, v1, v2 int32) {
 		store16(mem, uint64(uint32(v0))+20, uint16(i32(0xffff)))
 		store64(mem, uint64(uint32(v0))+12, uint64(i64(0)))
 		store64(mem, uint64(uint32(v0))+4, uint64(i64(33)))
-		store32(mem, uint64(uint32(v0)), uint32(i32(84196)))
+		store32(mem, uint64(uint32(v0)), uint32(i32(84100)))
 		mem[uint64(uint32(v0))+22] = byte(i32(1))
 		return
 	}
@@ -4413,14 +4413,14 @@ l4:
 	store16(mem, uint64(uint32(v0))+20, uint16(i32(0xffff)))
 	store64(mem, uint64(uint32(v0))+12, uint64(i64(0)))
 	store64(mem, uint64(uint32(v0))+4, uint64(i64(43)))
-	store32(mem, uint64(uint32(v0)), uint32(i32(84280)))
+	store32(mem, uint64(uint32(v0)), uint32(i32(84184)))
 	mem[uint64(uint32(v0))+22] = byte(i32(3))
 	return
 l2:
 	store16(mem, uint64(uint32(v0))+20, uint16(i32(0xffff)))
 	store64(mem, uint64(uint32(v0))+12, uint64(i64(0)))
 	store64(mem, uint64(uint32(v0))+4, uint64(i64(51)))
-	store32(mem, uint64(uint32(v0)), uint32(i32(84229)))
+	store32(mem, uint64(uint32(v0)), uint32(i32(84133)))
 	mem[uint64(uint32(v0))+22] = byte(i32(2))
 }
 func (m *Module) Xbranded_decode(v0, v1, v2, v3 int32) int32 {
@@ -4439,7 +4439,7 @@ func (m *Module) Xbranded_decode(v0, v1, v2, v3 int32) int32 {
 				v0 = i32(0)
 				store32(mem, uint64(uint32(v4))+20, uint32(i32(0)))
 				store64(mem, uint64(uint32(v4))+12, uint64(i64(32)))
-				store32(mem, uint64(uint32(v4))+8, uint32(i32(84323)))
+				store32(mem, uint64(uint32(v4))+8, uint32(i32(84227)))
 				goto l1
 			l0:
 				if v0 != 0 {
@@ -4458,7 +4458,7 @@ func (m *Module) Xbranded_decode(v0, v1, v2, v3 int32) int32 {
 				}
 			}
 		l1:
-			t2 := int32(load32(mem, uint64(uint32(v0<<2))+70788))
+			t2 := int32(load32(mem, uint64(uint32(v0<<2))+70692))
 			v1 = t2
 			goto l3
 		}
@@ -4512,47 +4512,47 @@ func (m *Module) Xbranded_encode(v0 int32, v1 int64, v2 int32) int32 {
 		mem[uint64(uint32(v2+i32(2)))] = byte(t3)
 		store16(mem, uint64(uint32(v2)), uint16(v3))
 		t4 := int64(uint64(v1) / uint64(i64(839299365868340224)))
-		t5 := int32(mem[uint64(uint32(int32(t4)))+85460])
+		t5 := int32(mem[uint64(uint32(int32(t4)))+85364])
 		mem[uint64(uint32(v2))+3] = byte(t5)
 		t6 := int64(uint64(v1) / uint64(i64(62)))
 		t7 := v2
 		v5 = t6
 		t8 := int64(uint64(v5) % uint64(i64(62)))
-		t9 := int32(mem[uint64(uint32(int32(t8)))+85460])
+		t9 := int32(mem[uint64(uint32(int32(t8)))+85364])
 		mem[uint64(uint32(t7))+12] = byte(t9)
 		t10 := int64(uint64(v1) / uint64(i64(3844)))
 		t11 := int64(uint64(t10) % uint64(i64(62)))
-		t12 := int32(mem[uint64(uint32(int32(t11)))+85460])
+		t12 := int32(mem[uint64(uint32(int32(t11)))+85364])
 		mem[uint64(uint32(v2))+11] = byte(t12)
 		t13 := int64(uint64(v1) / uint64(i64(238328)))
 		t14 := int64(uint64(t13) % uint64(i64(62)))
-		t15 := int32(mem[uint64(uint32(int32(t14)))+85460])
+		t15 := int32(mem[uint64(uint32(int32(t14)))+85364])
 		mem[uint64(uint32(v2))+10] = byte(t15)
 		t16 := int64(uint64(v1) / uint64(i64(14776336)))
 		t17 := int64(uint64(t16) % uint64(i64(62)))
-		t18 := int32(mem[uint64(uint32(int32(t17)))+85460])
+		t18 := int32(mem[uint64(uint32(int32(t17)))+85364])
 		mem[uint64(uint32(v2))+9] = byte(t18)
 		t19 := int64(uint64(v1) / uint64(i64(916132832)))
 		t20 := int64(uint64(t19) % uint64(i64(62)))
-		t21 := int32(mem[uint64(uint32(int32(t20)))+85460])
+		t21 := int32(mem[uint64(uint32(int32(t20)))+85364])
 		mem[uint64(uint32(v2))+8] = byte(t21)
 		t22 := int64(uint64(v1) / uint64(i64(56800235584)))
 		t23 := int32(uint32(int32(t22)) % uint32(i32(62)))
-		t24 := int32(mem[uint64(uint32(t23))+85460])
+		t24 := int32(mem[uint64(uint32(t23))+85364])
 		mem[uint64(uint32(v2))+7] = byte(t24)
 		t25 := int64(uint64(v1) / uint64(i64(0x333f0966f80)))
 		t26 := int32(uint32(int32(t25)) % uint32(i32(62)))
-		t27 := int32(mem[uint64(uint32(t26))+85460])
+		t27 := int32(mem[uint64(uint32(t26))+85364])
 		mem[uint64(uint32(v2))+6] = byte(t27)
 		t28 := int64(uint64(v1) / uint64(i64(0x3017e892e23e00)))
 		t29 := int32(uint32(int32(t28)) % uint32(i32(62)))
-		t30 := int32(mem[uint64(uint32(t29))+85460])
+		t30 := int32(mem[uint64(uint32(t29))+85364])
 		mem[uint64(uint32(v2))+4] = byte(t30)
-		t31 := int32(mem[uint64(uint32(int32(v5*i64(0xffffffc2)+v1)))+85460])
+		t31 := int32(mem[uint64(uint32(int32(v5*i64(0xffffffc2)+v1)))+85364])
 		mem[uint64(uint32(v2))+13] = byte(t31)
 		t32 := int64(uint64(v1) / uint64(i64(0xc694446f0100)))
 		t33 := int32(uint32(int32(t32)&i32(0xffff)) % uint32(i32(62)))
-		t34 := int32(mem[uint64(uint32(t33))+85460])
+		t34 := int32(mem[uint64(uint32(t33))+85364])
 		mem[uint64(uint32(v2))+5] = byte(t34)
 		v3 = i32(0)
 	}
@@ -4618,7 +4618,7 @@ func (m *Module) Xemq_compare(v0, v1, v2, v3, v4 int32) int32 {
 				}
 			}
 		l3:
-			t5 := int32(load32(mem, uint64(uint32(v1<<2))+70788))
+			t5 := int32(load32(mem, uint64(uint32(v1<<2))+70692))
 			v1 = t5
 			goto l1
 		}
@@ -4752,7 +4752,7 @@ l14:
 		t3 := v9
 		v8 = t2
 		if uint32(t3) < uint32(v8) {
-			m.fn48(i32(67572), i32(19), i32(67748))
+			m.fn48(i32(67476), i32(19), i32(67652))
 			panic("unreachable")
 		}
 		m.fn41(v5+i32(8), v10, v8)
@@ -4871,47 +4871,47 @@ func (m *Module) Xemq_encode_many(v0, v1, v2, v3, v4 int32) int32 {
 				mem[uint64(uint32(v3+i32(2)))] = byte(v0)
 				mem[uint64(uint32(v3+i32(1)))] = byte(v7)
 				t6 := int64(uint64(v9) / uint64(i64(839299365868340224)))
-				t7 := int32(mem[uint64(uint32(int32(t6)))+85460])
+				t7 := int32(mem[uint64(uint32(int32(t6)))+85364])
 				mem[uint64(uint32(v3+i32(3)))] = byte(t7)
 				t8 := int64(uint64(v9) / uint64(i64(62)))
 				t9 := v3 + i32(12)
 				v10 = t8
 				t10 := int64(uint64(v10) % uint64(i64(62)))
-				t11 := int32(mem[uint64(uint32(int32(t10)))+85460])
+				t11 := int32(mem[uint64(uint32(int32(t10)))+85364])
 				mem[uint64(uint32(t9))] = byte(t11)
 				t12 := int64(uint64(v9) / uint64(i64(3844)))
 				t13 := int64(uint64(t12) % uint64(i64(62)))
-				t14 := int32(mem[uint64(uint32(int32(t13)))+85460])
+				t14 := int32(mem[uint64(uint32(int32(t13)))+85364])
 				mem[uint64(uint32(v3+i32(11)))] = byte(t14)
 				t15 := int64(uint64(v9) / uint64(i64(238328)))
 				t16 := int64(uint64(t15) % uint64(i64(62)))
-				t17 := int32(mem[uint64(uint32(int32(t16)))+85460])
+				t17 := int32(mem[uint64(uint32(int32(t16)))+85364])
 				mem[uint64(uint32(v3+i32(10)))] = byte(t17)
 				t18 := int64(uint64(v9) / uint64(i64(14776336)))
 				t19 := int64(uint64(t18) % uint64(i64(62)))
-				t20 := int32(mem[uint64(uint32(int32(t19)))+85460])
+				t20 := int32(mem[uint64(uint32(int32(t19)))+85364])
 				mem[uint64(uint32(v3+i32(9)))] = byte(t20)
 				t21 := int64(uint64(v9) / uint64(i64(916132832)))
 				t22 := int64(uint64(t21) % uint64(i64(62)))
-				t23 := int32(mem[uint64(uint32(int32(t22)))+85460])
+				t23 := int32(mem[uint64(uint32(int32(t22)))+85364])
 				mem[uint64(uint32(v3+i32(8)))] = byte(t23)
 				t24 := int64(uint64(v9) / uint64(i64(56800235584)))
 				t25 := int32(uint32(int32(t24)) % uint32(i32(62)))
-				t26 := int32(mem[uint64(uint32(t25))+85460])
+				t26 := int32(mem[uint64(uint32(t25))+85364])
 				mem[uint64(uint32(v3+i32(7)))] = byte(t26)
 				t27 := int64(uint64(v9) / uint64(i64(0x333f0966f80)))
 				t28 := int32(uint32(int32(t27)) % uint32(i32(62)))
-				t29 := int32(mem[uint64(uint32(t28))+85460])
+				t29 := int32(mem[uint64(uint32(t28))+85364])
 				mem[uint64(uint32(v3+i32(6)))] = byte(t29)
 				t30 := int64(uint64(v9) / uint64(i64(0x3017e892e23e00)))
 				t31 := int32(uint32(int32(t30)) % uint32(i32(62)))
-				t32 := int32(mem[uint64(uint32(t31))+85460])
+				t32 := int32(mem[uint64(uint32(t31))+85364])
 				mem[uint64(uint32(v3+i32(4)))] = byte(t32)
-				t33 := int32(mem[uint64(uint32(int32(v10*i64(0xffffffc2)+v9)))+85460])
+				t33 := int32(mem[uint64(uint32(int32(v10*i64(0xffffffc2)+v9)))+85364])
 				mem[uint64(uint32(v3+i32(13)))] = byte(t33)
 				t34 := int64(uint64(v9) / uint64(i64(0xc694446f0100)))
 				t35 := int32(uint32(int32(t34)&i32(0xffff)) % uint32(i32(62)))
-				t36 := int32(mem[uint64(uint32(t35))+85460])
+				t36 := int32(mem[uint64(uint32(t35))+85364])
 				mem[uint64(uint32(v3+i32(5)))] = byte(t36)
 				v1 = v1 + i32(8)
 				v3 = v3 + i32(14)
@@ -4941,18 +4941,18 @@ func (m *Module) Xemq_family_pattern(v0, v1, v2, v3 int32) int32 {
 		mem := m.memory
 		{
 			v5 = v0 * i32(20)
-			t0 := int32(mem[uint64(uint32(v5))+86920])
+			t0 := int32(mem[uint64(uint32(v5))+86824])
 			v0 = t0
 			switch v0 {
 			default:
 				goto l1
 			case 1:
 				v0 = i32(6)
-				v4 = i32(67764)
+				v4 = i32(67668)
 				goto l1
 			case 2:
 				v0 = i32(4)
-				v4 = i32(67770)
+				v4 = i32(67674)
 			}
 		}
 	l1:
@@ -4961,7 +4961,7 @@ func (m *Module) Xemq_family_pattern(v0, v1, v2, v3 int32) int32 {
 			if v3 == 0 {
 				goto l4
 			}
-			v5 = v5 + i32(86904)
+			v5 = v5 + i32(86808)
 			t1 := int32(load32(mem, uint64(uint32(v5))+8))
 			v7 = t1
 			t2 := int32(load32(mem, uint64(uint32(v5))))
@@ -5045,7 +5045,7 @@ func (m *Module) Xemq_from_xadd_id(v0, v1, v2, v3, v4 int32) int32 {
 			if v0 == i32(7) {
 				goto l6
 			}
-			t2 := int32(load32(mem, uint64(uint32(v0<<2))+70788))
+			t2 := int32(load32(mem, uint64(uint32(v0<<2))+70692))
 			v1 = t2
 			goto l2
 		}
@@ -5102,7 +5102,7 @@ l0:
 	store16(mem, uint64(uint32(v0))+20, uint16(i32(0xffff)))
 	store64(mem, uint64(uint32(v0))+12, uint64(i64(0)))
 	store64(mem, uint64(uint32(v0))+4, uint64(i64(55)))
-	store32(mem, uint64(uint32(v0)), uint32(i32(87612)))
+	store32(mem, uint64(uint32(v0)), uint32(i32(87516)))
 	goto l3
 l1:
 	if v7 == 0 {
@@ -5135,7 +5135,7 @@ l6:
 				if v12 != 0 {
 					goto l8
 				}
-				m.fn233(v5+i32(16), v11, i64(0), i64(10), i64(0))
+				m.fn232(v5+i32(16), v11, i64(0), i64(10), i64(0))
 				mem = m.memory
 				t5 := int64(load64(mem, uint64(uint32(v5))+24))
 				if t5 != i64(0) {
@@ -5181,7 +5181,7 @@ l6:
 						if v1+v7 == 0 {
 							goto l14
 						}
-						m.fn233(v5, v10, i64(0), i64(10), i64(0))
+						m.fn232(v5, v10, i64(0), i64(10), i64(0))
 						mem = m.memory
 						t11 := int64(load64(mem, uint64(uint32(v5))+8))
 						if t11 != i64(0) {
@@ -5217,7 +5217,7 @@ l6:
 						store16(mem, uint64(uint32(v0))+20, uint16(i32(0xffff)))
 						store64(mem, uint64(uint32(v0))+12, uint64(i64(0)))
 						store64(mem, uint64(uint32(v0))+4, uint64(i64(34)))
-						store32(mem, uint64(uint32(v0)), uint32(i32(87667)))
+						store32(mem, uint64(uint32(v0)), uint32(i32(87571)))
 						goto l3
 					}
 				l15:
@@ -5225,7 +5225,7 @@ l6:
 					store16(mem, uint64(uint32(v0))+20, uint16(i32(0xffff)))
 					store64(mem, uint64(uint32(v0))+12, uint64(i64(0)))
 					store64(mem, uint64(uint32(v0))+4, uint64(i64(34)))
-					store32(mem, uint64(uint32(v0)), uint32(i32(87667)))
+					store32(mem, uint64(uint32(v0)), uint32(i32(87571)))
 					goto l3
 				}
 				v6 = v8 + v7
@@ -5251,7 +5251,7 @@ l4:
 	store32(mem, uint64(uint32(v0))+16, uint32(i32(0)))
 	store64(mem, uint64(uint32(v0))+8, uint64(i64(0)))
 	store32(mem, uint64(uint32(v0))+4, uint32(i32(55)))
-	store32(mem, uint64(uint32(v0)), uint32(i32(87612)))
+	store32(mem, uint64(uint32(v0)), uint32(i32(87516)))
 	goto l3
 l10:
 	mem[uint64(uint32(v0))+22] = byte(i32(2))
@@ -5259,7 +5259,7 @@ l10:
 	store32(mem, uint64(uint32(v0))+16, uint32(i32(0)))
 	store64(mem, uint64(uint32(v0))+8, uint64(i64(0)))
 	store32(mem, uint64(uint32(v0))+4, uint32(i32(55)))
-	store32(mem, uint64(uint32(v0)), uint32(i32(87612)))
+	store32(mem, uint64(uint32(v0)), uint32(i32(87516)))
 l3:
 	m.g0 = v5 + i32(32)
 }
@@ -5279,7 +5279,7 @@ func (m *Module) fn53(v0, v1 int32) {
 				if (v3+i32(2434341)|(i32(12632256)-v3)|v3)&i32(8421504) == 0 {
 					goto l0
 				}
-				v0 = i32(84141)
+				v0 = i32(84045)
 				v1 = i32(30)
 				goto l1
 			}
@@ -5289,7 +5289,7 @@ func (m *Module) fn53(v0, v1 int32) {
 			if v4 > i64(-1) {
 				goto l2
 			}
-			v0 = i32(84171)
+			v0 = i32(84075)
 			v1 = i32(25)
 		}
 	l1:
@@ -5303,7 +5303,7 @@ func (m *Module) fn53(v0, v1 int32) {
 		mem[uint64(uint32(v2))+37] = byte(i32(0))
 		mem[uint64(uint32(v2))+46] = byte(i32(3))
 		store64(mem, uint64(uint32(v2))+38, uint64(v4))
-		m.fn38(i32(74716), i32(28), v2+i32(24), i32(74700), i32(74744))
+		m.fn38(i32(74620), i32(28), v2+i32(24), i32(74604), i32(74648))
 		mem = m.memory
 		panic("unreachable")
 	}
@@ -5313,47 +5313,47 @@ l2:
 	t6 := int32(mem[uint64(uint32(v1+i32(10)))])
 	mem[uint64(uint32(v0+i32(2)))] = byte(t6)
 	t7 := int64(uint64(v4) / uint64(i64(839299365868340224)))
-	t8 := int32(mem[uint64(uint32(int32(t7)))+85460])
+	t8 := int32(mem[uint64(uint32(int32(t7)))+85364])
 	mem[uint64(uint32(v0))+3] = byte(t8)
 	t9 := int64(uint64(v4) / uint64(i64(62)))
 	t10 := v0
 	v5 = t9
 	t11 := int64(uint64(v5) % uint64(i64(62)))
-	t12 := int32(mem[uint64(uint32(int32(t11)))+85460])
+	t12 := int32(mem[uint64(uint32(int32(t11)))+85364])
 	mem[uint64(uint32(t10))+12] = byte(t12)
 	t13 := int64(uint64(v4) / uint64(i64(3844)))
 	t14 := int64(uint64(t13) % uint64(i64(62)))
-	t15 := int32(mem[uint64(uint32(int32(t14)))+85460])
+	t15 := int32(mem[uint64(uint32(int32(t14)))+85364])
 	mem[uint64(uint32(v0))+11] = byte(t15)
 	t16 := int64(uint64(v4) / uint64(i64(238328)))
 	t17 := int64(uint64(t16) % uint64(i64(62)))
-	t18 := int32(mem[uint64(uint32(int32(t17)))+85460])
+	t18 := int32(mem[uint64(uint32(int32(t17)))+85364])
 	mem[uint64(uint32(v0))+10] = byte(t18)
 	t19 := int64(uint64(v4) / uint64(i64(14776336)))
 	t20 := int64(uint64(t19) % uint64(i64(62)))
-	t21 := int32(mem[uint64(uint32(int32(t20)))+85460])
+	t21 := int32(mem[uint64(uint32(int32(t20)))+85364])
 	mem[uint64(uint32(v0))+9] = byte(t21)
 	t22 := int64(uint64(v4) / uint64(i64(916132832)))
 	t23 := int64(uint64(t22) % uint64(i64(62)))
-	t24 := int32(mem[uint64(uint32(int32(t23)))+85460])
+	t24 := int32(mem[uint64(uint32(int32(t23)))+85364])
 	mem[uint64(uint32(v0))+8] = byte(t24)
 	t25 := int64(uint64(v4) / uint64(i64(56800235584)))
 	t26 := int32(uint32(int32(t25)) % uint32(i32(62)))
-	t27 := int32(mem[uint64(uint32(t26))+85460])
+	t27 := int32(mem[uint64(uint32(t26))+85364])
 	mem[uint64(uint32(v0))+7] = byte(t27)
 	t28 := int64(uint64(v4) / uint64(i64(0x333f0966f80)))
 	t29 := int32(uint32(int32(t28)) % uint32(i32(62)))
-	t30 := int32(mem[uint64(uint32(t29))+85460])
+	t30 := int32(mem[uint64(uint32(t29))+85364])
 	mem[uint64(uint32(v0))+6] = byte(t30)
 	t31 := int64(uint64(v4) / uint64(i64(0x3017e892e23e00)))
 	t32 := int32(uint32(int32(t31)) % uint32(i32(62)))
-	t33 := int32(mem[uint64(uint32(t32))+85460])
+	t33 := int32(mem[uint64(uint32(t32))+85364])
 	mem[uint64(uint32(v0))+4] = byte(t33)
-	t34 := int32(mem[uint64(uint32(int32(v4-v5*i64(62))))+85460])
+	t34 := int32(mem[uint64(uint32(int32(v4-v5*i64(62))))+85364])
 	mem[uint64(uint32(v0))+13] = byte(t34)
 	t35 := int64(uint64(v4) / uint64(i64(0xc694446f0100)))
 	t36 := int32(uint32(int32(t35)&i32(0xffff)) % uint32(i32(62)))
-	t37 := int32(mem[uint64(uint32(t36))+85460])
+	t37 := int32(mem[uint64(uint32(t36))+85364])
 	mem[uint64(uint32(v0))+5] = byte(t37)
 	m.g0 = v2 + i32(48)
 }
@@ -5368,14 +5368,14 @@ func (m *Module) Xemq_gate_name(v0, v1 int32) int32 {
 		if uint32(v0) > uint32(i32(6)) {
 			goto l0
 		}
-		t0 := int32(mem[uint64(uint32(v0))+67774])
+		t0 := int32(mem[uint64(uint32(v0))+67678])
 		v0 = t0 << 2
-		t1 := int32(load32(mem, uint64(uint32(v0))+70332))
+		t1 := int32(load32(mem, uint64(uint32(v0))+70236))
 		v2 = t1
 		if v1 == 0 {
 			goto l0
 		}
-		t2 := int32(load32(mem, uint64(uint32(v0))+70360))
+		t2 := int32(load32(mem, uint64(uint32(v0))+70264))
 		store32(mem, uint64(uint32(v1)), uint32(t2))
 	}
 l0:
@@ -5389,8 +5389,8 @@ func (m *Module) Xemq_gate_status(v0 int32) int32 {
 		if uint32(v0) > uint32(i32(6)) {
 			goto l0
 		}
-		t0 := int32(mem[uint64(uint32(v0))+67774])
-		t1 := int32(load32(mem, uint64(uint32(t0<<2))+70788))
+		t0 := int32(mem[uint64(uint32(v0))+67678])
+		t1 := int32(load32(mem, uint64(uint32(t0<<2))+70692))
 		v1 = t1
 	}
 l0:
@@ -5514,9 +5514,9 @@ func (m *Module) Xemq_job_prefix(v0, v1, v2, v3, v4 int32) int32 {
 					goto l4
 				}
 			}
-			t3 := int32(mem[uint64(uint32(i32(0)))+88113])
+			t3 := int32(mem[uint64(uint32(i32(0)))+88017])
 			mem[uint64(uint32(v5))+556] = byte(t3)
-			t4 := int32(load32(mem, uint64(uint32(i32(0)))+88109))
+			t4 := int32(load32(mem, uint64(uint32(i32(0)))+88013))
 			store32(mem, uint64(uint32(v5))+552, uint32(t4))
 			v6 = i32(7)
 			v7 = v5 + i32(550) + i32(7)
@@ -5532,9 +5532,9 @@ func (m *Module) Xemq_job_prefix(v0, v1, v2, v3, v4 int32) int32 {
 			memory_copy(mem, uint32(v7), uint32(v0), uint32(v1))
 		l6:
 			v7 = v5 + i32(552) + v1
-			t5 := int32(load16(mem, uint64(uint32(i32(0)))+88107))
+			t5 := int32(load16(mem, uint64(uint32(i32(0)))+88011))
 			store16(mem, uint64(uint32(v7))+9, uint16(t5))
-			t6 := int32(load32(mem, uint64(uint32(i32(0)))+88103))
+			t6 := int32(load32(mem, uint64(uint32(i32(0)))+88007))
 			store32(mem, uint64(uint32(v7))+5, uint32(t6))
 			t7 := int32(load16(mem, uint64(uint32(v5))+574))
 			v7 = t7
@@ -5574,7 +5574,7 @@ func (m *Module) Xemq_job_prefix(v0, v1, v2, v3, v4 int32) int32 {
 			goto l7
 		}
 	l0:
-		t12 := int32(load32(mem, uint64(uint32(i32(0)))+70804))
+		t12 := int32(load32(mem, uint64(uint32(i32(0)))+70708))
 		v6 = t12
 	}
 l7:
@@ -5648,7 +5648,7 @@ func (m *Module) Xemq_key(v0, v1, v2, v3, v4, v5, v6, v7, v8 int32) int32 {
 				goto l6
 			}
 			t14 := int32(mem[uint64(uint32(v9))+318])
-			t15 := int32(load32(mem, uint64(uint32(t14<<2))+70788))
+			t15 := int32(load32(mem, uint64(uint32(t14<<2))+70692))
 			v1 = t15
 			goto l2
 		}
@@ -5666,7 +5666,7 @@ func (m *Module) Xemq_key(v0, v1, v2, v3, v4, v5, v6, v7, v8 int32) int32 {
 		memory_copy(mem, uint32(v9+i32(32)), uint32(v9+i32(320)), uint32(i32(256)))
 		store16(mem, uint64(uint32(v9))+30, uint16(v1))
 		if uint32(v0) >= uint32(i32(280)) {
-			m.fn19(i32(0), v0, i32(279), i32(88196))
+			m.fn19(i32(0), v0, i32(279), i32(88100))
 			panic("unreachable")
 		}
 		v1 = i32(7)
@@ -5778,7 +5778,7 @@ l3:
 					store16(mem, uint64(uint32(v0))+24, uint16(i32(0xffff)))
 					store64(mem, uint64(uint32(v0))+16, uint64(i64(0)))
 					store64(mem, uint64(uint32(v0))+8, uint64(i64(46)))
-					store32(mem, uint64(uint32(v0))+4, uint32(i32(88114)))
+					store32(mem, uint64(uint32(v0))+4, uint32(i32(88018)))
 					store16(mem, uint64(uint32(v0)), uint16(i32(1)))
 					goto l7
 				}
@@ -5817,9 +5817,9 @@ l3:
 				if t16&i64(0xffffff) == i64(4345674) {
 					v8 = v7 + i32(7)
 					memory_zero(mem, uint32(v8), uint32(i32(275)))
-					t17 := int32(mem[uint64(uint32(i32(0)))+88113])
+					t17 := int32(mem[uint64(uint32(i32(0)))+88017])
 					mem[uint64(uint32(v7))+6] = byte(t17)
-					t18 := int32(load32(mem, uint64(uint32(i32(0)))+88109))
+					t18 := int32(load32(mem, uint64(uint32(i32(0)))+88013))
 					store32(mem, uint64(uint32(v7))+2, uint32(t18))
 					{
 						if uint32(v2) > uint32(i32(274)) {
@@ -5835,9 +5835,9 @@ l3:
 						}
 						v9 = v7 + i32(2)
 						v8 = v9 + v2
-						t19 := int32(load16(mem, uint64(uint32(i32(0)))+88107))
+						t19 := int32(load16(mem, uint64(uint32(i32(0)))+88011))
 						store16(mem, uint64(uint32(v8))+9, uint16(t19))
-						t20 := int32(load32(mem, uint64(uint32(i32(0)))+88103))
+						t20 := int32(load32(mem, uint64(uint32(i32(0)))+88007))
 						store32(mem, uint64(uint32(v8))+5, uint32(t20))
 						t21 := v4
 						v8 = v2 + i32(11)
@@ -5860,7 +5860,7 @@ l3:
 					store16(mem, uint64(uint32(v0))+24, uint16(i32(0xffff)))
 					store64(mem, uint64(uint32(v0))+16, uint64(i64(0)))
 					store64(mem, uint64(uint32(v0))+8, uint64(i64(34)))
-					store32(mem, uint64(uint32(v0))+4, uint32(i32(88160)))
+					store32(mem, uint64(uint32(v0))+4, uint32(i32(88064)))
 					store16(mem, uint64(uint32(v0)), uint16(i32(1)))
 					goto l7
 				}
@@ -5869,7 +5869,7 @@ l3:
 				v2 = i32(0xffff)
 				v1 = i32(0)
 				v4 = i32(38)
-				v10 = i32(86596)
+				v10 = i32(86500)
 			}
 		l12:
 			mem[uint64(uint32(v0))+27] = byte(v9)
@@ -5913,9 +5913,9 @@ l4:
 			}
 			v8 = v7 + i32(7)
 			memory_zero(mem, uint32(v8), uint32(i32(275)))
-			t23 := int32(mem[uint64(uint32(i32(0)))+88113])
+			t23 := int32(mem[uint64(uint32(i32(0)))+88017])
 			mem[uint64(uint32(v7))+6] = byte(t23)
-			t24 := int32(load32(mem, uint64(uint32(i32(0)))+88109))
+			t24 := int32(load32(mem, uint64(uint32(i32(0)))+88013))
 			store32(mem, uint64(uint32(v7))+2, uint32(t24))
 			{
 				if uint32(v2) > uint32(i32(274)) {
@@ -5952,7 +5952,7 @@ l4:
 			store16(mem, uint64(uint32(v0))+24, uint16(i32(0xffff)))
 			store64(mem, uint64(uint32(v0))+16, uint64(i64(0)))
 			store64(mem, uint64(uint32(v0))+8, uint64(i64(34)))
-			store32(mem, uint64(uint32(v0))+4, uint32(i32(88160)))
+			store32(mem, uint64(uint32(v0))+4, uint32(i32(88064)))
 			store16(mem, uint64(uint32(v0)), uint16(i32(1)))
 			goto l7
 		}
@@ -5961,7 +5961,7 @@ l4:
 	store16(mem, uint64(uint32(v0))+24, uint16(i32(0xffff)))
 	store64(mem, uint64(uint32(v0))+16, uint64(i64(0)))
 	store64(mem, uint64(uint32(v0))+8, uint64(i64(28)))
-	store32(mem, uint64(uint32(v0))+4, uint32(i32(88212)))
+	store32(mem, uint64(uint32(v0))+4, uint32(i32(88116)))
 	store16(mem, uint64(uint32(v0)), uint16(i32(1)))
 	goto l7
 l0:
@@ -5969,7 +5969,7 @@ l0:
 	store16(mem, uint64(uint32(v0))+24, uint16(i32(0xffff)))
 	store64(mem, uint64(uint32(v0))+16, uint64(i64(0)))
 	store64(mem, uint64(uint32(v0))+8, uint64(i64(46)))
-	store32(mem, uint64(uint32(v0))+4, uint32(i32(88114)))
+	store32(mem, uint64(uint32(v0))+4, uint32(i32(88018)))
 	store16(mem, uint64(uint32(v0)), uint16(i32(1)))
 l7:
 	m.g0 = v7 + i32(288)
@@ -5982,14 +5982,14 @@ func (m *Module) Xemq_lease_action_name(v0, v1 int32) int32 {
 		if uint32(v0) > uint32(i32(10)) {
 			goto l0
 		}
-		t0 := int32(mem[uint64(uint32(v0))+67781])
+		t0 := int32(mem[uint64(uint32(v0))+67685])
 		v0 = t0 << 2
-		t1 := int32(load32(mem, uint64(uint32(v0))+70388))
+		t1 := int32(load32(mem, uint64(uint32(v0))+70292))
 		v2 = t1
 		if v1 == 0 {
 			goto l0
 		}
-		t2 := int32(load32(mem, uint64(uint32(v0))+70432))
+		t2 := int32(load32(mem, uint64(uint32(v0))+70336))
 		store32(mem, uint64(uint32(v1)), uint32(t2))
 	}
 l0:
@@ -6010,14 +6010,14 @@ func (m *Module) Xemq_lease_keeper_free(v0 int32) {
 			p2 = i32(44)
 		}
 		if uint32(t1) < uint32(p2) {
-			m.fn27(i32(88368), i32(46), i32(88416))
+			m.fn27(i32(88272), i32(46), i32(88320))
 			panic("unreachable")
 		}
 		if v2 == 0 {
 			goto l2
 		}
 		if uint32(v1) >= uint32(i32(80)) {
-			m.fn27(i32(88432), i32(46), i32(88480))
+			m.fn27(i32(88336), i32(46), i32(88384))
 			panic("unreachable")
 		}
 	l2:
@@ -6171,7 +6171,7 @@ func (m *Module) Xemq_lease_keeper_settle(v0, v1 int32, v2, v3 int64, v4, v5 int
 				v7 = t0
 				t1 := int64(uint64(v7) / uint64(i64(3)))
 				v8 = t1
-				t2 := int32(mem[uint64(uint32(v1))+67738])
+				t2 := int32(mem[uint64(uint32(v1))+67642])
 				v9 = t2
 				v10 = i64(10)
 				{
@@ -6351,7 +6351,7 @@ func (m *Module) Xemq_lease_key(v0 int32) int32 {
 	}
 	store32(m.memory, uint64(uint32(v0)), uint32(i32(12)))
 l0:
-	return i32(67860)
+	return i32(67764)
 }
 func (m *Module) Xemq_lease_next_name(v0, v1 int32) int32 {
 	var v2 int32
@@ -6361,14 +6361,14 @@ func (m *Module) Xemq_lease_next_name(v0, v1 int32) int32 {
 		if uint32(v0) > uint32(i32(3)) {
 			goto l0
 		}
-		t0 := int32(mem[uint64(uint32(v0))+67872])
+		t0 := int32(mem[uint64(uint32(v0))+67776])
 		v0 = t0 << 2
-		t1 := int32(load32(mem, uint64(uint32(v0))+70476))
+		t1 := int32(load32(mem, uint64(uint32(v0))+70380))
 		v2 = t1
 		if v1 == 0 {
 			goto l0
 		}
-		t2 := int32(load32(mem, uint64(uint32(v0))+70492))
+		t2 := int32(load32(mem, uint64(uint32(v0))+70396))
 		store32(mem, uint64(uint32(v1)), uint32(t2))
 	}
 l0:
@@ -6382,14 +6382,14 @@ func (m *Module) Xemq_lease_outcome_name(v0, v1 int32) int32 {
 		if uint32(v0) > uint32(i32(7)) {
 			goto l0
 		}
-		t0 := int32(mem[uint64(uint32(v0))+67738])
+		t0 := int32(mem[uint64(uint32(v0))+67642])
 		v0 = t0 << 2
-		t1 := int32(load32(mem, uint64(uint32(v0))+70508))
+		t1 := int32(load32(mem, uint64(uint32(v0))+70412))
 		v2 = t1
 		if v1 == 0 {
 			goto l0
 		}
-		t2 := int32(load32(mem, uint64(uint32(v0))+70540))
+		t2 := int32(load32(mem, uint64(uint32(v0))+70444))
 		store32(mem, uint64(uint32(v1)), uint32(t2))
 	}
 l0:
@@ -6414,14 +6414,14 @@ func (m *Module) Xemq_lease_phase_name(v0, v1 int32) int32 {
 		if uint32(v0) > uint32(i32(4)) {
 			goto l0
 		}
-		t0 := int32(mem[uint64(uint32(v0))+67953])
+		t0 := int32(mem[uint64(uint32(v0))+67857])
 		v0 = t0 << 2
-		t1 := int32(load32(mem, uint64(uint32(v0))+70572))
+		t1 := int32(load32(mem, uint64(uint32(v0))+70476))
 		v2 = t1
 		if v1 == 0 {
 			goto l0
 		}
-		t2 := int32(load32(mem, uint64(uint32(v0))+70592))
+		t2 := int32(load32(mem, uint64(uint32(v0))+70496))
 		store32(mem, uint64(uint32(v1)), uint32(t2))
 	}
 l0:
@@ -6433,7 +6433,7 @@ func (m *Module) Xemq_lease_protocol(v0 int32) int32 {
 	}
 	store32(m.memory, uint64(uint32(v0)), uint32(i32(11)))
 l0:
-	return i32(67987)
+	return i32(67891)
 }
 func (m *Module) Xemq_lease_refusal(v0 int32) int32 {
 	var v1, v2 int32
@@ -6445,16 +6445,16 @@ func (m *Module) Xemq_lease_refusal(v0 int32) int32 {
 			goto l0
 		}
 		{
-			t0 := int32(mem[uint64(uint32(v0))+67738])
+			t0 := int32(mem[uint64(uint32(v0))+67642])
 			v0 = (t0 + i32(-3)) & i32(255)
 			if uint32(v0) > uint32(i32(3)) {
 				goto l1
 			}
-			t1 := int32(load32(mem, uint64(uint32(v0<<2))+88656))
+			t1 := int32(load32(mem, uint64(uint32(v0<<2))+88512))
 			v1 = t1
 		}
 	l1:
-		t2 := int32(load32(mem, uint64(uint32(v1<<2))+70704))
+		t2 := int32(load32(mem, uint64(uint32(v1<<2))+70608))
 		v2 = t2
 	}
 l0:
@@ -6468,15 +6468,15 @@ func (m *Module) Xemq_lease_refusal_detail(v0, v1 int32) int32 {
 		goto l0
 	}
 	v3 = i32(79)
-	v4 = i32(84355)
+	v4 = i32(84259)
 	{
-		t0 := int32(mem[uint64(uint32(v0))+67738])
+		t0 := int32(mem[uint64(uint32(v0))+67642])
 		switch t0 + i32(-3) {
 		default:
 			goto l0
 		case 2, 3:
 			v3 = i32(125)
-			v4 = i32(87487)
+			v4 = i32(87391)
 			fallthrough
 		case 0:
 			if v1 == 0 {
@@ -6584,11 +6584,11 @@ func (m *Module) Xemq_lease_script_arg(v0, v1, v2 int32) int32 {
 		}
 		t0 := v1
 		v0 = v0 << 5
-		t1 := int32(load32(mem, uint64(uint32(v0))+70264))
+		t1 := int32(load32(mem, uint64(uint32(v0))+70168))
 		if uint32(t0) >= uint32(t1) {
 			goto l0
 		}
-		t2 := int32(load32(mem, uint64(uint32(v0+i32(70236)))+24))
+		t2 := int32(load32(mem, uint64(uint32(v0+i32(70140)))+24))
 		v0 = t2 + v1<<3
 		t3 := int32(load32(mem, uint64(uint32(v0))))
 		v3 = t3
@@ -6613,7 +6613,7 @@ func (m *Module) Xemq_lease_script_key(v0, v1, v2 int32) int32 {
 	if v1 != 0 {
 		goto l0
 	}
-	v3 = i32(68802)
+	v3 = i32(68706)
 	if v2 == 0 {
 		goto l0
 	}
@@ -6630,12 +6630,12 @@ func (m *Module) Xemq_lease_script_name(v0, v1 int32) int32 {
 			goto l0
 		}
 		v0 = v0 << 5
-		t0 := int32(load32(mem, uint64(uint32(v0))+70236))
+		t0 := int32(load32(mem, uint64(uint32(v0))+70140))
 		v2 = t0
 		if v1 == 0 {
 			goto l0
 		}
-		t1 := int32(load32(mem, uint64(uint32(v0+i32(70236)))+4))
+		t1 := int32(load32(mem, uint64(uint32(v0+i32(70140)))+4))
 		store32(mem, uint64(uint32(v1)), uint32(t1))
 	}
 l0:
@@ -6650,12 +6650,12 @@ func (m *Module) Xemq_lease_script_text(v0, v1 int32) int32 {
 			goto l0
 		}
 		v0 = v0 << 5
-		t0 := int32(load32(mem, uint64(uint32(v0))+70244))
+		t0 := int32(load32(mem, uint64(uint32(v0))+70148))
 		v2 = t0
 		if v1 == 0 {
 			goto l0
 		}
-		t1 := int32(load32(mem, uint64(uint32(v0+i32(70236)))+12))
+		t1 := int32(load32(mem, uint64(uint32(v0+i32(70140)))+12))
 		store32(mem, uint64(uint32(v1)), uint32(t1))
 	}
 l0:
@@ -6776,14 +6776,14 @@ func (m *Module) Xemq_leased_minter_free(v0 int32) {
 			p2 = i32(52)
 		}
 		if uint32(t1) < uint32(p2) {
-			m.fn27(i32(88368), i32(46), i32(88416))
+			m.fn27(i32(88272), i32(46), i32(88320))
 			panic("unreachable")
 		}
 		if v2 == 0 {
 			goto l2
 		}
 		if uint32(v1) >= uint32(i32(88)) {
-			m.fn27(i32(88432), i32(46), i32(88480))
+			m.fn27(i32(88336), i32(46), i32(88384))
 			panic("unreachable")
 		}
 	l2:
@@ -6910,7 +6910,7 @@ func (m *Module) Xemq_leased_minter_next(v0, v1 int32) int32 {
 			v6 = i32(3)
 		}
 	l1:
-		t17 := int32(load32(mem, uint64(uint32(v6<<2))+70788))
+		t17 := int32(load32(mem, uint64(uint32(v6<<2))+70692))
 		v2 = t17
 	}
 l0:
@@ -7007,7 +7007,7 @@ func (m *Module) Xemq_leased_minter_next_at(v0 int32, v1, v2 int64, v3 int32) in
 			v5 = i32(3)
 		}
 	l1:
-		t14 := int32(load32(mem, uint64(uint32(v5<<2))+70788))
+		t14 := int32(load32(mem, uint64(uint32(v5<<2))+70692))
 		v4 = t14
 	}
 l0:
@@ -7096,7 +7096,7 @@ func (m *Module) Xemq_leased_minter_next_i64(v0 int32, v1, v2 int64) int64 {
 			v3 = i32(3)
 		}
 	l1:
-		t14 := int64(load64(mem, uint64(uint32(v3<<3))+70648))
+		t14 := int64(load64(mem, uint64(uint32(v3<<3))+70552))
 		return t14
 	}
 	return i64(-7)
@@ -7378,7 +7378,7 @@ func (m *Module) Xemq_mint(v0, v1 int32) int32 {
 				}
 			l1:
 				{
-					t3 := int32(load32(mem, uint64(uint32(i32(0)))+88828))
+					t3 := int32(load32(mem, uint64(uint32(i32(0)))+88684))
 					if t3 < i32(0) {
 						goto l3
 					}
@@ -7403,7 +7403,7 @@ func (m *Module) Xemq_mint(v0, v1 int32) int32 {
 				{
 					{
 						{
-							t8 := int32(load32(mem, uint64(uint32(i32(0)))+88828))
+							t8 := int32(load32(mem, uint64(uint32(i32(0)))+88684))
 							v7 = t8
 							if v7 < i32(0) {
 								goto l5
@@ -7415,7 +7415,7 @@ func (m *Module) Xemq_mint(v0, v1 int32) int32 {
 							if v4 != i32(7) {
 								goto l6
 							}
-							t10 := int32(load32(mem, uint64(uint32(i32(0)))+88828))
+							t10 := int32(load32(mem, uint64(uint32(i32(0)))+88684))
 							v7 = t10
 						}
 					l5:
@@ -7433,7 +7433,7 @@ func (m *Module) Xemq_mint(v0, v1 int32) int32 {
 							p11 = v6
 						}
 						v9 = p11<<12 + i64(-0x18cc251f400000)
-						t12 := int64(load64(mem, uint64(uint32(i32(0)))+88792))
+						t12 := int64(load64(mem, uint64(uint32(i32(0)))+88648))
 						v6 = t12
 					l8:
 						{
@@ -7452,14 +7452,14 @@ func (m *Module) Xemq_mint(v0, v1 int32) int32 {
 							if uint64(v10) > uint64(i64(0x1fffffffffffff)) {
 								goto l7
 							}
-							t16 := int64(load64(mem, uint64(uint32(i32(0)))+88792))
+							t16 := int64(load64(mem, uint64(uint32(i32(0)))+88648))
 							t17 := v10
 							v5 = t16
 							p18 := v5
 							if v5 == v6 {
 								p18 = t17
 							}
-							store64(mem, uint64(uint32(i32(0)))+88792, uint64(p18))
+							store64(mem, uint64(uint32(i32(0)))+88648, uint64(p18))
 							var p19 int32
 							if v5 != v6 {
 								p19 = 1
@@ -7471,7 +7471,7 @@ func (m *Module) Xemq_mint(v0, v1 int32) int32 {
 							}
 						}
 						v6 = int64(uint64(v10) >> 12)
-						t20 := int64(load64(mem, uint64(uint32(i32(0)))+88832))
+						t20 := int64(load64(mem, uint64(uint32(i32(0)))+88688))
 						if uint64(v6) <= uint64(t20) {
 							goto l9
 						}
@@ -7513,7 +7513,7 @@ func (m *Module) Xemq_mint(v0, v1 int32) int32 {
 		l2:
 			v4 = i32(3)
 		l4:
-			t29 := int32(load32(mem, uint64(uint32(v4<<2))+70788))
+			t29 := int32(load32(mem, uint64(uint32(v4<<2))+70692))
 			v3 = t29
 			goto l0
 		}
@@ -7548,9 +7548,9 @@ func (m *Module) fn100(v0, v1, v2 int32) {
 	v3 = t0 - i32(48)
 	m.g0 = v3
 	mem := m.memory
-	t1 := int32(mem[uint64(uint32(i32(0)))+88800])
+	t1 := int32(mem[uint64(uint32(i32(0)))+88656])
 	v4 = t1
-	mem[uint64(uint32(i32(0)))+88800] = byte(i32(1))
+	mem[uint64(uint32(i32(0)))+88656] = byte(i32(1))
 	mem[uint64(uint32(v3))+24] = byte(v4)
 	{
 		{
@@ -7563,45 +7563,45 @@ func (m *Module) fn100(v0, v1, v2 int32) {
 				t2 := m.fn3()
 				mem = m.memory
 				v4 = t2
-				t3 := int32(load32(mem, uint64(uint32(i32(0)))+88824))
+				t3 := int32(load32(mem, uint64(uint32(i32(0)))+88680))
 				if v4 == t3 {
 					goto l1
 				}
 				{
-					t4 := int64(load64(mem, uint64(uint32(i32(0)))+88784))
+					t4 := int64(load64(mem, uint64(uint32(i32(0)))+88640))
 					if t4 == i64(2) {
 						goto l2
 					}
-					t5 := int32(load32(mem, uint64(uint32(i32(0)))+88816))
-					m.fn7(t5)
+					t5 := int32(load32(mem, uint64(uint32(i32(0)))+88672))
+					m.fn8(t5)
 					mem = m.memory
 				}
 			l2:
-				store32(mem, uint64(uint32(i32(0)))+88824, uint32(v4))
-				store64(mem, uint64(uint32(i32(0)))+88784, uint64(i64(2)))
-				t6 := int32(load32(mem, uint64(uint32(i32(0)))+88828))
-				store32(mem, uint64(uint32(i32(0)))+88828, uint32(t6&i32(0x7fffffff)))
+				store32(mem, uint64(uint32(i32(0)))+88680, uint32(v4))
+				store64(mem, uint64(uint32(i32(0)))+88640, uint64(i64(2)))
+				t6 := int32(load32(mem, uint64(uint32(i32(0)))+88684))
+				store32(mem, uint64(uint32(i32(0)))+88684, uint32(t6&i32(0x7fffffff)))
 			}
 		l1:
 			{
-				t7 := int64(load64(mem, uint64(uint32(i32(0)))+88784))
+				t7 := int64(load64(mem, uint64(uint32(i32(0)))+88640))
 				if t7 == i64(2) {
 					goto l3
 				}
-				t8 := int32(load32(mem, uint64(uint32(i32(0)))+88828))
+				t8 := int32(load32(mem, uint64(uint32(i32(0)))+88684))
 				if t8 < i32(0) {
 					goto l3
 				}
-				t9 := int32(load32(mem, uint64(uint32(i32(0)))+88828))
-				store32(mem, uint64(uint32(i32(0)))+88828, uint32(t9|i32(-0x80000000)))
+				t9 := int32(load32(mem, uint64(uint32(i32(0)))+88684))
+				store32(mem, uint64(uint32(i32(0)))+88684, uint32(t9|i32(-0x80000000)))
 			}
 		l3:
 			{
-				t10 := int32(load32(mem, uint64(uint32(i32(0)))+88828))
+				t10 := int32(load32(mem, uint64(uint32(i32(0)))+88684))
 				v5 = t10
 				if v5 < i32(0) {
 					if v1&i32(1) == 0 {
-						goto l35
+						goto l34
 					}
 					if v2&i32(0xffff) != v5&i32(0xffff) {
 						mem[uint64(uint32(v0))+22] = byte(i32(6))
@@ -7609,326 +7609,351 @@ func (m *Module) fn100(v0, v1, v2 int32) {
 						store64(mem, uint64(uint32(v0))+12, uint64(i64(0)))
 						store32(mem, uint64(uint32(v0))+8, uint32(v4))
 						store32(mem, uint64(uint32(v0))+4, uint32(i32(84)))
-						store32(mem, uint64(uint32(v0)), uint32(i32(87942)))
-						goto l34
+						store32(mem, uint64(uint32(v0)), uint32(i32(87846)))
+						goto l33
 					}
-				l35:
+				l34:
 					mem[uint64(uint32(v0))+22] = byte(i32(7))
-					store32(mem, uint64(uint32(v0)), uint32(i32(88026)))
-					goto l34
+					store32(mem, uint64(uint32(v0)), uint32(i32(87930)))
+					goto l33
 				}
 				{
 					if v1&i32(1) == 0 {
-						m.fn200(v3+i32(12), i32(87876), i32(8))
+						m.fn197(v3+i32(12), i32(87780), i32(8))
 						mem = m.memory
 						{
-							t30 := int32(load32(mem, uint64(uint32(v3))+12))
-							v14 = t30
+							t35 := int32(load32(mem, uint64(uint32(v3))+12))
+							v14 = t35
 							if v14 == i32(-0x80000000) {
-								t40 := m.fn1()
+								t45 := m.fn1()
 								mem = m.memory
-								v10 = t40
-								t41 := m.fn3()
+								v10 = t45
+								t46 := m.fn3()
 								mem = m.memory
-								v4 = t41
-								m.fn200(v3+i32(24), i32(84129), i32(12))
+								v4 = t46
+								m.fn197(v3+i32(24), i32(84033), i32(12))
 								mem = m.memory
-								t42 := v10 % i64(1000000000)
-								v10 = t42
-								t43 := int32(load32(mem, uint64(uint32(v3))+24))
-								v11 = t43
-								if v11 == i32(-0x80000000) {
-									goto l6
-								}
-								t44 := int32(load32(mem, uint64(uint32(v3))+32))
-								v5 = t44
-								if v5 == 0 {
-									goto l6
-								}
 								v7 = int64(uint32(v4))
-								t46 := v7 << 32
-								p45 := v10
+								t47 := v10 % i64(1000000000)
+								t48 := v7 << 32
+								v10 = t47
+								p49 := v10
 								if v10 < i64(0) {
-									p45 = v10 + i64(1000000000)
+									p49 = v10 + i64(1000000000)
 								}
-								v10 = (t46 + p45 ^ int64(uint64(v7)>>1)) * i64(-0xae502812aa7333)
-								v8 = int32(int64(uint64(v10)>>33) ^ v10)
-								t47 := int32(load32(mem, uint64(uint32(v3))+28))
-								v9 = t47
+								v10 = (t48 + p49 ^ int64(uint64(v7)>>1)) * i64(-0xae502812aa7333)
+								v5 = int32(int64(uint64(v10)>>33) ^ v10)
 								v4 = i32(0)
+								t50 := int32(load32(mem, uint64(uint32(v3))+24))
+								v1 = t50
+								t51 := v1
+								var p52 int32
+								if v1 == i32(-0x80000000) {
+									p52 = 1
+								}
+								v1 = p52
+								p53 := t51
+								if v1 != 0 {
+									p53 = i32(0)
+								}
+								v11 = p53
+								t54 := int32(load32(mem, uint64(uint32(v3))+28))
+								p55 := t54
+								if v1 != 0 {
+									p55 = i32(1)
+								}
+								v9 = p55
+								t56 := int32(load32(mem, uint64(uint32(v3))+32))
+								p57 := t56
+								if v1 != 0 {
+									p57 = i32(0)
+								}
+								v8 = p57
 								v14 = i32(1)
-							l32:
+							l31:
 								{
-									t48 := v3 + i32(24)
-									t49 := v9
-									t50 := v5
-									v2 = (v8 + v4) & i32(1023)
-									m.fn197(t48, t49, t50, v2)
+									t58 := v3 + i32(24)
+									t59 := v9
+									t60 := v8
+									v2 = (v5 + v4) & i32(1023)
+									m.fn199(t58, t59, t60, v2)
 									mem = m.memory
-									t51 := int64(load64(mem, uint64(uint32(v3))+24))
-									v10 = t51
+									t61 := int64(load64(mem, uint64(uint32(v3))+24))
+									v10 = t61
 									if v10 != i64(2) {
-										t56 := int32(load16(mem, uint64(uint32(v3))+44))
-										v5 = t56
-										t57 := int32(load32(mem, uint64(uint32(v3))+40))
-										v4 = t57
-										t58 := int64(load64(mem, uint64(uint32(v3))+32))
-										v7 = t58
+										t66 := int32(load16(mem, uint64(uint32(v3))+44))
+										v5 = t66
+										t67 := int32(load32(mem, uint64(uint32(v3))+40))
+										v4 = t67
+										t68 := int64(load64(mem, uint64(uint32(v3))+32))
+										v7 = t68
 										if v11 != 0 {
-											t59 := int32(load32(mem, uint64(uint32(v9+i32(-4)))))
-											v1 = t59
+											t69 := int32(load32(mem, uint64(uint32(v9+i32(-4)))))
+											v1 = t69
 											v8 = v1 & i32(-8)
-											t60 := v8
+											t70 := v8
 											v2 = v1 & i32(3)
-											p61 := i32(8)
+											p71 := i32(8)
 											if v2 != 0 {
-												p61 = i32(4)
+												p71 = i32(4)
 											}
-											if uint32(t60) < uint32(p61+v11) {
-												m.fn27(i32(88368), i32(46), i32(88416))
+											if uint32(t70) < uint32(p71+v11) {
+												m.fn27(i32(88272), i32(46), i32(88320))
 												mem = m.memory
 												panic("unreachable")
 											}
 											v1 = i32(-0x7fff0000)
 											if v2 == 0 {
-												goto l39
+												goto l38
 											}
 											if uint32(v8) > uint32(v11+i32(39)) {
-												m.fn27(i32(88432), i32(46), i32(88480))
+												m.fn27(i32(88336), i32(46), i32(88384))
 												mem = m.memory
 												panic("unreachable")
 											}
-											goto l39
+											goto l38
 										}
 										v1 = i32(-0x7fff0000)
-										goto l14
+										goto l13
 									}
 									v1 = v4 + i32(1)
 									{
-										t52 := int32(load32(mem, uint64(uint32(v3))+32))
-										if t52 != 0 {
-											var p53 int32
+										t62 := int32(load32(mem, uint64(uint32(v3))+32))
+										if t62 != 0 {
+											var p63 int32
 											if uint32(v4) < uint32(i32(1023)) {
-												p53 = 1
+												p63 = 1
 											}
-											v15 = p53
-											t54 := int32(load32(mem, uint64(uint32(v3))+40))
-											v12 = t54
-											t55 := int32(load32(mem, uint64(uint32(v3))+36))
-											v13 = t55
+											v15 = p63
+											t64 := int32(load32(mem, uint64(uint32(v3))+40))
+											v12 = t64
+											t65 := int32(load32(mem, uint64(uint32(v3))+36))
+											v13 = t65
 											v14 = i32(0)
 											v4 = v1
 											v16 = v2
 											if v15 == 0 {
-												goto l33
+												goto l32
 											}
-											goto l32
+											goto l31
 										}
 										v4 = v1
 										if v1 == i32(1024) {
-											goto l31
+											goto l30
 										}
-										goto l32
+										goto l31
 									}
 								}
 							}
-							t31 := int32(load32(mem, uint64(uint32(v3))+16))
-							v9 = t31
-							t32 := int32(load32(mem, uint64(uint32(v3))+20))
-							t33 := v9
-							v4 = t32
-							v2 = t33 + v4
+							t36 := int32(load32(mem, uint64(uint32(v3))+16))
+							v9 = t36
+							t37 := int32(load32(mem, uint64(uint32(v3))+20))
+							t38 := v9
+							v4 = t37
+							v2 = t38 + v4
 							v1 = i32(0)
 							if v4 != 0 {
 								v4 = v9
-							l27:
+							l26:
 								v8 = v1
 								{
 									{
 										v1 = v4
-										t34 := int32(int8(mem[uint64(uint32(v1))]))
-										v5 = t34
+										t39 := int32(int8(mem[uint64(uint32(v1))]))
+										v5 = t39
 										if v5 <= i32(-1) {
-											goto l18
+											goto l17
 										}
 										v4 = v1 + i32(1)
 										v5 = v5 & i32(255)
-										goto l19
+										goto l18
 									}
-								l18:
-									t35 := int32(mem[uint64(uint32(v1))+1])
-									v4 = t35 & i32(63)
+								l17:
+									t40 := int32(mem[uint64(uint32(v1))+1])
+									v4 = t40 & i32(63)
 									v11 = v5 & i32(31)
 									if uint32(v5) > uint32(i32(-33)) {
-										goto l20
+										goto l19
 									}
 									v5 = v11<<6 | v4
 									v4 = v1 + i32(2)
-									goto l19
-								l20:
-									t36 := int32(mem[uint64(uint32(v1))+2])
-									v4 = v4<<6 | t36&i32(63)
+									goto l18
+								l19:
+									t41 := int32(mem[uint64(uint32(v1))+2])
+									v4 = v4<<6 | t41&i32(63)
 									if uint32(v5) >= uint32(i32(-16)) {
-										goto l21
+										goto l20
 									}
 									v5 = v4 | v11<<12
 									v4 = v1 + i32(3)
-									goto l19
-								l21:
-									t37 := int32(mem[uint64(uint32(v1))+3])
-									v5 = v4<<6 | t37&i32(63) | v11<<18&i32(0x1c0000)
+									goto l18
+								l20:
+									t42 := int32(mem[uint64(uint32(v1))+3])
+									v5 = v4<<6 | t42&i32(63) | v11<<18&i32(0x1c0000)
 									v4 = v1 + i32(4)
 								}
-							l19:
+							l18:
 								v1 = v4 - v1 + v8
 								if uint32(v5+i32(-9)) < uint32(i32(5)) {
-									goto l22
+									goto l21
 								}
 								if v5 == i32(32) {
-									goto l22
+									goto l21
 								}
 								if uint32(v5) < uint32(i32(128)) {
-									goto l17
+									goto l16
 								}
 								v11 = int32(uint32(v5) >> 8)
 								switch v11 + i32(-22) {
 								case 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25:
-									goto l17
+									goto l16
 								default:
 									if v11 != 0 {
-										goto l17
+										goto l16
 									}
-									t38 := int32(mem[uint64(uint32(v5&i32(255)))+74056])
-									if t38&i32(1) == 0 {
-										goto l17
+									t43 := int32(mem[uint64(uint32(v5&i32(255)))+73960])
+									if t43&i32(1) == 0 {
+										goto l16
 									}
-									goto l22
+									goto l21
 								case 0:
 									if v5 != i32(5760) {
-										goto l17
+										goto l16
 									}
-									goto l22
+									goto l21
 								case 26:
 									if v5 != i32(12288) {
-										goto l17
+										goto l16
 									}
-									goto l22
+									goto l21
 								case 10:
-									t39 := int32(mem[uint64(uint32(v5&i32(255)))+74056])
-									if t39&i32(2) == 0 {
-										goto l17
+									t44 := int32(mem[uint64(uint32(v5&i32(255)))+73960])
+									if t44&i32(2) == 0 {
+										goto l16
 									}
 								}
-							l22:
+							l21:
 								if v4 != v2 {
-									goto l27
+									goto l26
 								}
 								v8 = i32(0)
 								v1 = i32(0)
-								goto l28
+								goto l27
 							}
 							v4 = v9
 							v8 = i32(0)
-							goto l17
+							goto l16
 						}
 					}
-					m.fn200(v3+i32(24), i32(84129), i32(12))
+					m.fn197(v3+i32(24), i32(84033), i32(12))
 					mem = m.memory
-					t11 := int32(load32(mem, uint64(uint32(v3))+24))
-					v4 = t11
-					if v4 == i32(-0x80000000) {
-						goto l6
-					}
-					t12 := int32(load32(mem, uint64(uint32(v3))+32))
+					t11 := int32(load32(mem, uint64(uint32(v3))+28))
+					t12 := int32(load32(mem, uint64(uint32(v3))+24))
+					t13 := v3 + i32(24)
 					v5 = t12
-					if v5 == 0 {
-						goto l6
+					var p14 int32
+					if v5 == i32(-0x80000000) {
+						p14 = 1
 					}
-					t13 := int32(load32(mem, uint64(uint32(v3))+28))
-					t14 := v3 + i32(24)
-					v1 = t13
-					m.fn197(t14, v1, v5, v2)
+					v4 = p14
+					p15 := t11
+					if v4 != 0 {
+						p15 = i32(1)
+					}
+					v1 = p15
+					t16 := int32(load32(mem, uint64(uint32(v3))+32))
+					t18 := v1
+					p17 := t16
+					if v4 != 0 {
+						p17 = i32(0)
+					}
+					m.fn199(t13, t18, p17, v2)
 					mem = m.memory
+					p19 := v5
+					if v4 != 0 {
+						p19 = i32(0)
+					}
+					v4 = p19
 					{
 						{
-							t15 := int64(load64(mem, uint64(uint32(v3))+24))
-							v6 = t15
+							t20 := int64(load64(mem, uint64(uint32(v3))+24))
+							v6 = t20
 							if v6 != i64(2) {
-								goto l7
+								goto l6
 							}
 							v7 = i64(0)
-							t16 := int32(load32(mem, uint64(uint32(v3))+40))
-							v8 = t16
-							t17 := int32(load32(mem, uint64(uint32(v3))+36))
-							t18 := int64(uint32(v8)) << 32
-							v9 = t17
-							p19 := i64(0)
+							t21 := int32(load32(mem, uint64(uint32(v3))+40))
+							v8 = t21
+							t22 := int32(load32(mem, uint64(uint32(v3))+36))
+							t23 := int64(uint32(v8)) << 32
+							v9 = t22
+							p24 := i64(0)
 							if v9&i32(1) != 0 {
-								p19 = t18
+								p24 = t23
 							}
-							t20 := int32(load32(mem, uint64(uint32(v3))+32))
-							v5 = t20 & i32(1)
-							p21 := p19
+							t25 := int32(load32(mem, uint64(uint32(v3))+32))
+							v5 = t25 & i32(1)
+							p26 := p24
 							if v5 != 0 {
-								p21 = i64(0)
+								p26 = i64(0)
 							}
-							v10 = p21
-							p22 := i32(84024)
+							v10 = p26
+							p27 := i32(83928)
 							if v5 != 0 {
-								p22 = v9
+								p27 = v9
 							}
-							v11 = p22
-							p23 := i32(105)
+							v11 = p27
+							p28 := i32(105)
 							if v5 != 0 {
-								p23 = v8
+								p28 = v8
 							}
-							v8 = p23
+							v8 = p28
 							v9 = i32(0x60000)
-							goto l8
+							goto l7
 						}
-					l7:
-						t24 := int32(load32(mem, uint64(uint32(v3))+40))
-						v2 = t24
+					l6:
+						t29 := int32(load32(mem, uint64(uint32(v3))+40))
+						v2 = t29
 						v9 = v2 & i32(-65536)
 						v8 = int32(v6)
 						v10 = i64(0)
-						t25 := int32(load16(mem, uint64(uint32(v3))+44))
-						v5 = t25
-						t26 := int64(load64(mem, uint64(uint32(v3))+32))
-						v7 = t26
+						t30 := int32(load16(mem, uint64(uint32(v3))+44))
+						v5 = t30
+						t31 := int64(load64(mem, uint64(uint32(v3))+32))
+						v7 = t31
 					}
-				l8:
+				l7:
 					{
 						if v4 == 0 {
-							goto l9
+							goto l8
 						}
-						t27 := int32(load32(mem, uint64(uint32(v1+i32(-4)))))
-						v12 = t27
+						t32 := int32(load32(mem, uint64(uint32(v1+i32(-4)))))
+						v12 = t32
 						v13 = v12 & i32(-8)
-						t28 := v13
+						t33 := v13
 						v12 = v12 & i32(3)
-						p29 := i32(8)
+						p34 := i32(8)
 						if v12 != 0 {
-							p29 = i32(4)
+							p34 = i32(4)
 						}
-						if uint32(t28) < uint32(p29+v4) {
-							m.fn27(i32(88368), i32(46), i32(88416))
+						if uint32(t33) < uint32(p34+v4) {
+							m.fn27(i32(88272), i32(46), i32(88320))
 							mem = m.memory
 							panic("unreachable")
 						}
 						if v12 == 0 {
-							goto l11
+							goto l10
 						}
 						if uint32(v13) > uint32(v4+i32(39)) {
-							m.fn27(i32(88432), i32(46), i32(88480))
+							m.fn27(i32(88336), i32(46), i32(88384))
 							mem = m.memory
 							panic("unreachable")
 						}
-					l11:
+					l10:
 						m.fn26(v1)
 						mem = m.memory
 					}
-				l9:
+				l8:
 					v4 = v9 | v2&i32(0xffff)
 					v10 = v10 | int64(uint32(v8))
 					v1 = i32(-0x7ffe0000)
@@ -7937,487 +7962,494 @@ func (m *Module) fn100(v0, v1, v2 int32) {
 						store64(mem, uint64(uint32(v0))+12, uint64(v7))
 						store64(mem, uint64(uint32(v0))+4, uint64(v10))
 						store32(mem, uint64(uint32(v0)), uint32(v11))
-						goto l34
+						goto l33
 					}
-					goto l14
+					goto l13
 				}
 			}
-		l31:
+		l30:
 			if v14&i32(1) == 0 {
-				goto l41
+				goto l40
 			}
 			v2 = i32(0xffff)
 			v12 = i32(58)
-			v13 = i32(87884)
-			goto l33
-		l41:
+			v13 = i32(87788)
+			goto l32
+		l40:
 			v2 = v16
-		l33:
+		l32:
 			{
 				if v11 == 0 {
-					goto l42
+					goto l41
 				}
-				t62 := int32(load32(mem, uint64(uint32(v9+i32(-4)))))
-				v4 = t62
+				t72 := int32(load32(mem, uint64(uint32(v9+i32(-4)))))
+				v4 = t72
 				v1 = v4 & i32(-8)
-				t63 := v1
+				t73 := v1
 				v4 = v4 & i32(3)
-				p64 := i32(8)
+				p74 := i32(8)
 				if v4 != 0 {
-					p64 = i32(4)
+					p74 = i32(4)
 				}
-				if uint32(t63) < uint32(p64+v11) {
-					m.fn27(i32(88368), i32(46), i32(88416))
+				if uint32(t73) < uint32(p74+v11) {
+					m.fn27(i32(88272), i32(46), i32(88320))
 					mem = m.memory
 					panic("unreachable")
 				}
 				if v4 == 0 {
-					goto l44
+					goto l43
 				}
 				if uint32(v1) > uint32(v11+i32(39)) {
-					m.fn27(i32(88432), i32(46), i32(88480))
+					m.fn27(i32(88336), i32(46), i32(88384))
 					mem = m.memory
 					panic("unreachable")
 				}
-			l44:
+			l43:
 				m.fn26(v9)
 				mem = m.memory
 			}
-		l42:
+		l41:
 			store64(mem, uint64(uint32(v0))+12, uint64(i64(0)))
 			store32(mem, uint64(uint32(v0)), uint32(v13))
 			store64(mem, uint64(uint32(v0))+4, uint64(uint32(v12)))
 			store32(mem, uint64(uint32(v0))+20, uint32(v2&i32(0xffff)|i32(0x60000)))
-			goto l34
-		l17:
+			goto l33
+		l16:
 			if v4 == v2 {
-				goto l28
+				goto l27
 			}
-		l57:
+		l56:
 			{
 				v11 = v2
 				v2 = v11 + i32(-1)
-				t65 := int32(int8(mem[uint64(uint32(v2))]))
-				v5 = t65
+				t75 := int32(int8(mem[uint64(uint32(v2))]))
+				v5 = t75
 				if v5 > i32(-1) {
-					goto l46
+					goto l45
 				}
 				{
 					v2 = v11 + i32(-2)
-					t66 := int32(mem[uint64(uint32(v2))])
-					v12 = t66
+					t76 := int32(mem[uint64(uint32(v2))])
+					v12 = t76
 					v13 = int32(int8(v12))
 					if v13 < i32(-64) {
-						goto l47
+						goto l46
 					}
 					v12 = v12 & i32(31)
-					goto l48
+					goto l47
 				}
-			l47:
+			l46:
 				{
 					{
 						v2 = v11 + i32(-3)
-						t67 := int32(mem[uint64(uint32(v2))])
-						v12 = t67
+						t77 := int32(mem[uint64(uint32(v2))])
+						v12 = t77
 						v16 = int32(int8(v12))
 						if v16 < i32(-64) {
-							goto l49
+							goto l48
 						}
 						v12 = v12 & i32(15)
-						goto l50
+						goto l49
 					}
-				l49:
+				l48:
 					v2 = v11 + i32(-4)
-					t68 := int32(mem[uint64(uint32(v2))])
-					v12 = t68&i32(7)<<6 | v16&i32(63)
+					t78 := int32(mem[uint64(uint32(v2))])
+					v12 = t78&i32(7)<<6 | v16&i32(63)
 				}
-			l50:
+			l49:
 				v12 = v12<<6 | v13&i32(63)
-			l48:
+			l47:
 				v5 = v12<<6 | v5&i32(63)
 			}
-		l46:
+		l45:
 			if uint32(v5+i32(-9)) < uint32(i32(5)) {
-				goto l51
+				goto l50
 			}
 			if v5 == i32(32) {
-				goto l51
+				goto l50
 			}
 			if uint32(v5) < uint32(i32(128)) {
-				goto l52
+				goto l51
 			}
 			v12 = int32(uint32(v5) >> 8)
 			switch v12 + i32(-22) {
 			case 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25:
-				goto l52
+				goto l51
 			case 0:
 				if v5 == i32(5760) {
-					goto l51
+					goto l50
 				}
-				goto l52
+				goto l51
 			case 26:
 				if v5 == i32(12288) {
-					goto l51
+					goto l50
 				}
-				goto l52
+				goto l51
 			case 10:
-				t69 := int32(mem[uint64(uint32(v5&i32(255)))+74056])
-				if t69&i32(2) != 0 {
-					goto l51
+				t79 := int32(mem[uint64(uint32(v5&i32(255)))+73960])
+				if t79&i32(2) != 0 {
+					goto l50
 				}
-				goto l52
+				goto l51
 			default:
 				if v12 != 0 {
-					goto l52
+					goto l51
 				}
-				t70 := int32(mem[uint64(uint32(v5&i32(255)))+74056])
-				if t70&i32(1) == 0 {
-					goto l52
+				t80 := int32(mem[uint64(uint32(v5&i32(255)))+73960])
+				if t80&i32(1) == 0 {
+					goto l51
 				}
 			}
-		l51:
+		l50:
 			if v4 != v2 {
-				goto l57
+				goto l56
 			}
-			goto l28
-		l52:
+			goto l27
+		l51:
 			v1 = v1 - v4 + v11
-		l28:
+		l27:
 			v4 = v9 + v8
 			v2 = v1 - v8
 			switch v2 {
 			case 0:
-				goto l58
+				goto l57
 			case 1:
-				t71 := int32(mem[uint64(uint32(v4))])
-				v12 = t71
+				t81 := int32(mem[uint64(uint32(v4))])
+				v12 = t81
 				switch v12 + i32(-43) {
 				case 0, 2:
-					goto l58
+					goto l57
 				default:
-					goto l61
+					goto l60
 				}
 			default:
-				t72 := int32(mem[uint64(uint32(v4))])
-				v12 = t72
+				t82 := int32(mem[uint64(uint32(v4))])
+				v12 = t82
 			}
-		l61:
-			t73 := v4
-			var p74 int32
+		l60:
+			t83 := v4
+			var p84 int32
 			if v12&i32(255) == i32(43) {
-				p74 = 1
+				p84 = 1
 			}
-			v5 = p74
-			v4 = t73 + v5
+			v5 = p84
+			v4 = t83 + v5
 			v2 = v2 - v5
 			if uint32(v2) < uint32(i32(5)) {
 				v5 = i32(0)
 				if v2 == 0 {
-					goto l63
+					goto l62
 				}
-			l66:
+			l65:
 				{
-					t76 := int32(mem[uint64(uint32(v4))])
-					v11 = t76 + i32(-48)
+					t86 := int32(mem[uint64(uint32(v4))])
+					v11 = t86 + i32(-48)
 					if uint32(v11) > uint32(i32(9)) {
-						goto l58
+						goto l57
 					}
 					v4 = v4 + i32(1)
 					v5 = v5*i32(10) + v11
 					v2 = v2 + i32(-1)
 					if v2 == 0 {
-						goto l63
+						goto l62
 					}
-					goto l66
+					goto l65
 				}
 			}
 			v5 = i32(0)
-		l65:
+		l64:
 			{
 				if v2 == 0 {
-					goto l63
+					goto l62
 				}
 				v5 = v5 & i32(0xffff) * i32(10)
 				if int32(uint32(v5)>>16) != 0 {
-					t77 := int32(mem[uint64(uint32(v4))])
-					p78 := i32(257)
-					if uint32((t77+i32(-48))&i32(255)) < uint32(i32(10)) {
-						p78 = i32(513)
+					t87 := int32(mem[uint64(uint32(v4))])
+					p88 := i32(257)
+					if uint32((t87+i32(-48))&i32(255)) < uint32(i32(10)) {
+						p88 = i32(513)
 					}
-					v4 = p78
-					goto l67
+					v4 = p88
+					goto l66
 				}
-				t75 := int32(mem[uint64(uint32(v4))])
-				v11 = t75 + i32(-48)
+				t85 := int32(mem[uint64(uint32(v4))])
+				v11 = t85 + i32(-48)
 				if uint32(v11) > uint32(i32(9)) {
-					goto l58
+					goto l57
 				}
 				v4 = v4 + i32(1)
 				v2 = v2 + i32(-1)
 				v5 = v5&i32(0xffff) + v11&i32(0xffff)
 				if v5&i32(0xffff) == v5 {
-					goto l65
+					goto l64
 				}
-				goto l58
+				goto l57
 			}
-		l63:
+		l62:
 			v4 = v5 << 16
-		l67:
+		l66:
 			if v4&i32(-0x3ffffff) != 0 {
-				goto l58
+				goto l57
 			}
-			var p79 int32
+			var p89 int32
 			if v1 != v8 {
-				p79 = 1
+				p89 = 1
 			}
-			var p80 int32
+			var p90 int32
 			if v12&i32(255) == i32(43) {
-				p80 = 1
+				p90 = 1
 			}
-			if p79&p80 != 0 {
-				goto l58
+			if p89&p90 != 0 {
+				goto l57
 			}
-			m.fn200(v3+i32(24), i32(84129), i32(12))
+			m.fn197(v3+i32(24), i32(84033), i32(12))
 			mem = m.memory
-			t81 := int32(load32(mem, uint64(uint32(v3))+24))
-			v1 = t81
-			if v1 == i32(-0x80000000) {
-				goto l6
+			t91 := int32(load32(mem, uint64(uint32(v3))+28))
+			t92 := int32(load32(mem, uint64(uint32(v3))+24))
+			t93 := v3 + i32(24)
+			v5 = t92
+			var p94 int32
+			if v5 == i32(-0x80000000) {
+				p94 = 1
 			}
-			t82 := int32(load32(mem, uint64(uint32(v3))+32))
-			v5 = t82
-			if v5 != 0 {
-				t83 := int32(load32(mem, uint64(uint32(v3))+28))
-				t84 := v3 + i32(24)
-				v2 = t83
-				t85 := v2
-				t86 := v5
-				v4 = int32(uint32(v4) >> 16)
-				m.fn197(t84, t85, t86, v4)
-				mem = m.memory
+			v1 = p94
+			p95 := t91
+			if v1 != 0 {
+				p95 = i32(1)
+			}
+			v8 = p95
+			t96 := int32(load32(mem, uint64(uint32(v3))+32))
+			t98 := v8
+			p97 := t96
+			if v1 != 0 {
+				p97 = i32(0)
+			}
+			v2 = int32(uint32(v4) >> 16)
+			m.fn199(t93, t98, p97, v2)
+			mem = m.memory
+			p99 := v5
+			if v1 != 0 {
+				p99 = i32(0)
+			}
+			v4 = p99
+			{
 				{
-					{
-						t87 := int64(load64(mem, uint64(uint32(v3))+24))
-						v6 = t87
-						if v6 != i64(2) {
-							goto l69
-						}
-						v7 = i64(0)
-						t88 := int32(load32(mem, uint64(uint32(v3))+40))
-						v8 = t88
-						t89 := int32(load32(mem, uint64(uint32(v3))+36))
-						t90 := int64(uint32(v8)) << 32
-						v11 = t89
-						p91 := i64(0)
-						if v11&i32(1) != 0 {
-							p91 = t90
-						}
-						t92 := int32(load32(mem, uint64(uint32(v3))+32))
-						v5 = t92 & i32(1)
-						p93 := p91
-						if v5 != 0 {
-							p93 = i64(0)
-						}
-						v10 = p93
-						p94 := i32(84024)
-						if v5 != 0 {
-							p94 = v11
-						}
-						v12 = p94
-						p95 := i32(105)
-						if v5 != 0 {
-							p95 = v8
-						}
-						v8 = p95
-						v11 = i32(0x60000)
-						goto l70
+					t100 := int64(load64(mem, uint64(uint32(v3))+24))
+					v6 = t100
+					if v6 != i64(2) {
+						goto l67
 					}
-				l69:
-					t96 := int32(load32(mem, uint64(uint32(v3))+40))
-					v5 = t96
-					v4 = v5 & i32(0xffff)
-					v11 = v5 & i32(-65536)
-					v8 = int32(v6)
-					v10 = i64(0)
-					t97 := int32(load16(mem, uint64(uint32(v3))+44))
-					v5 = t97
-					t98 := int64(load64(mem, uint64(uint32(v3))+32))
-					v7 = t98
+					v7 = i64(0)
+					t101 := int32(load32(mem, uint64(uint32(v3))+40))
+					v5 = t101
+					t102 := int32(load32(mem, uint64(uint32(v3))+36))
+					t103 := int64(uint32(v5)) << 32
+					v11 = t102
+					p104 := i64(0)
+					if v11&i32(1) != 0 {
+						p104 = t103
+					}
+					t105 := int32(load32(mem, uint64(uint32(v3))+32))
+					v1 = t105 & i32(1)
+					p106 := p104
+					if v1 != 0 {
+						p106 = i64(0)
+					}
+					v10 = p106
+					p107 := i32(83928)
+					if v1 != 0 {
+						p107 = v11
+					}
+					v12 = p107
+					p108 := i32(105)
+					if v1 != 0 {
+						p108 = v5
+					}
+					v1 = p108
+					v11 = i32(0x60000)
+					goto l68
 				}
-			l70:
-				{
-					if v1 == 0 {
-						goto l71
-					}
-					t99 := int32(load32(mem, uint64(uint32(v2+i32(-4)))))
-					v13 = t99
-					v16 = v13 & i32(-8)
-					t100 := v16
-					v13 = v13 & i32(3)
-					p101 := i32(8)
-					if v13 != 0 {
-						p101 = i32(4)
-					}
-					if uint32(t100) < uint32(p101+v1) {
-						m.fn27(i32(88368), i32(46), i32(88416))
-						mem = m.memory
-						panic("unreachable")
-					}
-					if v13 == 0 {
-						goto l73
-					}
-					if uint32(v16) > uint32(v1+i32(39)) {
-						m.fn27(i32(88432), i32(46), i32(88480))
-						mem = m.memory
-						panic("unreachable")
-					}
-				l73:
-					m.fn26(v2)
+			l67:
+				t109 := int32(load32(mem, uint64(uint32(v3))+40))
+				v1 = t109
+				v2 = v1 & i32(0xffff)
+				v11 = v1 & i32(-65536)
+				v1 = int32(v6)
+				v10 = i64(0)
+				t110 := int32(load16(mem, uint64(uint32(v3))+44))
+				v5 = t110
+				t111 := int64(load64(mem, uint64(uint32(v3))+32))
+				v7 = t111
+			}
+		l68:
+			{
+				if v4 == 0 {
+					goto l69
+				}
+				t112 := int32(load32(mem, uint64(uint32(v8+i32(-4)))))
+				v13 = t112
+				v16 = v13 & i32(-8)
+				t113 := v16
+				v13 = v13 & i32(3)
+				p114 := i32(8)
+				if v13 != 0 {
+					p114 = i32(4)
+				}
+				if uint32(t113) < uint32(p114+v4) {
+					m.fn27(i32(88272), i32(46), i32(88320))
 					mem = m.memory
+					panic("unreachable")
+				}
+				if v13 == 0 {
+					goto l71
+				}
+				if uint32(v16) > uint32(v4+i32(39)) {
+					m.fn27(i32(88336), i32(46), i32(88384))
+					mem = m.memory
+					panic("unreachable")
 				}
 			l71:
-				v4 = v11 | v4
-				v10 = v10 | int64(uint32(v8))
-				if v6 != i64(2) {
-					if v14 != 0 {
-						t102 := int32(load32(mem, uint64(uint32(v9+i32(-4)))))
-						v1 = t102
-						v8 = v1 & i32(-8)
-						t103 := v8
-						v2 = v1 & i32(3)
-						p104 := i32(8)
-						if v2 != 0 {
-							p104 = i32(4)
-						}
-						if uint32(t103) < uint32(p104+v14) {
-							m.fn27(i32(88368), i32(46), i32(88416))
-							mem = m.memory
-							panic("unreachable")
-						}
-						v1 = i32(-0x80000000)
-						if v2 == 0 {
-							goto l39
-						}
-						if uint32(v8) <= uint32(v14+i32(39)) {
-							goto l39
-						}
-						m.fn27(i32(88432), i32(46), i32(88480))
+				m.fn26(v8)
+				mem = m.memory
+			}
+		l69:
+			v4 = v11 | v2
+			v10 = v10 | int64(uint32(v1))
+			if v6 != i64(2) {
+				if v14 != 0 {
+					t115 := int32(load32(mem, uint64(uint32(v9+i32(-4)))))
+					v1 = t115
+					v8 = v1 & i32(-8)
+					t116 := v8
+					v2 = v1 & i32(3)
+					p117 := i32(8)
+					if v2 != 0 {
+						p117 = i32(4)
+					}
+					if uint32(t116) < uint32(p117+v14) {
+						m.fn27(i32(88272), i32(46), i32(88320))
 						mem = m.memory
 						panic("unreachable")
 					}
 					v1 = i32(-0x80000000)
-					goto l14
+					if v2 == 0 {
+						goto l38
+					}
+					if uint32(v8) <= uint32(v14+i32(39)) {
+						goto l38
+					}
+					m.fn27(i32(88336), i32(46), i32(88384))
+					mem = m.memory
+					panic("unreachable")
 				}
-				store32(mem, uint64(uint32(v0))+20, uint32(v4))
-				store64(mem, uint64(uint32(v0))+12, uint64(v7))
-				store64(mem, uint64(uint32(v0))+4, uint64(v10))
-				store32(mem, uint64(uint32(v0)), uint32(v12))
-				goto l76
+				v1 = i32(-0x80000000)
+				goto l13
 			}
+			store32(mem, uint64(uint32(v0))+20, uint32(v4))
+			store64(mem, uint64(uint32(v0))+12, uint64(v7))
+			store64(mem, uint64(uint32(v0))+4, uint64(v10))
+			store32(mem, uint64(uint32(v0)), uint32(v12))
+			goto l74
 		}
-	l6:
-		m.fn207()
-		mem = m.memory
-		panic("unreachable")
-	l39:
+	l38:
 		m.fn26(v9)
 		mem = m.memory
-		goto l14
-	l58:
+		goto l13
+	l57:
 		store16(mem, uint64(uint32(v0))+20, uint16(i32(0xffff)))
 		store64(mem, uint64(uint32(v0))+12, uint64(i64(0)))
 		store64(mem, uint64(uint32(v0))+4, uint64(i64(50)))
 		mem[uint64(uint32(v0))+22] = byte(i32(3))
-		store16(mem, uint64(uint32(v0)), uint16(i32(74760)))
-		store16(mem, uint64(uint32(v0))+2, uint16(int32(uint32(i32(74760))>>16)))
-	l76:
+		store16(mem, uint64(uint32(v0)), uint16(i32(74664)))
+		store16(mem, uint64(uint32(v0))+2, uint16(int32(uint32(i32(74664))>>16)))
+	l74:
 		if v14 == 0 {
-			goto l34
+			goto l33
 		}
 		{
-			t105 := int32(load32(mem, uint64(uint32(v9+i32(-4)))))
-			v4 = t105
+			t118 := int32(load32(mem, uint64(uint32(v9+i32(-4)))))
+			v4 = t118
 			v1 = v4 & i32(-8)
-			t106 := v1
+			t119 := v1
 			v4 = v4 & i32(3)
-			p107 := i32(8)
+			p120 := i32(8)
 			if v4 != 0 {
-				p107 = i32(4)
+				p120 = i32(4)
 			}
-			if uint32(t106) < uint32(p107+v14) {
-				m.fn27(i32(88368), i32(46), i32(88416))
+			if uint32(t119) < uint32(p120+v14) {
+				m.fn27(i32(88272), i32(46), i32(88320))
 				mem = m.memory
 				panic("unreachable")
 			}
 			if v4 == 0 {
-				goto l80
+				goto l78
 			}
 			if uint32(v1) > uint32(v14+i32(39)) {
-				m.fn27(i32(88432), i32(46), i32(88480))
+				m.fn27(i32(88336), i32(46), i32(88384))
 				mem = m.memory
 				panic("unreachable")
 			}
-		l80:
+		l78:
 			m.fn26(v9)
 			mem = m.memory
-			goto l34
+			goto l33
 		}
-	l14:
-		t108 := m.fn1()
+	l13:
+		t121 := m.fn1()
 		mem = m.memory
-		v6 = t108
-		store32(mem, uint64(uint32(i32(0)))+88828, uint32(v1|v5&i32(0xffff)))
-		p109 := i64(0)
+		v6 = t121
+		store32(mem, uint64(uint32(i32(0)))+88684, uint32(v1|v5&i32(0xffff)))
+		p122 := i64(0)
 		if v7 > i64(1704067200000) {
-			p109 = v7 + i64(-1704067200000)
+			p122 = v7 + i64(-1704067200000)
 		}
-		p110 := i64(0)
+		p123 := i64(0)
 		if int32(v10)&i32(1) != 0 {
-			p110 = p109
+			p123 = p122
 		}
-		v17 = p110
-		store64(mem, uint64(uint32(i32(0)))+88832, uint64(v17))
-		t111 := int64(load64(mem, uint64(uint32(i32(0)))+88792))
-		v18 = t111
-		t112 := v18
+		v17 = p123
+		store64(mem, uint64(uint32(i32(0)))+88688, uint64(v17))
+		t124 := int64(load64(mem, uint64(uint32(i32(0)))+88648))
+		v18 = t124
+		t125 := v18
 		v17 = v17 + i64(1)
-		t113 := v17
-		t114 := v6
+		t126 := v17
+		t127 := v6
 		v19 = v6 / i64(1000000)
-		v6 = (t114-v19*i64(1000000))>>63 + v19
-		p115 := i64(1704067200000)
+		v6 = (t127-v19*i64(1000000))>>63 + v19
+		p128 := i64(1704067200000)
 		if v6 > i64(1704067200000) {
-			p115 = v6
+			p128 = v6
 		}
-		v6 = p115 + i64(-1704067199999)
-		p116 := v6
+		v6 = p128 + i64(-1704067199999)
+		p129 := v6
 		if uint64(v17) > uint64(v6) {
-			p116 = t113
+			p129 = t126
 		}
-		v6 = p116<<12 + i64(-1)
-		p117 := v6
+		v6 = p129<<12 + i64(-1)
+		p130 := v6
 		if uint64(v18) > uint64(v6) {
-			p117 = t112
+			p130 = t125
 		}
-		store64(mem, uint64(uint32(i32(0)))+88792, uint64(p117))
+		store64(mem, uint64(uint32(i32(0)))+88648, uint64(p130))
 		{
-			t118 := int64(load64(mem, uint64(uint32(i32(0)))+88784))
-			if t118 == i64(2) {
-				goto l82
+			t131 := int64(load64(mem, uint64(uint32(i32(0)))+88640))
+			if t131 == i64(2) {
+				goto l80
 			}
-			t119 := int32(load32(mem, uint64(uint32(i32(0)))+88816))
-			m.fn7(t119)
+			t132 := int32(load32(mem, uint64(uint32(i32(0)))+88672))
+			m.fn8(t132)
 			mem = m.memory
 		}
-	l82:
-		store64(mem, uint64(uint32(i32(0)))+88808, uint64(v7))
-		store64(mem, uint64(uint32(i32(0)))+88784, uint64(v10))
-		store32(mem, uint64(uint32(i32(0)))+88816, uint32(v4))
+	l80:
+		store64(mem, uint64(uint32(i32(0)))+88664, uint64(v7))
+		store64(mem, uint64(uint32(i32(0)))+88640, uint64(v10))
+		store32(mem, uint64(uint32(i32(0)))+88672, uint32(v4))
 		mem[uint64(uint32(v0))+22] = byte(i32(7))
-		store32(mem, uint64(uint32(v0)), uint32(i32(88026)))
+		store32(mem, uint64(uint32(v0)), uint32(i32(87930)))
 	}
-l34:
-	mem[uint64(uint32(i32(0)))+88800] = byte(i32(0))
+l33:
+	mem[uint64(uint32(i32(0)))+88656] = byte(i32(0))
 	m.g0 = v3 + i32(48)
 }
 func (m *Module) fn101(v0 int32, v1 int64) {
@@ -8428,9 +8460,9 @@ func (m *Module) fn101(v0 int32, v1 int64) {
 	v2 = t0 - i32(48)
 	m.g0 = v2
 	mem := m.memory
-	t1 := int32(mem[uint64(uint32(i32(0)))+88800])
+	t1 := int32(mem[uint64(uint32(i32(0)))+88656])
 	v3 = t1
-	mem[uint64(uint32(i32(0)))+88800] = byte(i32(1))
+	mem[uint64(uint32(i32(0)))+88656] = byte(i32(1))
 	mem[uint64(uint32(v2))+32] = byte(v3)
 	{
 		if v3 != 0 {
@@ -8440,14 +8472,14 @@ func (m *Module) fn101(v0 int32, v1 int64) {
 		}
 		{
 			{
-				t2 := int64(load64(mem, uint64(uint32(i32(0)))+88832))
+				t2 := int64(load64(mem, uint64(uint32(i32(0)))+88688))
 				if uint64(v1) <= uint64(t2) {
 					mem[uint64(uint32(v0))+22] = byte(i32(7))
 					goto l4
 				}
-				t3 := int32(load32(mem, uint64(uint32(i32(0)))+88828))
+				t3 := int32(load32(mem, uint64(uint32(i32(0)))+88684))
 				v4 = t3
-				t4 := int64(load64(mem, uint64(uint32(i32(0)))+88784))
+				t4 := int64(load64(mem, uint64(uint32(i32(0)))+88640))
 				v5 = t4
 				if v5 != i64(2) {
 					goto l2
@@ -8457,7 +8489,7 @@ func (m *Module) fn101(v0 int32, v1 int64) {
 		l2:
 			t5 := v2
 			v6 = v1 + i64(1704067200064)
-			t6 := int64(load64(mem, uint64(uint32(i32(0)))+88808))
+			t6 := int64(load64(mem, uint64(uint32(i32(0)))+88664))
 			t7 := v6
 			v7 = t6
 			p8 := v7
@@ -8474,15 +8506,15 @@ func (m *Module) fn101(v0 int32, v1 int64) {
 			store32(mem, uint64(uint32(v2))+28, uint32(t10))
 			store64(mem, uint64(uint32(v2))+40, uint64(int64(uint32(i32(5)))<<32|int64(uint32(v2+i32(8)))))
 			store64(mem, uint64(uint32(v2))+32, uint64(int64(uint32(i32(1)))<<32|int64(uint32(v2+i32(28)))))
-			m.fn35(v2+i32(16), i32(67549), v2+i32(32))
+			m.fn35(v2+i32(16), i32(67451), v2+i32(32))
 			mem = m.memory
 			t11 := int32(load32(mem, uint64(uint32(v2))+16))
 			v8 = t11
-			t12 := int32(load32(mem, uint64(uint32(i32(0)))+88816))
+			t12 := int32(load32(mem, uint64(uint32(i32(0)))+88672))
 			t13 := int32(load32(mem, uint64(uint32(v2))+20))
 			v9 = t13
 			t14 := int32(load32(mem, uint64(uint32(v2))+24))
-			t15 := m.fn10(t12, v9, t14)
+			t15 := m.fn11(t12, v9, t14)
 			mem = m.memory
 			v3 = t15
 			{
@@ -8499,7 +8531,7 @@ func (m *Module) fn101(v0 int32, v1 int64) {
 					p18 = i32(4)
 				}
 				if uint32(t17) < uint32(p18+v8) {
-					m.fn27(i32(88368), i32(46), i32(88416))
+					m.fn27(i32(88272), i32(46), i32(88320))
 					mem = m.memory
 					panic("unreachable")
 				}
@@ -8507,7 +8539,7 @@ func (m *Module) fn101(v0 int32, v1 int64) {
 					goto l7
 				}
 				if uint32(v11) > uint32(v8+i32(39)) {
-					m.fn27(i32(88432), i32(46), i32(88480))
+					m.fn27(i32(88336), i32(46), i32(88384))
 					mem = m.memory
 					panic("unreachable")
 				}
@@ -8519,7 +8551,7 @@ func (m *Module) fn101(v0 int32, v1 int64) {
 			v1 = v1 + i64(64)
 			if v3 == 0 {
 				mem[uint64(uint32(v0))+22] = byte(i32(7))
-				store64(mem, uint64(uint32(i32(0)))+88832, uint64(v1))
+				store64(mem, uint64(uint32(i32(0)))+88688, uint64(v1))
 				goto l4
 			}
 			p19 := i32(10244)
@@ -8538,7 +8570,7 @@ func (m *Module) fn101(v0 int32, v1 int64) {
 		store16(mem, uint64(uint32(v0))+20, uint16(v4))
 		store64(mem, uint64(uint32(v0))+12, uint64(i64(0)))
 		store64(mem, uint64(uint32(v0))+4, uint64(i64(77)))
-		store32(mem, uint64(uint32(v0)), uint32(i32(88026)))
+		store32(mem, uint64(uint32(v0)), uint32(i32(87930)))
 		if v5 == i64(2) {
 			goto l4
 		}
@@ -8575,7 +8607,7 @@ func (m *Module) fn101(v0 int32, v1 int64) {
 				p27 = i32(4)
 			}
 			if uint32(t26) < uint32(p27+v4) {
-				m.fn27(i32(88368), i32(46), i32(88416))
+				m.fn27(i32(88272), i32(46), i32(88320))
 				mem = m.memory
 				panic("unreachable")
 			}
@@ -8583,7 +8615,7 @@ func (m *Module) fn101(v0 int32, v1 int64) {
 				goto l13
 			}
 			if uint32(v9) > uint32(v4+i32(39)) {
-				m.fn27(i32(88432), i32(46), i32(88480))
+				m.fn27(i32(88336), i32(46), i32(88384))
 				mem = m.memory
 				panic("unreachable")
 			}
@@ -8602,7 +8634,7 @@ func (m *Module) fn101(v0 int32, v1 int64) {
 			p30 = i32(16)
 		}
 		if uint32(t29) < uint32(p30) {
-			m.fn27(i32(88368), i32(46), i32(88416))
+			m.fn27(i32(88272), i32(46), i32(88320))
 			mem = m.memory
 			panic("unreachable")
 		}
@@ -8610,7 +8642,7 @@ func (m *Module) fn101(v0 int32, v1 int64) {
 			goto l16
 		}
 		if uint32(v4) >= uint32(i32(52)) {
-			m.fn27(i32(88432), i32(46), i32(88480))
+			m.fn27(i32(88336), i32(46), i32(88384))
 			mem = m.memory
 			panic("unreachable")
 		}
@@ -8620,7 +8652,7 @@ func (m *Module) fn101(v0 int32, v1 int64) {
 		goto l4
 	}
 l4:
-	mem[uint64(uint32(i32(0)))+88800] = byte(i32(0))
+	mem[uint64(uint32(i32(0)))+88656] = byte(i32(0))
 	m.g0 = v2 + i32(48)
 }
 func (m *Module) Xemq_mint_step(v0 int64, v1 int32, v2 int64, v3, v4 int32) int32 {
@@ -8683,14 +8715,14 @@ func (m *Module) Xemq_minter_free(v0 int32) {
 			p2 = i32(20)
 		}
 		if uint32(t1) < uint32(p2) {
-			m.fn27(i32(88368), i32(46), i32(88416))
+			m.fn27(i32(88272), i32(46), i32(88320))
 			panic("unreachable")
 		}
 		if v2 == 0 {
 			goto l2
 		}
 		if uint32(v1) >= uint32(i32(56)) {
-			m.fn27(i32(88432), i32(46), i32(88480))
+			m.fn27(i32(88336), i32(46), i32(88384))
 			panic("unreachable")
 		}
 	l2:
@@ -9235,7 +9267,7 @@ func (m *Module) Xemq_parse_acquire_error(v0, v1 int32) int32 {
 			v1 = p16
 		}
 	l4:
-		t17 := int32(load32(mem, uint64(uint32(v1<<2))+70612))
+		t17 := int32(load32(mem, uint64(uint32(v1<<2))+70516))
 		v1 = t17
 	}
 l3:
@@ -9268,7 +9300,7 @@ func (m *Module) fn113(v0, v1, v2 int32) {
 				v8 = i64(0x10100000000)
 				{
 					{
-						t4 := int32(mem[uint64(uint32(v6))+72074])
+						t4 := int32(mem[uint64(uint32(v6))+71978])
 						switch t4 + i32(-2) {
 						default:
 							goto l8
@@ -9469,7 +9501,7 @@ func (m *Module) Xemq_parse_i64(v0, v1 int32) int64 {
 				}
 			}
 		l1:
-			t2 := int64(load64(mem, uint64(uint32(v1<<3))+70648))
+			t2 := int64(load64(mem, uint64(uint32(v1<<3))+70552))
 			v3 = t2
 			goto l3
 		}
@@ -9587,7 +9619,7 @@ func (m *Module) Xemq_parse_key(v0, v1, v2 int32) int32 {
 				v4 = v10
 			}
 		l0:
-			t12 := int32(load32(mem, uint64(uint32(int32(uint32(v4)>>14)&i32(1020)))+70788))
+			t12 := int32(load32(mem, uint64(uint32(int32(uint32(v4)>>14)&i32(1020)))+70692))
 			v5 = t12
 			goto l1
 		}
@@ -9608,26 +9640,26 @@ func (m *Module) Xemq_parse_key(v0, v1, v2 int32) int32 {
 		v11 = v11 & i32(255)
 	l10:
 		{
-			t17 := int32(load32(mem, uint64(uint32(v7+i32(87448)))))
+			t17 := int32(load32(mem, uint64(uint32(v7+i32(87352)))))
 			if t17 != v10 {
 				goto l8
 			}
-			t18 := int32(load32(mem, uint64(uint32(v7+i32(87444)))))
-			t19 := m.fn231(t18, v6, v10)
+			t18 := int32(load32(mem, uint64(uint32(v7+i32(87348)))))
+			t19 := m.fn230(t18, v6, v10)
 			mem = m.memory
 			if t19 != 0 {
 				goto l8
 			}
-			t20 := int32(mem[uint64(uint32(v7+i32(87460)))])
+			t20 := int32(mem[uint64(uint32(v7+i32(87364)))])
 			if t20 != v11 {
 				goto l8
 			}
-			t21 := int32(load32(mem, uint64(uint32(v7+i32(87456)))))
+			t21 := int32(load32(mem, uint64(uint32(v7+i32(87360)))))
 			if t21 != v8 {
 				goto l8
 			}
-			t22 := int32(load32(mem, uint64(uint32(v7+i32(87452)))))
-			t23 := m.fn231(t22, v12, v8)
+			t22 := int32(load32(mem, uint64(uint32(v7+i32(87356)))))
+			t23 := m.fn230(t22, v12, v8)
 			mem = m.memory
 			if t23 == 0 {
 				goto l9
@@ -9681,12 +9713,12 @@ l19:
 		{
 			v6 = v4
 			v4 = v6 + i32(20)
-			t1 := int32(load32(mem, uint64(uint32(v6))+86908))
+			t1 := int32(load32(mem, uint64(uint32(v6))+86812))
 			v7 = t1
 			{
-				t2 := int32(mem[uint64(uint32(v6))+86920])
+				t2 := int32(mem[uint64(uint32(v6))+86824])
 				if t2 != 0 {
-					t8 := int32(load32(mem, uint64(uint32(v6+i32(86916)))))
+					t8 := int32(load32(mem, uint64(uint32(v6+i32(86820)))))
 					t9 := v2
 					v13 = t8
 					if uint32(t9) <= uint32(v13+v7) {
@@ -9695,11 +9727,11 @@ l19:
 					if uint32(v2) < uint32(v7) {
 						goto l2
 					}
-					t10 := int32(load32(mem, uint64(uint32(v6+i32(86912)))))
+					t10 := int32(load32(mem, uint64(uint32(v6+i32(86816)))))
 					v14 = t10
-					t11 := int32(load32(mem, uint64(uint32(v6+i32(86904)))))
+					t11 := int32(load32(mem, uint64(uint32(v6+i32(86808)))))
 					v15 = t11
-					t12 := m.fn231(v15, v1, v7)
+					t12 := m.fn230(v15, v1, v7)
 					mem = m.memory
 					if t12 != 0 {
 						goto l2
@@ -9710,14 +9742,14 @@ l19:
 					t13 := v14
 					t14 := v1
 					v16 = v2 - v13
-					t15 := m.fn231(t13, t14+v16, v13)
+					t15 := m.fn230(t13, t14+v16, v13)
 					mem = m.memory
 					if t15 != 0 {
 						goto l2
 					}
 					{
 						if uint32(v16) < uint32(v7) {
-							m.fn19(v7, v16, v2, i32(86672))
+							m.fn19(v7, v16, v2, i32(86576))
 							mem = m.memory
 							panic("unreachable")
 						}
@@ -9826,17 +9858,17 @@ l19:
 				if v2 != v7 {
 					goto l2
 				}
-				t3 := int32(load32(mem, uint64(uint32(v6+i32(86904)))))
+				t3 := int32(load32(mem, uint64(uint32(v6+i32(86808)))))
 				t4 := v1
 				v7 = t3
-				t5 := m.fn231(t4, v7, v2)
+				t5 := m.fn230(t4, v7, v2)
 				mem = m.memory
 				if t5 != 0 {
 					goto l2
 				}
-				t6 := int32(load32(mem, uint64(uint32(v6+i32(86916)))))
+				t6 := int32(load32(mem, uint64(uint32(v6+i32(86820)))))
 				v8 = t6
-				t7 := int32(load32(mem, uint64(uint32(v6+i32(86912)))))
+				t7 := int32(load32(mem, uint64(uint32(v6+i32(86816)))))
 				v9 = t7
 				v10 = i32(0)
 				v11 = v7
@@ -9852,7 +9884,7 @@ l19:
 		v23 = v23&i32(-256) | i32(3)
 		goto l18
 	l3:
-		t23 := int32(load32(mem, uint64(uint32(v6+i32(86920)))))
+		t23 := int32(load32(mem, uint64(uint32(v6+i32(86824)))))
 		v23 = t23
 		if v23&i32(255) == i32(3) {
 			goto l19
@@ -9864,7 +9896,7 @@ l18:
 			store32(mem, uint64(uint32(v0))+24, uint32(i32(0x5ffff)))
 			store64(mem, uint64(uint32(v0))+16, uint64(i64(0)))
 			store64(mem, uint64(uint32(v0))+8, uint64(i64(43)))
-			store32(mem, uint64(uint32(v0))+4, uint32(i32(87444)))
+			store32(mem, uint64(uint32(v0))+4, uint32(i32(87348)))
 			goto l25
 		}
 		if v10 == 0 {
@@ -9873,13 +9905,13 @@ l18:
 		v24 = i64(0)
 		v20 = i32(5)
 		v1 = i32(0xffff)
-		v2 = i32(86634)
+		v2 = i32(86538)
 		v13 = i32(38)
 		v16 = v23 & i32(255)
 		switch v16 {
 		case 1:
 			v16 = i32(0)
-			v2 = i32(86548)
+			v2 = i32(86452)
 			v13 = i32(48)
 			if uint32(v19+i32(-1)) > uint32(i32(127)) {
 				goto l22
@@ -9945,7 +9977,7 @@ l18:
 			goto l21
 		}
 		v16 = i32(0)
-		v2 = i32(86596)
+		v2 = i32(86500)
 	}
 l22:
 	mem[uint64(uint32(v0))+27] = byte(v6)
@@ -10574,12 +10606,12 @@ l1:
 		v0 = i32(-540)
 	l14:
 		{
-			t2 := int32(load32(mem, uint64(uint32(v0+i32(87448)))))
+			t2 := int32(load32(mem, uint64(uint32(v0+i32(87352)))))
 			if t2 != v3 {
 				goto l12
 			}
-			t3 := int32(load32(mem, uint64(uint32(v0+i32(87444)))))
-			t4 := m.fn231(t3, v2, v3)
+			t3 := int32(load32(mem, uint64(uint32(v0+i32(87348)))))
+			t4 := m.fn230(t3, v2, v3)
 			mem = m.memory
 			if t4 == 0 {
 				v0 = i32(7)
@@ -10600,7 +10632,7 @@ l1:
 	l7:
 		v5 = i32(5)
 	l3:
-		t5 := int32(load32(mem, uint64(uint32(v5<<2))+70788))
+		t5 := int32(load32(mem, uint64(uint32(v5<<2))+70692))
 		return t5
 	}
 }
@@ -10622,7 +10654,7 @@ func (m *Module) Xemq_process_node(v0, v1, v2 int32) int32 {
 			goto l0
 		}
 		{
-			t1 := int32(load32(mem, uint64(uint32(i32(0)))+88828))
+			t1 := int32(load32(mem, uint64(uint32(i32(0)))+88684))
 			if t1 > i32(-1) {
 				m.fn100(v3+i32(8), i32(0), v3)
 				mem = m.memory
@@ -10661,12 +10693,12 @@ func (m *Module) Xemq_process_node(v0, v1, v2 int32) int32 {
 				}
 			}
 			mem[uint64(uint32(v3))+30] = byte(i32(7))
-			store32(mem, uint64(uint32(v3))+8, uint32(i32(88026)))
+			store32(mem, uint64(uint32(v3))+8, uint32(i32(87930)))
 			goto l2
 		}
 	l2:
 		v4 = i32(0)
-		t5 := int32(load32(mem, uint64(uint32(i32(0)))+88828))
+		t5 := int32(load32(mem, uint64(uint32(i32(0)))+88684))
 		v5 = t5
 		t6 := m.fn3()
 		mem = m.memory
@@ -10704,7 +10736,7 @@ func (m *Module) Xemq_process_set_node(v0 int32) int32 {
 		v2 = t1
 	}
 l0:
-	t2 := int32(load32(m.memory, uint64(uint32(v2<<2))+70704))
+	t2 := int32(load32(m.memory, uint64(uint32(v2<<2))+70608))
 	v0 = t2
 	m.g0 = v1 + i32(32)
 	return v0
@@ -10759,9 +10791,9 @@ func (m *Module) Xemq_queue_prefix(v0, v1, v2, v3, v4 int32) int32 {
 					goto l4
 				}
 			}
-			t3 := int32(mem[uint64(uint32(i32(0)))+88113])
+			t3 := int32(mem[uint64(uint32(i32(0)))+88017])
 			mem[uint64(uint32(v5))+556] = byte(t3)
-			t4 := int32(load32(mem, uint64(uint32(i32(0)))+88109))
+			t4 := int32(load32(mem, uint64(uint32(i32(0)))+88013))
 			store32(mem, uint64(uint32(v5))+552, uint32(t4))
 			v6 = i32(7)
 			v7 = v5 + i32(550) + i32(7)
@@ -10815,7 +10847,7 @@ func (m *Module) Xemq_queue_prefix(v0, v1, v2, v3, v4 int32) int32 {
 			goto l7
 		}
 	l0:
-		t10 := int32(load32(mem, uint64(uint32(i32(0)))+70804))
+		t10 := int32(load32(mem, uint64(uint32(i32(0)))+70708))
 		v6 = t10
 	}
 l7:
@@ -11261,7 +11293,7 @@ func (m *Module) fn126(v0, v1 int32) {
 					}
 					t38 := v7
 					v14 = v5 - v9
-					t39 := m.fn231(t38+v14, v8, v9)
+					t39 := m.fn230(t38+v14, v8, v9)
 					mem = m.memory
 					if t39 == 0 {
 						goto l32
@@ -11394,7 +11426,7 @@ func (m *Module) fn126(v0, v1 int32) {
 			goto l0
 		l14:
 		}
-		m.fn19(i32(0), v9, i32(4), i32(74360))
+		m.fn19(i32(0), v9, i32(4), i32(74264))
 		mem = m.memory
 		panic("unreachable")
 	l12:
@@ -11507,7 +11539,7 @@ func (m *Module) Xemq_reserve(v0, v1, v2, v3, v4 int32) int32 {
 			goto l7
 		}
 	l0:
-		t9 := int32(load32(mem, uint64(uint32(i32(0)))+70808))
+		t9 := int32(load32(mem, uint64(uint32(i32(0)))+70712))
 		v6 = t9
 	}
 l7:
@@ -11527,7 +11559,7 @@ func (m *Module) Xemq_self_check() int32 {
 	store64(mem, uint64(uint32(v0))+628, uint64(i64(0x3e100000000)))
 	store64(mem, uint64(uint32(v0))+616, uint64(i64(0xa000003e1)))
 	store64(mem, uint64(uint32(v0))+608, uint64(i64(993)))
-	store32(mem, uint64(uint32(v0))+604, uint32(i32(82524)))
+	store32(mem, uint64(uint32(v0))+604, uint32(i32(82428)))
 	store32(mem, uint64(uint32(v0))+600, uint32(i32(10)))
 	v1 = v0 + i32(960) + i32(2)
 	v2 = v0 + i32(672) | i32(2)
@@ -12303,28 +12335,28 @@ l90:
 																}
 																m.fn41(v0+i32(960), v16, v15)
 																mem = m.memory
-																v6 = i32(74653)
+																v6 = i32(74557)
 																v5 = i32(6)
 																t203 := int32(mem[uint64(uint32(v0))+982])
 																switch t203 {
 																case 1:
-																	v6 = i32(74659)
+																	v6 = i32(74563)
 																	v5 = i32(9)
 																	goto l74
 																case 2:
-																	v6 = i32(74668)
+																	v6 = i32(74572)
 																	v5 = i32(7)
 																	goto l74
 																case 3:
-																	v6 = i32(74675)
+																	v6 = i32(74579)
 																	v5 = i32(5)
 																	goto l74
 																case 4:
-																	v6 = i32(74680)
+																	v6 = i32(74584)
 																	v5 = i32(5)
 																	goto l74
 																case 5:
-																	v6 = i32(74685)
+																	v6 = i32(74589)
 																	goto l132
 																case 6:
 																	goto l80
@@ -12368,7 +12400,7 @@ l90:
 																if v5 == 0 {
 																	goto l69
 																}
-																m.fn233(v0+i32(112), v25, i64(0), i64(10), i64(0))
+																m.fn232(v0+i32(112), v25, i64(0), i64(10), i64(0))
 																mem = m.memory
 																t159 := int64(load64(mem, uint64(uint32(v0))+120))
 																if t159 != i64(0) {
@@ -12426,47 +12458,47 @@ l90:
 															t166 := int32(load16(mem, uint64(uint32(v16))))
 															store16(mem, uint64(uint32(v0))+960, uint16(t166))
 															t167 := int64(uint64(v25) / uint64(i64(839299365868340224)))
-															t168 := int32(mem[uint64(uint32(int32(t167)))+85460])
+															t168 := int32(mem[uint64(uint32(int32(t167)))+85364])
 															mem[uint64(uint32(v0))+963] = byte(t168)
 															t169 := int64(uint64(v25) / uint64(i64(62)))
 															t170 := v0
 															v26 = t169
 															t171 := int64(uint64(v26) % uint64(i64(62)))
-															t172 := int32(mem[uint64(uint32(int32(t171)))+85460])
+															t172 := int32(mem[uint64(uint32(int32(t171)))+85364])
 															mem[uint64(uint32(t170))+972] = byte(t172)
 															t173 := int64(uint64(v25) / uint64(i64(3844)))
 															t174 := int64(uint64(t173) % uint64(i64(62)))
-															t175 := int32(mem[uint64(uint32(int32(t174)))+85460])
+															t175 := int32(mem[uint64(uint32(int32(t174)))+85364])
 															mem[uint64(uint32(v0))+971] = byte(t175)
 															t176 := int64(uint64(v25) / uint64(i64(238328)))
 															t177 := int64(uint64(t176) % uint64(i64(62)))
-															t178 := int32(mem[uint64(uint32(int32(t177)))+85460])
+															t178 := int32(mem[uint64(uint32(int32(t177)))+85364])
 															mem[uint64(uint32(v0))+970] = byte(t178)
 															t179 := int64(uint64(v25) / uint64(i64(14776336)))
 															t180 := int64(uint64(t179) % uint64(i64(62)))
-															t181 := int32(mem[uint64(uint32(int32(t180)))+85460])
+															t181 := int32(mem[uint64(uint32(int32(t180)))+85364])
 															mem[uint64(uint32(v0))+969] = byte(t181)
 															t182 := int64(uint64(v25) / uint64(i64(916132832)))
 															t183 := int64(uint64(t182) % uint64(i64(62)))
-															t184 := int32(mem[uint64(uint32(int32(t183)))+85460])
+															t184 := int32(mem[uint64(uint32(int32(t183)))+85364])
 															mem[uint64(uint32(v0))+968] = byte(t184)
 															t185 := int64(uint64(v25) / uint64(i64(56800235584)))
 															t186 := int32(uint32(int32(t185)) % uint32(i32(62)))
-															t187 := int32(mem[uint64(uint32(t186))+85460])
+															t187 := int32(mem[uint64(uint32(t186))+85364])
 															mem[uint64(uint32(v0))+967] = byte(t187)
 															t188 := int64(uint64(v25) / uint64(i64(0x333f0966f80)))
 															t189 := int32(uint32(int32(t188)) % uint32(i32(62)))
-															t190 := int32(mem[uint64(uint32(t189))+85460])
+															t190 := int32(mem[uint64(uint32(t189))+85364])
 															mem[uint64(uint32(v0))+966] = byte(t190)
 															t191 := int64(uint64(v25) / uint64(i64(0x3017e892e23e00)))
 															t192 := int32(uint32(int32(t191)) % uint32(i32(62)))
-															t193 := int32(mem[uint64(uint32(t192))+85460])
+															t193 := int32(mem[uint64(uint32(t192))+85364])
 															mem[uint64(uint32(v0))+964] = byte(t193)
-															t194 := int32(mem[uint64(uint32(int32(v25-v26*i64(62))))+85460])
+															t194 := int32(mem[uint64(uint32(int32(v25-v26*i64(62))))+85364])
 															mem[uint64(uint32(v0))+973] = byte(t194)
 															t195 := int64(uint64(v25) / uint64(i64(0xc694446f0100)))
 															t196 := int32(uint32(int32(t195)&i32(0xffff)) % uint32(i32(62)))
-															t197 := int32(mem[uint64(uint32(t196))+85460])
+															t197 := int32(mem[uint64(uint32(t196))+85364])
 															mem[uint64(uint32(v0))+965] = byte(t197)
 															if v17 != i32(14) {
 																goto l56
@@ -12569,7 +12601,7 @@ l90:
 															if v6 == 0 {
 																goto l85
 															}
-															m.fn233(v0+i32(144), v25, i64(0), i64(10), i64(0))
+															m.fn232(v0+i32(144), v25, i64(0), i64(10), i64(0))
 															mem = m.memory
 															t210 := int64(load64(mem, uint64(uint32(v0))+152))
 															if t210 != i64(0) {
@@ -12695,7 +12727,7 @@ l90:
 																t505 := int64(load64(mem, uint64(uint32(v3))))
 																store64(mem, uint64(uint32(v0))+272, uint64(t505))
 																if uint32(v4) >= uint32(i32(25)) {
-																	m.fn19(i32(0), v4, i32(24), i32(87804))
+																	m.fn19(i32(0), v4, i32(24), i32(87708))
 																	mem = m.memory
 																	panic("unreachable")
 																}
@@ -12705,7 +12737,7 @@ l90:
 																if t506 == i32(1) {
 																	t882 := int64(load64(mem, uint64(uint32(v0))+1248))
 																	store64(mem, uint64(uint32(v0))+1256, uint64(t882))
-																	m.fn38(i32(87752), i32(34), v0+i32(1256), i32(74424), i32(87788))
+																	m.fn38(i32(87656), i32(34), v0+i32(1256), i32(74328), i32(87692))
 																	mem = m.memory
 																	panic("unreachable")
 																}
@@ -12714,7 +12746,7 @@ l90:
 																	goto l56
 																}
 																t508 := int32(load32(mem, uint64(uint32(v0))+1248))
-																t509 := m.fn231(t508, v14, v9)
+																t509 := m.fn230(t508, v14, v9)
 																mem = m.memory
 																if t509 == 0 {
 																	goto l90
@@ -12728,7 +12760,7 @@ l90:
 																goto l56
 															}
 															t494 := int32(load32(mem, uint64(uint32(v0))+184))
-															t495 := m.fn231(t494, v14, v9)
+															t495 := m.fn230(t494, v14, v9)
 															mem = m.memory
 															if t495 == 0 {
 																goto l90
@@ -12781,282 +12813,282 @@ l90:
 																	goto l104
 																case 2:
 																	t235 := int32(mem[uint64(uint32(v5))])
-																	t236 := int32(load16(mem, uint64(uint32(t235<<1))+75322))
+																	t236 := int32(load16(mem, uint64(uint32(t235<<1))+75226))
 																	t237 := int32(mem[uint64(uint32(v5))+1])
-																	t238 := int32(load16(mem, uint64(uint32(t237<<1))+74810))
+																	t238 := int32(load16(mem, uint64(uint32(t237<<1))+74714))
 																	v6 = t236 ^ t238
 																	goto l104
 																case 3:
 																	t239 := int32(mem[uint64(uint32(v5))+2])
-																	t240 := int32(load16(mem, uint64(uint32(t239<<1))+74810))
+																	t240 := int32(load16(mem, uint64(uint32(t239<<1))+74714))
 																	t241 := int32(mem[uint64(uint32(v5))+1])
-																	t242 := int32(load16(mem, uint64(uint32(t241<<1))+75322))
+																	t242 := int32(load16(mem, uint64(uint32(t241<<1))+75226))
 																	t243 := int32(mem[uint64(uint32(v5))])
-																	t244 := int32(load16(mem, uint64(uint32(t243<<1))+75834))
+																	t244 := int32(load16(mem, uint64(uint32(t243<<1))+75738))
 																	v6 = t240 ^ t242 ^ t244
 																	goto l104
 																case 4:
 																	t245 := int32(mem[uint64(uint32(v5))+1])
-																	t246 := int32(load16(mem, uint64(uint32(t245<<1))+75834))
+																	t246 := int32(load16(mem, uint64(uint32(t245<<1))+75738))
 																	t247 := int32(mem[uint64(uint32(v5))])
-																	t248 := int32(load16(mem, uint64(uint32(t247<<1))+76346))
+																	t248 := int32(load16(mem, uint64(uint32(t247<<1))+76250))
 																	t249 := int32(mem[uint64(uint32(v5))+2])
-																	t250 := int32(load16(mem, uint64(uint32(t249<<1))+75322))
+																	t250 := int32(load16(mem, uint64(uint32(t249<<1))+75226))
 																	t251 := int32(mem[uint64(uint32(v5))+3])
-																	t252 := int32(load16(mem, uint64(uint32(t251<<1))+74810))
+																	t252 := int32(load16(mem, uint64(uint32(t251<<1))+74714))
 																	v6 = t246 ^ t248 ^ t250 ^ t252
 																	goto l104
 																case 5:
 																	t253 := int32(mem[uint64(uint32(v5))+3])
-																	t254 := int32(load16(mem, uint64(uint32(t253<<1))+75322))
+																	t254 := int32(load16(mem, uint64(uint32(t253<<1))+75226))
 																	t255 := int32(mem[uint64(uint32(v5))+1])
-																	t256 := int32(load16(mem, uint64(uint32(t255<<1))+76346))
+																	t256 := int32(load16(mem, uint64(uint32(t255<<1))+76250))
 																	t257 := int32(mem[uint64(uint32(v5))+4])
-																	t258 := int32(load16(mem, uint64(uint32(t257<<1))+74810))
+																	t258 := int32(load16(mem, uint64(uint32(t257<<1))+74714))
 																	t259 := int32(mem[uint64(uint32(v5))+2])
-																	t260 := int32(load16(mem, uint64(uint32(t259<<1))+75834))
+																	t260 := int32(load16(mem, uint64(uint32(t259<<1))+75738))
 																	t261 := int32(mem[uint64(uint32(v5))])
-																	t262 := int32(load16(mem, uint64(uint32(t261<<1))+76858))
+																	t262 := int32(load16(mem, uint64(uint32(t261<<1))+76762))
 																	v6 = t254 ^ t256 ^ t258 ^ t260 ^ t262
 																	goto l104
 																case 6:
 																	t263 := int32(mem[uint64(uint32(v5))+1])
-																	t264 := int32(load16(mem, uint64(uint32(t263<<1))+76858))
+																	t264 := int32(load16(mem, uint64(uint32(t263<<1))+76762))
 																	t265 := int32(mem[uint64(uint32(v5))+3])
-																	t266 := int32(load16(mem, uint64(uint32(t265<<1))+75834))
+																	t266 := int32(load16(mem, uint64(uint32(t265<<1))+75738))
 																	t267 := int32(mem[uint64(uint32(v5))+2])
-																	t268 := int32(load16(mem, uint64(uint32(t267<<1))+76346))
+																	t268 := int32(load16(mem, uint64(uint32(t267<<1))+76250))
 																	t269 := int32(mem[uint64(uint32(v5))])
-																	t270 := int32(load16(mem, uint64(uint32(t269<<1))+77370))
+																	t270 := int32(load16(mem, uint64(uint32(t269<<1))+77274))
 																	t271 := int32(mem[uint64(uint32(v5))+4])
-																	t272 := int32(load16(mem, uint64(uint32(t271<<1))+75322))
+																	t272 := int32(load16(mem, uint64(uint32(t271<<1))+75226))
 																	t273 := int32(mem[uint64(uint32(v5))+5])
-																	t274 := int32(load16(mem, uint64(uint32(t273<<1))+74810))
+																	t274 := int32(load16(mem, uint64(uint32(t273<<1))+74714))
 																	v6 = t264 ^ t266 ^ t268 ^ t270 ^ t272 ^ t274
 																	goto l104
 																case 7:
 																	t275 := int32(mem[uint64(uint32(v5))+3])
-																	t276 := int32(load16(mem, uint64(uint32(t275<<1))+76346))
+																	t276 := int32(load16(mem, uint64(uint32(t275<<1))+76250))
 																	t277 := int32(mem[uint64(uint32(v5))+1])
-																	t278 := int32(load16(mem, uint64(uint32(t277<<1))+77370))
+																	t278 := int32(load16(mem, uint64(uint32(t277<<1))+77274))
 																	t279 := int32(mem[uint64(uint32(v5))+5])
-																	t280 := int32(load16(mem, uint64(uint32(t279<<1))+75322))
+																	t280 := int32(load16(mem, uint64(uint32(t279<<1))+75226))
 																	t281 := int32(mem[uint64(uint32(v5))+6])
-																	t282 := int32(load16(mem, uint64(uint32(t281<<1))+74810))
+																	t282 := int32(load16(mem, uint64(uint32(t281<<1))+74714))
 																	t283 := int32(mem[uint64(uint32(v5))+4])
-																	t284 := int32(load16(mem, uint64(uint32(t283<<1))+75834))
+																	t284 := int32(load16(mem, uint64(uint32(t283<<1))+75738))
 																	t285 := int32(mem[uint64(uint32(v5))+2])
-																	t286 := int32(load16(mem, uint64(uint32(t285<<1))+76858))
+																	t286 := int32(load16(mem, uint64(uint32(t285<<1))+76762))
 																	t287 := int32(mem[uint64(uint32(v5))])
-																	t288 := int32(load16(mem, uint64(uint32(t287<<1))+77882))
+																	t288 := int32(load16(mem, uint64(uint32(t287<<1))+77786))
 																	v6 = t276 ^ t278 ^ t280 ^ t282 ^ t284 ^ t286 ^ t288
 																	goto l104
 																case 8:
 																	t289 := int32(mem[uint64(uint32(v5))+1])
-																	t290 := int32(load16(mem, uint64(uint32(t289<<1))+77882))
+																	t290 := int32(load16(mem, uint64(uint32(t289<<1))+77786))
 																	t291 := int32(mem[uint64(uint32(v5))])
-																	t292 := int32(load16(mem, uint64(uint32(t291<<1))+78394))
+																	t292 := int32(load16(mem, uint64(uint32(t291<<1))+78298))
 																	t293 := int32(mem[uint64(uint32(v5))+2])
-																	t294 := int32(load16(mem, uint64(uint32(t293<<1))+77370))
+																	t294 := int32(load16(mem, uint64(uint32(t293<<1))+77274))
 																	t295 := int32(mem[uint64(uint32(v5))+3])
-																	t296 := int32(load16(mem, uint64(uint32(t295<<1))+76858))
+																	t296 := int32(load16(mem, uint64(uint32(t295<<1))+76762))
 																	t297 := int32(mem[uint64(uint32(v5))+4])
-																	t298 := int32(load16(mem, uint64(uint32(t297<<1))+76346))
+																	t298 := int32(load16(mem, uint64(uint32(t297<<1))+76250))
 																	t299 := int32(mem[uint64(uint32(v5))+5])
-																	t300 := int32(load16(mem, uint64(uint32(t299<<1))+75834))
+																	t300 := int32(load16(mem, uint64(uint32(t299<<1))+75738))
 																	t301 := int32(mem[uint64(uint32(v5))+6])
-																	t302 := int32(load16(mem, uint64(uint32(t301<<1))+75322))
+																	t302 := int32(load16(mem, uint64(uint32(t301<<1))+75226))
 																	t303 := int32(mem[uint64(uint32(v5))+7])
-																	t304 := int32(load16(mem, uint64(uint32(t303<<1))+74810))
+																	t304 := int32(load16(mem, uint64(uint32(t303<<1))+74714))
 																	v6 = t290 ^ t292 ^ t294 ^ t296 ^ t298 ^ t300 ^ t302 ^ t304
 																	goto l104
 																case 9:
 																	t305 := int32(mem[uint64(uint32(v5))+3])
-																	t306 := int32(load16(mem, uint64(uint32(t305<<1))+77370))
+																	t306 := int32(load16(mem, uint64(uint32(t305<<1))+77274))
 																	t307 := int32(mem[uint64(uint32(v5))+1])
-																	t308 := int32(load16(mem, uint64(uint32(t307<<1))+78394))
+																	t308 := int32(load16(mem, uint64(uint32(t307<<1))+78298))
 																	t309 := int32(mem[uint64(uint32(v5))+5])
-																	t310 := int32(load16(mem, uint64(uint32(t309<<1))+76346))
+																	t310 := int32(load16(mem, uint64(uint32(t309<<1))+76250))
 																	t311 := int32(mem[uint64(uint32(v5))+7])
-																	t312 := int32(load16(mem, uint64(uint32(t311<<1))+75322))
+																	t312 := int32(load16(mem, uint64(uint32(t311<<1))+75226))
 																	t313 := int32(mem[uint64(uint32(v5))+8])
-																	t314 := int32(load16(mem, uint64(uint32(t313<<1))+74810))
+																	t314 := int32(load16(mem, uint64(uint32(t313<<1))+74714))
 																	t315 := int32(mem[uint64(uint32(v5))+6])
-																	t316 := int32(load16(mem, uint64(uint32(t315<<1))+75834))
+																	t316 := int32(load16(mem, uint64(uint32(t315<<1))+75738))
 																	t317 := int32(mem[uint64(uint32(v5))+4])
-																	t318 := int32(load16(mem, uint64(uint32(t317<<1))+76858))
+																	t318 := int32(load16(mem, uint64(uint32(t317<<1))+76762))
 																	t319 := int32(mem[uint64(uint32(v5))+2])
-																	t320 := int32(load16(mem, uint64(uint32(t319<<1))+77882))
+																	t320 := int32(load16(mem, uint64(uint32(t319<<1))+77786))
 																	t321 := int32(mem[uint64(uint32(v5))])
-																	t322 := int32(load16(mem, uint64(uint32(t321<<1))+78906))
+																	t322 := int32(load16(mem, uint64(uint32(t321<<1))+78810))
 																	v6 = t306 ^ t308 ^ t310 ^ t312 ^ t314 ^ t316 ^ t318 ^ t320 ^ t322
 																	goto l104
 																case 10:
 																	t323 := int32(mem[uint64(uint32(v5))+5])
-																	t324 := int32(load16(mem, uint64(uint32(t323<<1))+76858))
+																	t324 := int32(load16(mem, uint64(uint32(t323<<1))+76762))
 																	t325 := int32(mem[uint64(uint32(v5))+7])
-																	t326 := int32(load16(mem, uint64(uint32(t325<<1))+75834))
+																	t326 := int32(load16(mem, uint64(uint32(t325<<1))+75738))
 																	t327 := int32(mem[uint64(uint32(v5))+3])
-																	t328 := int32(load16(mem, uint64(uint32(t327<<1))+77882))
+																	t328 := int32(load16(mem, uint64(uint32(t327<<1))+77786))
 																	t329 := int32(mem[uint64(uint32(v5))+1])
-																	t330 := int32(load16(mem, uint64(uint32(t329<<1))+78906))
+																	t330 := int32(load16(mem, uint64(uint32(t329<<1))+78810))
 																	t331 := int32(mem[uint64(uint32(v5))+6])
-																	t332 := int32(load16(mem, uint64(uint32(t331<<1))+76346))
+																	t332 := int32(load16(mem, uint64(uint32(t331<<1))+76250))
 																	t333 := int32(mem[uint64(uint32(v5))+4])
-																	t334 := int32(load16(mem, uint64(uint32(t333<<1))+77370))
+																	t334 := int32(load16(mem, uint64(uint32(t333<<1))+77274))
 																	t335 := int32(mem[uint64(uint32(v5))+2])
-																	t336 := int32(load16(mem, uint64(uint32(t335<<1))+78394))
+																	t336 := int32(load16(mem, uint64(uint32(t335<<1))+78298))
 																	t337 := int32(mem[uint64(uint32(v5))])
-																	t338 := int32(load16(mem, uint64(uint32(t337<<1))+79418))
+																	t338 := int32(load16(mem, uint64(uint32(t337<<1))+79322))
 																	t339 := int32(mem[uint64(uint32(v5))+8])
-																	t340 := int32(load16(mem, uint64(uint32(t339<<1))+75322))
+																	t340 := int32(load16(mem, uint64(uint32(t339<<1))+75226))
 																	t341 := int32(mem[uint64(uint32(v5))+9])
-																	t342 := int32(load16(mem, uint64(uint32(t341<<1))+74810))
+																	t342 := int32(load16(mem, uint64(uint32(t341<<1))+74714))
 																	v6 = t324 ^ t326 ^ t328 ^ t330 ^ t332 ^ t334 ^ t336 ^ t338 ^ t340 ^ t342
 																	goto l104
 																case 11:
 																	t343 := int32(mem[uint64(uint32(v5))+3])
-																	t344 := int32(load16(mem, uint64(uint32(t343<<1))+78394))
+																	t344 := int32(load16(mem, uint64(uint32(t343<<1))+78298))
 																	t345 := int32(mem[uint64(uint32(v5))+1])
-																	t346 := int32(load16(mem, uint64(uint32(t345<<1))+79418))
+																	t346 := int32(load16(mem, uint64(uint32(t345<<1))+79322))
 																	t347 := int32(mem[uint64(uint32(v5))+5])
-																	t348 := int32(load16(mem, uint64(uint32(t347<<1))+77370))
+																	t348 := int32(load16(mem, uint64(uint32(t347<<1))+77274))
 																	t349 := int32(mem[uint64(uint32(v5))+7])
-																	t350 := int32(load16(mem, uint64(uint32(t349<<1))+76346))
+																	t350 := int32(load16(mem, uint64(uint32(t349<<1))+76250))
 																	t351 := int32(mem[uint64(uint32(v5))+9])
-																	t352 := int32(load16(mem, uint64(uint32(t351<<1))+75322))
+																	t352 := int32(load16(mem, uint64(uint32(t351<<1))+75226))
 																	t353 := int32(mem[uint64(uint32(v5))+10])
-																	t354 := int32(load16(mem, uint64(uint32(t353<<1))+74810))
+																	t354 := int32(load16(mem, uint64(uint32(t353<<1))+74714))
 																	t355 := int32(mem[uint64(uint32(v5))+8])
-																	t356 := int32(load16(mem, uint64(uint32(t355<<1))+75834))
+																	t356 := int32(load16(mem, uint64(uint32(t355<<1))+75738))
 																	t357 := int32(mem[uint64(uint32(v5))+6])
-																	t358 := int32(load16(mem, uint64(uint32(t357<<1))+76858))
+																	t358 := int32(load16(mem, uint64(uint32(t357<<1))+76762))
 																	t359 := int32(mem[uint64(uint32(v5))+4])
-																	t360 := int32(load16(mem, uint64(uint32(t359<<1))+77882))
+																	t360 := int32(load16(mem, uint64(uint32(t359<<1))+77786))
 																	t361 := int32(mem[uint64(uint32(v5))+2])
-																	t362 := int32(load16(mem, uint64(uint32(t361<<1))+78906))
+																	t362 := int32(load16(mem, uint64(uint32(t361<<1))+78810))
 																	t363 := int32(mem[uint64(uint32(v5))])
-																	t364 := int32(load16(mem, uint64(uint32(t363<<1))+79930))
+																	t364 := int32(load16(mem, uint64(uint32(t363<<1))+79834))
 																	v6 = t344 ^ t346 ^ t348 ^ t350 ^ t352 ^ t354 ^ t356 ^ t358 ^ t360 ^ t362 ^ t364
 																	goto l104
 																case 12:
 																	t365 := int32(mem[uint64(uint32(v5))+7])
-																	t366 := int32(load16(mem, uint64(uint32(t365<<1))+76858))
+																	t366 := int32(load16(mem, uint64(uint32(t365<<1))+76762))
 																	t367 := int32(mem[uint64(uint32(v5))+9])
-																	t368 := int32(load16(mem, uint64(uint32(t367<<1))+75834))
+																	t368 := int32(load16(mem, uint64(uint32(t367<<1))+75738))
 																	t369 := int32(mem[uint64(uint32(v5))+5])
-																	t370 := int32(load16(mem, uint64(uint32(t369<<1))+77882))
+																	t370 := int32(load16(mem, uint64(uint32(t369<<1))+77786))
 																	t371 := int32(mem[uint64(uint32(v5))+3])
-																	t372 := int32(load16(mem, uint64(uint32(t371<<1))+78906))
+																	t372 := int32(load16(mem, uint64(uint32(t371<<1))+78810))
 																	t373 := int32(mem[uint64(uint32(v5))+1])
-																	t374 := int32(load16(mem, uint64(uint32(t373<<1))+79930))
+																	t374 := int32(load16(mem, uint64(uint32(t373<<1))+79834))
 																	t375 := int32(mem[uint64(uint32(v5))+8])
-																	t376 := int32(load16(mem, uint64(uint32(t375<<1))+76346))
+																	t376 := int32(load16(mem, uint64(uint32(t375<<1))+76250))
 																	t377 := int32(mem[uint64(uint32(v5))+6])
-																	t378 := int32(load16(mem, uint64(uint32(t377<<1))+77370))
+																	t378 := int32(load16(mem, uint64(uint32(t377<<1))+77274))
 																	t379 := int32(mem[uint64(uint32(v5))+4])
-																	t380 := int32(load16(mem, uint64(uint32(t379<<1))+78394))
+																	t380 := int32(load16(mem, uint64(uint32(t379<<1))+78298))
 																	t381 := int32(mem[uint64(uint32(v5))+2])
-																	t382 := int32(load16(mem, uint64(uint32(t381<<1))+79418))
+																	t382 := int32(load16(mem, uint64(uint32(t381<<1))+79322))
 																	t383 := int32(mem[uint64(uint32(v5))])
-																	t384 := int32(load16(mem, uint64(uint32(t383<<1))+80442))
+																	t384 := int32(load16(mem, uint64(uint32(t383<<1))+80346))
 																	t385 := int32(mem[uint64(uint32(v5))+10])
-																	t386 := int32(load16(mem, uint64(uint32(t385<<1))+75322))
+																	t386 := int32(load16(mem, uint64(uint32(t385<<1))+75226))
 																	t387 := int32(mem[uint64(uint32(v5))+11])
-																	t388 := int32(load16(mem, uint64(uint32(t387<<1))+74810))
+																	t388 := int32(load16(mem, uint64(uint32(t387<<1))+74714))
 																	v6 = t366 ^ t368 ^ t370 ^ t372 ^ t374 ^ t376 ^ t378 ^ t380 ^ t382 ^ t384 ^ t386 ^ t388
 																	goto l104
 																case 13:
 																	t389 := int32(mem[uint64(uint32(v5))+3])
-																	t390 := int32(load16(mem, uint64(uint32(t389<<1))+79418))
+																	t390 := int32(load16(mem, uint64(uint32(t389<<1))+79322))
 																	t391 := int32(mem[uint64(uint32(v5))+1])
-																	t392 := int32(load16(mem, uint64(uint32(t391<<1))+80442))
+																	t392 := int32(load16(mem, uint64(uint32(t391<<1))+80346))
 																	t393 := int32(mem[uint64(uint32(v5))+5])
-																	t394 := int32(load16(mem, uint64(uint32(t393<<1))+78394))
+																	t394 := int32(load16(mem, uint64(uint32(t393<<1))+78298))
 																	t395 := int32(mem[uint64(uint32(v5))+7])
-																	t396 := int32(load16(mem, uint64(uint32(t395<<1))+77370))
+																	t396 := int32(load16(mem, uint64(uint32(t395<<1))+77274))
 																	t397 := int32(mem[uint64(uint32(v5))+9])
-																	t398 := int32(load16(mem, uint64(uint32(t397<<1))+76346))
+																	t398 := int32(load16(mem, uint64(uint32(t397<<1))+76250))
 																	t399 := int32(mem[uint64(uint32(v5))+11])
-																	t400 := int32(load16(mem, uint64(uint32(t399<<1))+75322))
+																	t400 := int32(load16(mem, uint64(uint32(t399<<1))+75226))
 																	t401 := int32(mem[uint64(uint32(v5))+12])
-																	t402 := int32(load16(mem, uint64(uint32(t401<<1))+74810))
+																	t402 := int32(load16(mem, uint64(uint32(t401<<1))+74714))
 																	t403 := int32(mem[uint64(uint32(v5))+10])
-																	t404 := int32(load16(mem, uint64(uint32(t403<<1))+75834))
+																	t404 := int32(load16(mem, uint64(uint32(t403<<1))+75738))
 																	t405 := int32(mem[uint64(uint32(v5))+8])
-																	t406 := int32(load16(mem, uint64(uint32(t405<<1))+76858))
+																	t406 := int32(load16(mem, uint64(uint32(t405<<1))+76762))
 																	t407 := int32(mem[uint64(uint32(v5))+6])
-																	t408 := int32(load16(mem, uint64(uint32(t407<<1))+77882))
+																	t408 := int32(load16(mem, uint64(uint32(t407<<1))+77786))
 																	t409 := int32(mem[uint64(uint32(v5))+4])
-																	t410 := int32(load16(mem, uint64(uint32(t409<<1))+78906))
+																	t410 := int32(load16(mem, uint64(uint32(t409<<1))+78810))
 																	t411 := int32(mem[uint64(uint32(v5))+2])
-																	t412 := int32(load16(mem, uint64(uint32(t411<<1))+79930))
+																	t412 := int32(load16(mem, uint64(uint32(t411<<1))+79834))
 																	t413 := int32(mem[uint64(uint32(v5))])
-																	t414 := int32(load16(mem, uint64(uint32(t413<<1))+80954))
+																	t414 := int32(load16(mem, uint64(uint32(t413<<1))+80858))
 																	v6 = t390 ^ t392 ^ t394 ^ t396 ^ t398 ^ t400 ^ t402 ^ t404 ^ t406 ^ t408 ^ t410 ^ t412 ^ t414
 																	goto l104
 																case 14:
 																	t415 := int32(mem[uint64(uint32(v5))+9])
-																	t416 := int32(load16(mem, uint64(uint32(t415<<1))+76858))
+																	t416 := int32(load16(mem, uint64(uint32(t415<<1))+76762))
 																	t417 := int32(mem[uint64(uint32(v5))+11])
-																	t418 := int32(load16(mem, uint64(uint32(t417<<1))+75834))
+																	t418 := int32(load16(mem, uint64(uint32(t417<<1))+75738))
 																	t419 := int32(mem[uint64(uint32(v5))+7])
-																	t420 := int32(load16(mem, uint64(uint32(t419<<1))+77882))
+																	t420 := int32(load16(mem, uint64(uint32(t419<<1))+77786))
 																	t421 := int32(mem[uint64(uint32(v5))+5])
-																	t422 := int32(load16(mem, uint64(uint32(t421<<1))+78906))
+																	t422 := int32(load16(mem, uint64(uint32(t421<<1))+78810))
 																	t423 := int32(mem[uint64(uint32(v5))+3])
-																	t424 := int32(load16(mem, uint64(uint32(t423<<1))+79930))
+																	t424 := int32(load16(mem, uint64(uint32(t423<<1))+79834))
 																	t425 := int32(mem[uint64(uint32(v5))+1])
-																	t426 := int32(load16(mem, uint64(uint32(t425<<1))+80954))
+																	t426 := int32(load16(mem, uint64(uint32(t425<<1))+80858))
 																	t427 := int32(mem[uint64(uint32(v5))+10])
-																	t428 := int32(load16(mem, uint64(uint32(t427<<1))+76346))
+																	t428 := int32(load16(mem, uint64(uint32(t427<<1))+76250))
 																	t429 := int32(mem[uint64(uint32(v5))+8])
-																	t430 := int32(load16(mem, uint64(uint32(t429<<1))+77370))
+																	t430 := int32(load16(mem, uint64(uint32(t429<<1))+77274))
 																	t431 := int32(mem[uint64(uint32(v5))+6])
-																	t432 := int32(load16(mem, uint64(uint32(t431<<1))+78394))
+																	t432 := int32(load16(mem, uint64(uint32(t431<<1))+78298))
 																	t433 := int32(mem[uint64(uint32(v5))+4])
-																	t434 := int32(load16(mem, uint64(uint32(t433<<1))+79418))
+																	t434 := int32(load16(mem, uint64(uint32(t433<<1))+79322))
 																	t435 := int32(mem[uint64(uint32(v5))+2])
-																	t436 := int32(load16(mem, uint64(uint32(t435<<1))+80442))
+																	t436 := int32(load16(mem, uint64(uint32(t435<<1))+80346))
 																	t437 := int32(mem[uint64(uint32(v5))])
-																	t438 := int32(load16(mem, uint64(uint32(t437<<1))+81466))
+																	t438 := int32(load16(mem, uint64(uint32(t437<<1))+81370))
 																	t439 := int32(mem[uint64(uint32(v5))+12])
-																	t440 := int32(load16(mem, uint64(uint32(t439<<1))+75322))
+																	t440 := int32(load16(mem, uint64(uint32(t439<<1))+75226))
 																	t441 := int32(mem[uint64(uint32(v5))+13])
-																	t442 := int32(load16(mem, uint64(uint32(t441<<1))+74810))
+																	t442 := int32(load16(mem, uint64(uint32(t441<<1))+74714))
 																	v6 = t416 ^ t418 ^ t420 ^ t422 ^ t424 ^ t426 ^ t428 ^ t430 ^ t432 ^ t434 ^ t436 ^ t438 ^ t440 ^ t442
 																	goto l104
 																case 15:
 																	t443 := int32(mem[uint64(uint32(v5))+3])
-																	t444 := int32(load16(mem, uint64(uint32(t443<<1))+80442))
+																	t444 := int32(load16(mem, uint64(uint32(t443<<1))+80346))
 																	t445 := int32(mem[uint64(uint32(v5))+1])
-																	t446 := int32(load16(mem, uint64(uint32(t445<<1))+81466))
+																	t446 := int32(load16(mem, uint64(uint32(t445<<1))+81370))
 																	t447 := int32(mem[uint64(uint32(v5))+5])
-																	t448 := int32(load16(mem, uint64(uint32(t447<<1))+79418))
+																	t448 := int32(load16(mem, uint64(uint32(t447<<1))+79322))
 																	t449 := int32(mem[uint64(uint32(v5))+7])
-																	t450 := int32(load16(mem, uint64(uint32(t449<<1))+78394))
+																	t450 := int32(load16(mem, uint64(uint32(t449<<1))+78298))
 																	t451 := int32(mem[uint64(uint32(v5))+9])
-																	t452 := int32(load16(mem, uint64(uint32(t451<<1))+77370))
+																	t452 := int32(load16(mem, uint64(uint32(t451<<1))+77274))
 																	t453 := int32(mem[uint64(uint32(v5))+11])
-																	t454 := int32(load16(mem, uint64(uint32(t453<<1))+76346))
+																	t454 := int32(load16(mem, uint64(uint32(t453<<1))+76250))
 																	t455 := int32(mem[uint64(uint32(v5))+13])
-																	t456 := int32(load16(mem, uint64(uint32(t455<<1))+75322))
+																	t456 := int32(load16(mem, uint64(uint32(t455<<1))+75226))
 																	t457 := int32(mem[uint64(uint32(v5))+14])
-																	t458 := int32(load16(mem, uint64(uint32(t457<<1))+74810))
+																	t458 := int32(load16(mem, uint64(uint32(t457<<1))+74714))
 																	t459 := int32(mem[uint64(uint32(v5))+12])
-																	t460 := int32(load16(mem, uint64(uint32(t459<<1))+75834))
+																	t460 := int32(load16(mem, uint64(uint32(t459<<1))+75738))
 																	t461 := int32(mem[uint64(uint32(v5))+10])
-																	t462 := int32(load16(mem, uint64(uint32(t461<<1))+76858))
+																	t462 := int32(load16(mem, uint64(uint32(t461<<1))+76762))
 																	t463 := int32(mem[uint64(uint32(v5))+8])
-																	t464 := int32(load16(mem, uint64(uint32(t463<<1))+77882))
+																	t464 := int32(load16(mem, uint64(uint32(t463<<1))+77786))
 																	t465 := int32(mem[uint64(uint32(v5))+6])
-																	t466 := int32(load16(mem, uint64(uint32(t465<<1))+78906))
+																	t466 := int32(load16(mem, uint64(uint32(t465<<1))+78810))
 																	t467 := int32(mem[uint64(uint32(v5))+4])
-																	t468 := int32(load16(mem, uint64(uint32(t467<<1))+79930))
+																	t468 := int32(load16(mem, uint64(uint32(t467<<1))+79834))
 																	t469 := int32(mem[uint64(uint32(v5))+2])
-																	t470 := int32(load16(mem, uint64(uint32(t469<<1))+80954))
+																	t470 := int32(load16(mem, uint64(uint32(t469<<1))+80858))
 																	t471 := int32(mem[uint64(uint32(v5))])
-																	t472 := int32(load16(mem, uint64(uint32(t471<<1))+81978))
+																	t472 := int32(load16(mem, uint64(uint32(t471<<1))+81882))
 																	v6 = t444 ^ t446 ^ t448 ^ t450 ^ t452 ^ t454 ^ t456 ^ t458 ^ t460 ^ t462 ^ t464 ^ t466 ^ t468 ^ t470 ^ t472
 																	goto l104
 																default:
@@ -13067,21 +13099,21 @@ l90:
 																l121:
 																	{
 																		t473 := int32(mem[uint64(uint32(v4+i32(1)))])
-																		t474 := int32(load16(mem, uint64(uint32((t473^v6&i32(255))<<1))+77882))
+																		t474 := int32(load16(mem, uint64(uint32((t473^v6&i32(255))<<1))+77786))
 																		t475 := int32(mem[uint64(uint32(v4))])
-																		t476 := int32(load16(mem, uint64(uint32((t475^int32(uint32(v6)>>8)&i32(255))<<1))+78394))
+																		t476 := int32(load16(mem, uint64(uint32((t475^int32(uint32(v6)>>8)&i32(255))<<1))+78298))
 																		t477 := int32(mem[uint64(uint32(v4+i32(2)))])
-																		t478 := int32(load16(mem, uint64(uint32(t477<<1))+77370))
+																		t478 := int32(load16(mem, uint64(uint32(t477<<1))+77274))
 																		t479 := int32(mem[uint64(uint32(v4+i32(3)))])
-																		t480 := int32(load16(mem, uint64(uint32(t479<<1))+76858))
+																		t480 := int32(load16(mem, uint64(uint32(t479<<1))+76762))
 																		t481 := int32(mem[uint64(uint32(v4+i32(4)))])
-																		t482 := int32(load16(mem, uint64(uint32(t481<<1))+76346))
+																		t482 := int32(load16(mem, uint64(uint32(t481<<1))+76250))
 																		t483 := int32(mem[uint64(uint32(v4+i32(5)))])
-																		t484 := int32(load16(mem, uint64(uint32(t483<<1))+75834))
+																		t484 := int32(load16(mem, uint64(uint32(t483<<1))+75738))
 																		t485 := int32(mem[uint64(uint32(v4+i32(6)))])
-																		t486 := int32(load16(mem, uint64(uint32(t485<<1))+75322))
+																		t486 := int32(load16(mem, uint64(uint32(t485<<1))+75226))
 																		t487 := int32(mem[uint64(uint32(v4+i32(7)))])
-																		t488 := int32(load16(mem, uint64(uint32(t487<<1))+74810))
+																		t488 := int32(load16(mem, uint64(uint32(t487<<1))+74714))
 																		v6 = t474 ^ t476 ^ t478 ^ t480 ^ t482 ^ t484 ^ t486 ^ t488
 																		v4 = v4 + i32(8)
 																		v7 = v7 + i32(8)
@@ -13092,7 +13124,7 @@ l90:
 																	}
 																case 1:
 																	t489 := int32(mem[uint64(uint32(v5))])
-																	t490 := int32(load16(mem, uint64(uint32(t489<<1))+74810))
+																	t490 := int32(load16(mem, uint64(uint32(t489<<1))+74714))
 																	v6 = t490
 																	goto l104
 																}
@@ -13222,7 +13254,7 @@ l90:
 												if v5 == 0 {
 													goto l129
 												}
-												m.fn233(v0+i32(160), v25, i64(0), i64(10), i64(0))
+												m.fn232(v0+i32(160), v25, i64(0), i64(10), i64(0))
 												mem = m.memory
 												t514 := int64(load64(mem, uint64(uint32(v0))+168))
 												if t514 != i64(0) {
@@ -13273,7 +13305,7 @@ l90:
 											goto l56
 										}
 									l80:
-										v6 = i32(74570)
+										v6 = i32(74474)
 									l132:
 										v5 = i32(4)
 									l74:
@@ -13298,7 +13330,7 @@ l90:
 										if t521 != v5 {
 											goto l56
 										}
-										t522 := m.fn231(v6, v4, v5)
+										t522 := m.fn230(v6, v4, v5)
 										mem = m.memory
 										if t522 == 0 {
 											goto l90
@@ -13327,7 +13359,7 @@ l90:
 									if v5 == 0 {
 										goto l135
 									}
-									m.fn233(v0+i32(96), v25, i64(0), i64(10), i64(0))
+									m.fn232(v0+i32(96), v25, i64(0), i64(10), i64(0))
 									mem = m.memory
 									t530 := int64(load64(mem, uint64(uint32(v0))+104))
 									if t530 != i64(0) {
@@ -13429,7 +13461,7 @@ l90:
 						store64(mem, uint64(uint32(v0))+300, uint64(i64(0x3e100000000)))
 						store64(mem, uint64(uint32(v0))+288, uint64(i64(0xa000003e1)))
 						store64(mem, uint64(uint32(v0))+280, uint64(i64(993)))
-						store32(mem, uint64(uint32(v0))+276, uint32(i32(82524)))
+						store32(mem, uint64(uint32(v0))+276, uint32(i32(82428)))
 						store32(mem, uint64(uint32(v0))+272, uint32(i32(10)))
 						v27 = int64(uint32(i32(1)))<<32 | int64(uint32(v0+i32(1244)))
 						v25 = int64(uint32(i32(6))) << 32
@@ -13647,7 +13679,7 @@ l90:
 									if uint32(v14) > uint32(v8) {
 										goto l165
 									}
-									t576 := m.fn231(v18+(v14-v12), v20, v12)
+									t576 := m.fn230(v18+(v14-v12), v20, v12)
 									mem = m.memory
 									if t576 == 0 {
 										goto l166
@@ -13770,7 +13802,7 @@ l90:
 									goto l180
 								}
 								if uint32(v14) <= uint32(v8) {
-									m.fn19(i32(0), v12, i32(4), i32(74360))
+									m.fn19(i32(0), v12, i32(4), i32(74264))
 									mem = m.memory
 									panic("unreachable")
 								}
@@ -14152,7 +14184,7 @@ l90:
 										v4 = v5 + i32(1)
 										{
 											if uint32(v5) >= uint32(v7) {
-												m.fn19(v4, v7, v7, i32(67672))
+												m.fn19(v4, v7, v7, i32(67576))
 												mem = m.memory
 												panic("unreachable")
 											}
@@ -14234,7 +14266,7 @@ l90:
 												l227:
 													{
 														if v9 == 0 {
-															m.fn48(i32(67572), i32(19), i32(67584))
+															m.fn48(i32(67476), i32(19), i32(67488))
 															mem = m.memory
 															panic("unreachable")
 														}
@@ -14245,7 +14277,7 @@ l90:
 														mem[uint64(uint32(v14))] = byte(i32(32))
 														v9 = v9 + i32(-1)
 														if uint32(v9) < uint32(v4) {
-															m.fn48(i32(67572), i32(19), i32(67584))
+															m.fn48(i32(67476), i32(19), i32(67488))
 															mem = m.memory
 															panic("unreachable")
 														}
@@ -14364,7 +14396,7 @@ l90:
 															v7 = p711
 															m.fn40(t708, v7, v15)
 															mem = m.memory
-															v13 = i32(67688)
+															v13 = i32(67592)
 															v5 = i32(21)
 															t712 := int32(load32(mem, uint64(uint32(v0))+32))
 															v7 = t712 - v7
@@ -14419,7 +14451,7 @@ l90:
 														}
 														v26 = p692
 														if v26 > i64(3903090455551) {
-															m.fn33(v0+i32(672), i32(67429), i32(5))
+															m.fn33(v0+i32(672), i32(67331), i32(5))
 															mem = m.memory
 															store64(mem, uint64(uint32(v0))+960, uint64(v33))
 															m.fn35(v0+i32(656), i32(66028), v0+i32(960))
@@ -14555,7 +14587,7 @@ l90:
 																if v14 == 0 {
 																	goto l272
 																}
-																m.fn233(v0+i32(48), v26, i64(0), i64(10), i64(0))
+																m.fn232(v0+i32(48), v26, i64(0), i64(10), i64(0))
 																mem = m.memory
 																{
 																	t748 := int64(load64(mem, uint64(uint32(v0))+56))
@@ -14631,7 +14663,7 @@ l90:
 																goto l260
 															}
 															t725 := int32(mem[uint64(uint32(v0))+698])
-															t726 := int32(load32(mem, uint64(uint32(t725<<2))+70788))
+															t726 := int32(load32(mem, uint64(uint32(t725<<2))+70692))
 															v5 = t726
 															goto l261
 														}
@@ -15025,7 +15057,7 @@ l90:
 										t793 := int32(load16(mem, uint64(uint32(v0))+672))
 										if t793 != 0 {
 											t799 := int32(mem[uint64(uint32(v0))+698])
-											t800 := int32(load32(mem, uint64(uint32(t799<<2))+70788))
+											t800 := int32(load32(mem, uint64(uint32(t799<<2))+70692))
 											m.fn32(v0+i32(656), t800)
 											mem = m.memory
 											goto l257
@@ -15093,7 +15125,7 @@ l90:
 												goto l257
 											}
 										}
-										m.fn19(i32(0), v5, i32(279), i32(88196))
+										m.fn19(i32(0), v5, i32(279), i32(88100))
 										mem = m.memory
 										panic("unreachable")
 									}
@@ -15162,7 +15194,7 @@ l90:
 													if v7 == 0 {
 														goto l310
 													}
-													m.fn233(v0, v26, i64(0), i64(10), i64(0))
+													m.fn232(v0, v26, i64(0), i64(10), i64(0))
 													mem = m.memory
 													{
 														t816 := int64(load64(mem, uint64(uint32(v0))+8))
@@ -15204,13 +15236,13 @@ l90:
 									mem = m.memory
 									v5 = t808
 									if v5 != 0 {
-										t819 := int64(load64(mem, uint64(uint32(i32(0)))+67730))
+										t819 := int64(load64(mem, uint64(uint32(i32(0)))+67634))
 										store64(mem, uint64(uint32(v5))+21, uint64(t819))
-										t820 := int64(load64(mem, uint64(uint32(i32(0)))+67725))
+										t820 := int64(load64(mem, uint64(uint32(i32(0)))+67629))
 										store64(mem, uint64(uint32(v5))+16, uint64(t820))
-										t821 := int64(load64(mem, uint64(uint32(i32(0)))+67717))
+										t821 := int64(load64(mem, uint64(uint32(i32(0)))+67621))
 										store64(mem, uint64(uint32(v5))+8, uint64(t821))
-										t822 := int64(load64(mem, uint64(uint32(i32(0)))+67709))
+										t822 := int64(load64(mem, uint64(uint32(i32(0)))+67613))
 										store64(mem, uint64(uint32(v5)), uint64(t822))
 										store32(mem, uint64(uint32(v0))+664, uint32(i32(29)))
 										store32(mem, uint64(uint32(v0))+660, uint32(v5))
@@ -15335,7 +15367,7 @@ l90:
 									if v5 == i32(7) {
 										goto l325
 									}
-									t839 := int32(load32(mem, uint64(uint32(v5<<2))+70788))
+									t839 := int32(load32(mem, uint64(uint32(v5<<2))+70692))
 									m.fn32(v0+i32(656), t839)
 									mem = m.memory
 									goto l257
@@ -15505,7 +15537,7 @@ l90:
 								v5 = t869
 								t870 := int32(load32(mem, uint64(uint32(v0))+660))
 								v7 = t870
-								t871 := m.fn231(v7, v4, v6)
+								t871 := m.fn230(v7, v4, v6)
 								mem = m.memory
 								if t871 == 0 {
 									goto l334
@@ -15549,7 +15581,7 @@ l90:
 										goto l338
 									}
 									if uint32(v14) > uint32(v5+i32(39)) {
-										m.fn27(i32(88432), i32(46), i32(88480))
+										m.fn27(i32(88336), i32(46), i32(88384))
 										mem = m.memory
 										panic("unreachable")
 									}
@@ -15572,7 +15604,7 @@ l90:
 										p878 = i32(4)
 									}
 									if uint32(t877) < uint32(p878+v9) {
-										m.fn27(i32(88368), i32(46), i32(88416))
+										m.fn27(i32(88272), i32(46), i32(88320))
 										mem = m.memory
 										panic("unreachable")
 									}
@@ -15580,7 +15612,7 @@ l90:
 										goto l342
 									}
 									if uint32(v7) > uint32(v9+i32(39)) {
-										m.fn27(i32(88432), i32(46), i32(88480))
+										m.fn27(i32(88336), i32(46), i32(88384))
 										mem = m.memory
 										panic("unreachable")
 									}
@@ -15603,7 +15635,7 @@ l90:
 								}
 								v7 = v17 << 3
 								if uint32(t880) < uint32(p881+v7) {
-									m.fn27(i32(88368), i32(46), i32(88416))
+									m.fn27(i32(88272), i32(46), i32(88320))
 									mem = m.memory
 									panic("unreachable")
 								}
@@ -15611,7 +15643,7 @@ l90:
 									goto l346
 								}
 								if uint32(v5) > uint32(v7+i32(39)) {
-									m.fn27(i32(88432), i32(46), i32(88480))
+									m.fn27(i32(88336), i32(46), i32(88384))
 									mem = m.memory
 									panic("unreachable")
 								}
@@ -15622,7 +15654,7 @@ l90:
 							}
 						l337:
 						}
-						m.fn27(i32(88368), i32(46), i32(88416))
+						m.fn27(i32(88272), i32(46), i32(88320))
 						mem = m.memory
 						panic("unreachable")
 					}
@@ -15668,14 +15700,14 @@ l90:
 						t887 := int32(load16(mem, uint64(uint32(v0))+960))
 						v4 = t887
 						if uint32(v4) >= uint32(i32(280)) {
-							m.fn19(i32(0), v4, i32(279), i32(88196))
+							m.fn19(i32(0), v4, i32(279), i32(88100))
 							mem = m.memory
 							panic("unreachable")
 						}
 						if v13 != v4 {
 							goto l56
 						}
-						t888 := m.fn231(v1, v12, v13)
+						t888 := m.fn230(v1, v12, v13)
 						mem = m.memory
 						if t888 == 0 {
 							goto l90
@@ -15693,12 +15725,12 @@ l90:
 						}
 						t892 := int32(mem[uint64(uint32(v0))+698])
 						v4 = t892 << 2
-						t893 := int32(load32(mem, uint64(uint32(v4))+88700))
+						t893 := int32(load32(mem, uint64(uint32(v4))+88556))
 						if t893 != v13 {
 							goto l56
 						}
-						t894 := int32(load32(mem, uint64(uint32(v4))+88672))
-						t895 := m.fn231(t894, v12, v13)
+						t894 := int32(load32(mem, uint64(uint32(v4))+88528))
+						t895 := m.fn230(t894, v12, v13)
 						mem = m.memory
 						if t895 == 0 {
 							goto l90
@@ -15712,49 +15744,49 @@ l90:
 					}
 					v5 = v5 + v15
 					t896 := int32(mem[uint64(uint32(v5))])
-					t897 := int32(load16(mem, uint64(uint32((t896^int32(uint32(v6&i32(0xff00))>>8))<<1))+74810))
+					t897 := int32(load16(mem, uint64(uint32((t896^int32(uint32(v6&i32(0xff00))>>8))<<1))+74714))
 					v7 = t897
 					v6 = v7 ^ v6<<8
 					if v4 == i32(1) {
 						goto l104
 					}
 					t898 := int32(mem[uint64(uint32(v5))+1])
-					t899 := int32(load16(mem, uint64(uint32((t898^int32(uint32(v6&i32(0xff00))>>8))<<1))+74810))
+					t899 := int32(load16(mem, uint64(uint32((t898^int32(uint32(v6&i32(0xff00))>>8))<<1))+74714))
 					v10 = t899
 					v6 = v10 ^ v7<<8
 					if v4 == i32(2) {
 						goto l104
 					}
 					t900 := int32(mem[uint64(uint32(v5))+2])
-					t901 := int32(load16(mem, uint64(uint32((t900^int32(uint32(v6&i32(0xff00))>>8))<<1))+74810))
+					t901 := int32(load16(mem, uint64(uint32((t900^int32(uint32(v6&i32(0xff00))>>8))<<1))+74714))
 					v7 = t901
 					v6 = v7 ^ v10<<8
 					if v4 == i32(3) {
 						goto l104
 					}
 					t902 := int32(mem[uint64(uint32(v5))+3])
-					t903 := int32(load16(mem, uint64(uint32((t902^int32(uint32(v6&i32(0xff00))>>8))<<1))+74810))
+					t903 := int32(load16(mem, uint64(uint32((t902^int32(uint32(v6&i32(0xff00))>>8))<<1))+74714))
 					v10 = t903
 					v6 = v10 ^ v7<<8
 					if v4 == i32(4) {
 						goto l104
 					}
 					t904 := int32(mem[uint64(uint32(v5))+4])
-					t905 := int32(load16(mem, uint64(uint32((t904^int32(uint32(v6&i32(0xff00))>>8))<<1))+74810))
+					t905 := int32(load16(mem, uint64(uint32((t904^int32(uint32(v6&i32(0xff00))>>8))<<1))+74714))
 					v7 = t905
 					v6 = v7 ^ v10<<8
 					if v4 == i32(5) {
 						goto l104
 					}
 					t906 := int32(mem[uint64(uint32(v5))+5])
-					t907 := int32(load16(mem, uint64(uint32((t906^int32(uint32(v6&i32(0xff00))>>8))<<1))+74810))
+					t907 := int32(load16(mem, uint64(uint32((t906^int32(uint32(v6&i32(0xff00))>>8))<<1))+74714))
 					v10 = t907
 					v6 = v10 ^ v7<<8
 					if v4 == i32(6) {
 						goto l104
 					}
 					t908 := int32(mem[uint64(uint32(v5))+6])
-					t909 := int32(load16(mem, uint64(uint32((t908^int32(uint32(v6&i32(0xff00))>>8))<<1))+74810))
+					t909 := int32(load16(mem, uint64(uint32((t908^int32(uint32(v6&i32(0xff00))>>8))<<1))+74714))
 					v6 = t909 ^ v10<<8
 				}
 			l104:
@@ -15792,7 +15824,7 @@ l90:
 					if v5 == 0 {
 						goto l357
 					}
-					m.fn233(v0+i32(240), v25, i64(0), i64(10), i64(0))
+					m.fn232(v0+i32(240), v25, i64(0), i64(10), i64(0))
 					mem = m.memory
 					t914 := int64(load64(mem, uint64(uint32(v0))+248))
 					if t914 != i64(0) {
@@ -15973,7 +16005,7 @@ l90:
 								if v5 == 0 {
 									goto l56
 								}
-								m.fn233(v0+i32(208), v25, i64(0), i64(10), i64(0))
+								m.fn232(v0+i32(208), v25, i64(0), i64(10), i64(0))
 								mem = m.memory
 								t936 := int64(load64(mem, uint64(uint32(v0))+216))
 								if t936 != i64(0) {
@@ -16017,7 +16049,7 @@ l90:
 						if v5 == 0 {
 							goto l374
 						}
-						m.fn233(v0+i32(224), v25, i64(0), i64(10), i64(0))
+						m.fn232(v0+i32(224), v25, i64(0), i64(10), i64(0))
 						mem = m.memory
 						t944 := int64(load64(mem, uint64(uint32(v0))+232))
 						if t944 != i64(0) {
@@ -16122,7 +16154,7 @@ l90:
 					if v4 == 0 {
 						goto l56
 					}
-					m.fn233(v0+i32(192), v25, i64(0), i64(10), i64(0))
+					m.fn232(v0+i32(192), v25, i64(0), i64(10), i64(0))
 					mem = m.memory
 					t952 := int64(load64(mem, uint64(uint32(v0))+200))
 					if t952 != i64(0) {
@@ -16290,7 +16322,7 @@ l5:
 		v5 = i64(0)
 	l12:
 		{
-			m.fn233(v3+i32(16), v5, v5>>63, i64(10), i64(0))
+			m.fn232(v3+i32(16), v5, v5>>63, i64(10), i64(0))
 			mem = m.memory
 			t3 := int32(mem[uint64(uint32(v1))])
 			v2 = t3
@@ -16358,7 +16390,7 @@ l5:
 		v5 = i64(0)
 	l19:
 		{
-			m.fn233(v3, v5, v5>>63, i64(10), i64(0))
+			m.fn232(v3, v5, v5>>63, i64(10), i64(0))
 			mem = m.memory
 			t9 := int32(mem[uint64(uint32(v1))])
 			v4 = t9
@@ -16470,7 +16502,7 @@ l0:
 		{
 			v2 = v1
 			if uint32(v2) > uint32(i32(19)) {
-				m.fn177(i32(-1), i32(20), i32(87704))
+				m.fn177(i32(-1), i32(20), i32(87608))
 				panic("unreachable")
 			}
 			t9 := int64(uint64(v5) / uint64(i64(10)))
@@ -16502,7 +16534,7 @@ l0:
 		{
 			v2 = v2 & i32(255)
 			if uint32(v2) >= uint32(i32(24)) {
-				m.fn177(v2, i32(24), i32(87820))
+				m.fn177(v2, i32(24), i32(87724))
 				mem = m.memory
 				panic("unreachable")
 			}
@@ -16520,7 +16552,7 @@ l0:
 			{
 				v2 = v1
 				if uint32(v2) > uint32(i32(19)) {
-					m.fn177(i32(-1), i32(20), i32(87704))
+					m.fn177(i32(-1), i32(20), i32(87608))
 					panic("unreachable")
 				}
 				t17 := int64(uint64(v5) / uint64(i64(10)))
@@ -16545,7 +16577,7 @@ l0:
 			v2 = t21 - v9
 			v7 = v2 + i32(21)
 			if v2 >= i32(4) {
-				m.fn19(v6, v7, i32(24), i32(87736))
+				m.fn19(v6, v7, i32(24), i32(87640))
 				panic("unreachable")
 			}
 			v2 = v7 - v6
@@ -16580,7 +16612,7 @@ l2:
 	store16(mem, uint64(uint32(v0))+24, uint16(i32(0xffff)))
 	store64(mem, uint64(uint32(v0))+16, uint64(i64(0)))
 	store64(mem, uint64(uint32(v0))+8, uint64(i64(40)))
-	store32(mem, uint64(uint32(v0))+4, uint32(i32(87836)))
+	store32(mem, uint64(uint32(v0))+4, uint32(i32(87740)))
 	mem[uint64(uint32(v0))] = byte(i32(1))
 l1:
 	m.g0 = v3 + i32(64)
@@ -16646,7 +16678,7 @@ func (m *Module) fn132(v0, v1, v2 int32) {
 			if v2 == 0 {
 				goto l7
 			}
-			m.fn233(v3, v5, i64(0), i64(10), i64(0))
+			m.fn232(v3, v5, i64(0), i64(10), i64(0))
 			mem = m.memory
 			t5 := int32(mem[uint64(uint32(v1))])
 			v4 = t5
@@ -16714,9 +16746,9 @@ l1:
 		v7 = t4 - v5*i32(10000)
 		t5 := int32(uint32(v7&i32(0xffff)) / uint32(i32(100)))
 		v8 = t5
-		t6 := int32(load16(mem, uint64(uint32(v8<<1))+71874))
+		t6 := int32(load16(mem, uint64(uint32(v8<<1))+71778))
 		store16(mem, uint64(uint32(t2)), uint16(t6))
-		t7 := int32(load16(mem, uint64(uint32((v7-v8*i32(100))&i32(0xffff)<<1))+71874))
+		t7 := int32(load16(mem, uint64(uint32((v7-v8*i32(100))&i32(0xffff)<<1))+71778))
 		store16(mem, uint64(uint32(v6+i32(-2))), uint16(t7))
 		v3 = v3 + i32(-4)
 		if uint32(v0) > uint32(i32(9999999)) {
@@ -16737,7 +16769,7 @@ l0:
 		t10 := t8 + v3
 		t11 := v5
 		v0 = t9
-		t12 := int32(load16(mem, uint64(uint32((t11-v0*i32(100))&i32(0xffff)<<1))+71874))
+		t12 := int32(load16(mem, uint64(uint32((t11-v0*i32(100))&i32(0xffff)<<1))+71778))
 		store16(mem, uint64(uint32(t10)), uint16(t12))
 	}
 l3:
@@ -16751,7 +16783,7 @@ l3:
 	l4:
 		t13 := v2 + i32(6)
 		v3 = v3 + i32(-1)
-		t14 := int32(mem[uint64(uint32(v0<<1))+71875])
+		t14 := int32(mem[uint64(uint32(v0<<1))+71779])
 		mem[uint64(uint32(t13+v3))] = byte(t14)
 	}
 l5:
@@ -16781,9 +16813,9 @@ func (m *Module) fn134(v0, v1 int32) int32 {
 			v5 = t4 - v4*i32(10000)
 			t5 := int32(uint32(v5&i32(0xffff)) / uint32(i32(100)))
 			v6 = t5
-			t6 := int32(load16(mem, uint64(uint32(v6<<1))+71874))
+			t6 := int32(load16(mem, uint64(uint32(v6<<1))+71778))
 			store16(mem, uint64(uint32(t3))+12, uint16(t6))
-			t7 := int32(load16(mem, uint64(uint32((v5-v6*i32(100))&i32(0xffff)<<1))+71874))
+			t7 := int32(load16(mem, uint64(uint32((v5-v6*i32(100))&i32(0xffff)<<1))+71778))
 			store16(mem, uint64(uint32(v2))+14, uint16(t7))
 			goto l1
 		}
@@ -16797,7 +16829,7 @@ func (m *Module) fn134(v0, v1 int32) int32 {
 		t9 := v2
 		t10 := v0
 		v4 = t8
-		t11 := int32(load16(mem, uint64(uint32((t10-v4*i32(100))&i32(0xffff)<<1))+71874))
+		t11 := int32(load16(mem, uint64(uint32((t10-v4*i32(100))&i32(0xffff)<<1))+71778))
 		store16(mem, uint64(uint32(t9))+14, uint16(t11))
 		v3 = i32(3)
 	}
@@ -16812,7 +16844,7 @@ l1:
 	l2:
 		t12 := v2 + i32(11)
 		v3 = v3 + i32(-1)
-		t13 := int32(mem[uint64(uint32(v4<<1))+71875])
+		t13 := int32(mem[uint64(uint32(v4<<1))+71779])
 		mem[uint64(uint32(t12+v3))] = byte(t13)
 	}
 l3:
@@ -16849,9 +16881,9 @@ l1:
 		v7 = int32(t4 - v5*i64(10000))
 		t5 := int32(uint32(v7&i32(0xffff)) / uint32(i32(100)))
 		v8 = t5
-		t6 := int32(load16(mem, uint64(uint32(v8<<1))+71874))
+		t6 := int32(load16(mem, uint64(uint32(v8<<1))+71778))
 		store16(mem, uint64(uint32(t2)), uint16(t6))
-		t7 := int32(load16(mem, uint64(uint32((v7-v8*i32(100))&i32(0xffff)<<1))+71874))
+		t7 := int32(load16(mem, uint64(uint32((v7-v8*i32(100))&i32(0xffff)<<1))+71778))
 		store16(mem, uint64(uint32(v0+i32(-2))), uint16(t7))
 		v3 = v3 + i32(-4)
 		if uint64(v6) > uint64(i64(9999999)) {
@@ -16870,7 +16902,7 @@ l0:
 		t10 := int32(uint32(v0&i32(0xffff)) / uint32(i32(100)))
 		t11 := v0
 		v0 = t10
-		t12 := int32(load16(mem, uint64(uint32((t11-v0*i32(100))&i32(0xffff)<<1))+71874))
+		t12 := int32(load16(mem, uint64(uint32((t11-v0*i32(100))&i32(0xffff)<<1))+71778))
 		store16(mem, uint64(uint32(t9)), uint16(t12))
 		v5 = int64(uint32(v0))
 	}
@@ -16885,7 +16917,7 @@ l2:
 	l3:
 		t13 := v2 + i32(12)
 		v3 = v3 + i32(-1)
-		t14 := int32(mem[uint64(uint32(int32(v5)<<1))+71875])
+		t14 := int32(mem[uint64(uint32(int32(v5)<<1))+71779])
 		mem[uint64(uint32(t13+v3))] = byte(t14)
 	}
 l4:
@@ -16901,9 +16933,9 @@ func (m *Module) fn136() {
 	m.g0 = v0
 	mem := m.memory
 	store32(mem, uint64(uint32(v0))+4, uint32(i32(53)))
-	store32(mem, uint64(uint32(v0)), uint32(i32(67600)))
+	store32(mem, uint64(uint32(v0)), uint32(i32(67504)))
 	store64(mem, uint64(uint32(v0))+8, uint64(int64(uint32(i32(3)))<<32|int64(uint32(v0))))
-	m.fn48(i32(66229), v0+i32(8), i32(67656))
+	m.fn48(i32(66229), v0+i32(8), i32(67560))
 	panic("unreachable")
 }
 func (m *Module) fn137(v0 int32, v1 int64, v2 int32) {
@@ -16931,9 +16963,9 @@ l1:
 		v7 = int32(t2 - v4*i64(10000))
 		t3 := int32(uint32(v7&i32(0xffff)) / uint32(i32(100)))
 		v8 = t3
-		t4 := int32(load16(mem, uint64(uint32(v8<<1))+71874))
+		t4 := int32(load16(mem, uint64(uint32(v8<<1))+71778))
 		store16(mem, uint64(uint32(t0)), uint16(t4))
-		t5 := int32(load16(mem, uint64(uint32((v7-v8*i32(100))&i32(0xffff)<<1))+71874))
+		t5 := int32(load16(mem, uint64(uint32((v7-v8*i32(100))&i32(0xffff)<<1))+71778))
 		store16(mem, uint64(uint32(v5+i32(-2))), uint16(t5))
 		v3 = v3 + i32(-4)
 		if uint64(v6) > uint64(i64(9999999)) {
@@ -16952,7 +16984,7 @@ l0:
 		t8 := int32(uint32(v5&i32(0xffff)) / uint32(i32(100)))
 		t9 := v5
 		v5 = t8
-		t10 := int32(load16(mem, uint64(uint32((t9-v5*i32(100))&i32(0xffff)<<1))+71874))
+		t10 := int32(load16(mem, uint64(uint32((t9-v5*i32(100))&i32(0xffff)<<1))+71778))
 		store16(mem, uint64(uint32(t7)), uint16(t10))
 		v4 = int64(uint32(v5))
 	}
@@ -16967,7 +16999,7 @@ l2:
 	l3:
 		t11 := v2
 		v3 = v3 + i32(-1)
-		t12 := int32(mem[uint64(uint32(int32(v4)<<1))+71875])
+		t12 := int32(mem[uint64(uint32(int32(v4)<<1))+71779])
 		mem[uint64(uint32(t11+v3))] = byte(t12)
 	}
 l4:
@@ -16991,9 +17023,9 @@ func (m *Module) fn138(v0, v1, v2 int32) {
 			v3 = t2 - v5*i32(10000)
 			t3 := int32(uint32(v3&i32(0xffff)) / uint32(i32(100)))
 			v6 = t3
-			t4 := int32(load16(mem, uint64(uint32(v6<<1))+71874))
+			t4 := int32(load16(mem, uint64(uint32(v6<<1))+71778))
 			store16(mem, uint64(uint32(t1))+1, uint16(t4))
-			t5 := int32(load16(mem, uint64(uint32((v3-v6*i32(100))&i32(0xffff)<<1))+71874))
+			t5 := int32(load16(mem, uint64(uint32((v3-v6*i32(100))&i32(0xffff)<<1))+71778))
 			store16(mem, uint64(uint32(v2+i32(3))), uint16(t5))
 			goto l1
 		}
@@ -17007,7 +17039,7 @@ func (m *Module) fn138(v0, v1, v2 int32) {
 		t7 := v2
 		t8 := v1
 		v5 = t6
-		t9 := int32(load16(mem, uint64(uint32((t8-v5*i32(100))&i32(0xffff)<<1))+71874))
+		t9 := int32(load16(mem, uint64(uint32((t8-v5*i32(100))&i32(0xffff)<<1))+71778))
 		store16(mem, uint64(uint32(t7))+3, uint16(t9))
 		v4 = i32(3)
 	}
@@ -17022,7 +17054,7 @@ l1:
 	l2:
 		t10 := v2
 		v4 = v4 + i32(-1)
-		t11 := int32(mem[uint64(uint32(v5&i32(0xffff)<<1))+71875])
+		t11 := int32(mem[uint64(uint32(v5&i32(0xffff)<<1))+71779])
 		mem[uint64(uint32(t10+v4))] = byte(t11)
 	}
 l3:
@@ -17039,7 +17071,7 @@ func (m *Module) fn139(v0, v1 int32) {
 		t1 := int32(mem[uint64(uint32(v1))+24])
 		v3 = t1
 		if uint32(v3) >= uint32(i32(25)) {
-			m.fn19(i32(0), v3, i32(24), i32(87804))
+			m.fn19(i32(0), v3, i32(24), i32(87708))
 			mem = m.memory
 			panic("unreachable")
 		}
@@ -17049,7 +17081,7 @@ func (m *Module) fn139(v0, v1 int32) {
 		if t2 == i32(1) {
 			t4 := int64(load64(mem, uint64(uint32(v2))+16))
 			store64(mem, uint64(uint32(v2))+24, uint64(t4))
-			m.fn38(i32(87752), i32(34), v2+i32(24), i32(74424), i32(87788))
+			m.fn38(i32(87656), i32(34), v2+i32(24), i32(74328), i32(87692))
 			panic("unreachable")
 		}
 		t3 := int64(load64(mem, uint64(uint32(v2))+16))
@@ -17071,14 +17103,14 @@ func (m *Module) fn140(v0, v1, v2 int32) {
 			p2 = i32(4)
 		}
 		if uint32(t1) < uint32(p2+v1) {
-			m.fn27(i32(88368), i32(46), i32(88416))
+			m.fn27(i32(88272), i32(46), i32(88320))
 			panic("unreachable")
 		}
 		if v3 == 0 {
 			goto l1
 		}
 		if uint32(v4) > uint32(v1+i32(39)) {
-			m.fn27(i32(88432), i32(46), i32(88480))
+			m.fn27(i32(88336), i32(46), i32(88384))
 			panic("unreachable")
 		}
 	l1:
@@ -17087,7 +17119,7 @@ func (m *Module) fn140(v0, v1, v2 int32) {
 	}
 }
 func (m *Module) fn141() {
-	m.fn48(i32(70819), i32(35), i32(70836))
+	m.fn48(i32(70723), i32(35), i32(70740))
 	panic("unreachable")
 }
 func (m *Module) Xemq_self_check_vectors(v0 int32) int32 {
@@ -17096,7 +17128,7 @@ func (m *Module) Xemq_self_check_vectors(v0 int32) int32 {
 	}
 	store32(m.memory, uint64(uint32(v0)), uint32(i32(993)))
 l0:
-	return i32(82524)
+	return i32(82428)
 }
 func (m *Module) Xemq_seq(v0 int64) int32 {
 	return int32(v0) & i32(0xfff)
@@ -17230,7 +17262,7 @@ l7:
 		t3 := v7
 		v6 = t2
 		if uint32(t3) < uint32(v6) {
-			m.fn48(i32(67572), i32(19), i32(67748))
+			m.fn48(i32(67476), i32(19), i32(67652))
 			panic("unreachable")
 		}
 		m.fn40(v4+i32(8), v0, v6)
@@ -17257,12 +17289,12 @@ l1:
 }
 func (m *Module) Xemq_status_name(v0 int32) int32 {
 	var v1 int32
-	v1 = i32(67375)
+	v1 = i32(67277)
 	{
 		if uint32(v0) > uint32(i32(12)) {
 			goto l0
 		}
-		t0 := int32(load32(m.memory, uint64(uint32(v0<<2))+70736))
+		t0 := int32(load32(m.memory, uint64(uint32(v0<<2))+70640))
 		v1 = t0
 	}
 l0:
@@ -17300,14 +17332,14 @@ func (m *Module) Xemq_wasm_free(v0, v1 int32) {
 			p2 = i32(4)
 		}
 		if uint32(t1) < uint32(p2+v1) {
-			m.fn27(i32(88368), i32(46), i32(88416))
+			m.fn27(i32(88272), i32(46), i32(88320))
 			panic("unreachable")
 		}
 		if v2 == 0 {
 			goto l2
 		}
 		if uint32(v3) > uint32(v1+i32(39)) {
-			m.fn27(i32(88432), i32(46), i32(88480))
+			m.fn27(i32(88336), i32(46), i32(88384))
 			panic("unreachable")
 		}
 	l2:
@@ -17318,7 +17350,7 @@ func (m *Module) Xemq_wasm_init() {
 	mem := m.memory
 	{
 		{
-			t0 := int32(load32(mem, uint64(uint32(i32(0)))+88856))
+			t0 := int32(load32(mem, uint64(uint32(i32(0)))+88712))
 			if t0&i32(0x7fffffff) == 0 {
 				goto l0
 			}
@@ -17329,20 +17361,20 @@ func (m *Module) Xemq_wasm_init() {
 			}
 		}
 	l0:
-		t2 := int32(load32(mem, uint64(uint32(i32(0)))+88848))
+		t2 := int32(load32(mem, uint64(uint32(i32(0)))+88704))
 		if t2 != 0 {
 			goto l2
 		}
-		store32(mem, uint64(uint32(i32(0)))+88852, uint32(i32(1)))
+		store32(mem, uint64(uint32(i32(0)))+88708, uint32(i32(1)))
 		return
 	}
 l1:
-	m.fn48(i32(88496), i32(105), i32(88548))
+	m.fn48(i32(88400), i32(105), i32(88452))
 l2:
 	panic("unreachable")
 }
 func (m *Module) fn151() int32 {
-	t0 := int32(load32(m.memory, uint64(uint32(i32(0)))+88840))
+	t0 := int32(load32(m.memory, uint64(uint32(i32(0)))+88696))
 	var p1 int32
 	if t0 == 0 {
 		p1 = 1
@@ -17383,7 +17415,7 @@ l1:
 			t8 := int64(load64(mem, uint64(uint32(v5))+29))
 			store64(mem, uint64(uint32(v5)), uint64(t8))
 			if uint32(v1) >= uint32(i32(25)) {
-				m.fn19(i32(0), v1, i32(24), i32(87804))
+				m.fn19(i32(0), v1, i32(24), i32(87708))
 				mem = m.memory
 				panic("unreachable")
 			}
@@ -17393,7 +17425,7 @@ l1:
 			if t9 == i32(1) {
 				t13 := int64(load64(mem, uint64(uint32(v5))+32))
 				store64(mem, uint64(uint32(v5))+56, uint64(t13))
-				m.fn38(i32(87752), i32(34), v5+i32(56), i32(74424), i32(87788))
+				m.fn38(i32(87656), i32(34), v5+i32(56), i32(74328), i32(87692))
 				panic("unreachable")
 			}
 			v1 = i32(7)
@@ -17423,7 +17455,7 @@ l1:
 			goto l4
 		}
 		t2 := int32(mem[uint64(uint32(v5))+54])
-		t3 := int32(load32(mem, uint64(uint32(t2<<2))+70788))
+		t3 := int32(load32(mem, uint64(uint32(t2<<2))+70692))
 		v1 = t3
 		goto l4
 	}
@@ -17443,8 +17475,8 @@ func (m *Module) fn153(v0, v1 int32) {
 				t20 := v2
 				v4 = t19
 				if t20 == v4 {
-					t21 := int32(load32(mem, uint64(uint32(i32(0)))+89268))
-					store32(mem, uint64(uint32(i32(0)))+89268, uint32(t21&i32_rotl(i32(-2), int32(uint32(v1)>>3))))
+					t21 := int32(load32(mem, uint64(uint32(i32(0)))+89124))
+					store32(mem, uint64(uint32(i32(0)))+89124, uint32(t21&i32_rotl(i32(-2), int32(uint32(v1)>>3))))
 					return
 				}
 				store32(mem, uint64(uint32(v4))+12, uint32(v2))
@@ -17516,7 +17548,7 @@ func (m *Module) fn153(v0, v1 int32) {
 			{
 				t15 := int32(load32(mem, uint64(uint32(v0))+28))
 				t16 := v0
-				v1 = t15<<2 + i32(88860)
+				v1 = t15<<2 + i32(88716)
 				t17 := int32(load32(mem, uint64(uint32(v1))))
 				if t16 == t17 {
 					store32(mem, uint64(uint32(v1)), uint32(v2))
@@ -17563,9 +17595,9 @@ func (m *Module) fn153(v0, v1 int32) {
 	}
 	return
 l9:
-	t24 := int32(load32(mem, uint64(uint32(i32(0)))+89272))
+	t24 := int32(load32(mem, uint64(uint32(i32(0)))+89128))
 	t25 := int32(load32(mem, uint64(uint32(v0))+28))
-	store32(mem, uint64(uint32(i32(0)))+89272, uint32(t24&i32_rotl(i32(-2), t25)))
+	store32(mem, uint64(uint32(i32(0)))+89128, uint32(t24&i32_rotl(i32(-2), t25)))
 }
 func (m *Module) fn154(v0, v1 int32) {
 	var v2, v3, v4, v5 int32
@@ -17585,7 +17617,7 @@ func (m *Module) fn154(v0, v1 int32) {
 		v1 = v3 + v1
 		{
 			v0 = v0 - v3
-			t2 := int32(load32(mem, uint64(uint32(i32(0)))+89284))
+			t2 := int32(load32(mem, uint64(uint32(i32(0)))+89140))
 			if v0 != t2 {
 				goto l2
 			}
@@ -17593,7 +17625,7 @@ func (m *Module) fn154(v0, v1 int32) {
 			if t3&i32(3) != i32(3) {
 				goto l0
 			}
-			store32(mem, uint64(uint32(i32(0)))+89276, uint32(v1))
+			store32(mem, uint64(uint32(i32(0)))+89132, uint32(v1))
 			t4 := int32(load32(mem, uint64(uint32(v2))+4))
 			store32(mem, uint64(uint32(v2))+4, uint32(t4&i32(-2)))
 			store32(mem, uint64(uint32(v0))+4, uint32(v1|i32(1)))
@@ -17612,27 +17644,27 @@ l0:
 			if v3&i32(2) != 0 {
 				goto l3
 			}
-			t6 := int32(load32(mem, uint64(uint32(i32(0)))+89288))
+			t6 := int32(load32(mem, uint64(uint32(i32(0)))+89144))
 			if v2 == t6 {
-				store32(mem, uint64(uint32(i32(0)))+89288, uint32(v0))
-				t14 := int32(load32(mem, uint64(uint32(i32(0)))+89280))
+				store32(mem, uint64(uint32(i32(0)))+89144, uint32(v0))
+				t14 := int32(load32(mem, uint64(uint32(i32(0)))+89136))
 				v1 = t14 + v1
-				store32(mem, uint64(uint32(i32(0)))+89280, uint32(v1))
+				store32(mem, uint64(uint32(i32(0)))+89136, uint32(v1))
 				store32(mem, uint64(uint32(v0))+4, uint32(v1|i32(1)))
-				t15 := int32(load32(mem, uint64(uint32(i32(0)))+89284))
+				t15 := int32(load32(mem, uint64(uint32(i32(0)))+89140))
 				if v0 != t15 {
 					return
 				}
-				store32(mem, uint64(uint32(i32(0)))+89276, uint32(i32(0)))
-				store32(mem, uint64(uint32(i32(0)))+89284, uint32(i32(0)))
+				store32(mem, uint64(uint32(i32(0)))+89132, uint32(i32(0)))
+				store32(mem, uint64(uint32(i32(0)))+89140, uint32(i32(0)))
 				return
 			}
-			t7 := int32(load32(mem, uint64(uint32(i32(0)))+89284))
+			t7 := int32(load32(mem, uint64(uint32(i32(0)))+89140))
 			if v2 == t7 {
-				store32(mem, uint64(uint32(i32(0)))+89284, uint32(v0))
-				t16 := int32(load32(mem, uint64(uint32(i32(0)))+89276))
+				store32(mem, uint64(uint32(i32(0)))+89140, uint32(v0))
+				t16 := int32(load32(mem, uint64(uint32(i32(0)))+89132))
 				v1 = t16 + v1
-				store32(mem, uint64(uint32(i32(0)))+89276, uint32(v1))
+				store32(mem, uint64(uint32(i32(0)))+89132, uint32(v1))
 				store32(mem, uint64(uint32(v0))+4, uint32(v1|i32(1)))
 				store32(mem, uint64(uint32(v0+v1)), uint32(v1))
 				return
@@ -17645,11 +17677,11 @@ l0:
 			v1 = v3 + v1
 			store32(mem, uint64(uint32(t9))+4, uint32(v1|i32(1)))
 			store32(mem, uint64(uint32(v0+v1)), uint32(v1))
-			t10 := int32(load32(mem, uint64(uint32(i32(0)))+89284))
+			t10 := int32(load32(mem, uint64(uint32(i32(0)))+89140))
 			if v0 != t10 {
 				goto l6
 			}
-			store32(mem, uint64(uint32(i32(0)))+89276, uint32(v1))
+			store32(mem, uint64(uint32(i32(0)))+89132, uint32(v1))
 			return
 		}
 	l3:
@@ -17660,22 +17692,22 @@ l0:
 		if uint32(v1) < uint32(i32(256)) {
 			{
 				{
-					t11 := int32(load32(mem, uint64(uint32(i32(0)))+89268))
+					t11 := int32(load32(mem, uint64(uint32(i32(0)))+89124))
 					v2 = t11
 					t12 := v2
 					v3 = i32_shl(i32(1), int32(uint32(v1)>>3))
 					if t12&v3 != 0 {
 						goto l10
 					}
-					store32(mem, uint64(uint32(i32(0)))+89268, uint32(v2|v3))
-					v1 = v1&i32(248) + i32(89004)
+					store32(mem, uint64(uint32(i32(0)))+89124, uint32(v2|v3))
+					v1 = v1&i32(248) + i32(88860)
 					v2 = v1
 					goto l11
 				}
 			l10:
 				v1 = v1 & i32(248)
-				v2 = v1 + i32(89004)
-				t13 := int32(load32(mem, uint64(uint32(v1+i32(89012)))))
+				v2 = v1 + i32(88860)
+				t13 := int32(load32(mem, uint64(uint32(v1+i32(88868)))))
 				v1 = t13
 			}
 		l11:
@@ -17698,9 +17730,9 @@ l0:
 l9:
 	store64(mem, uint64(uint32(v0))+16, uint64(i64(0)))
 	store32(mem, uint64(uint32(v0))+28, uint32(v2))
-	v3 = v2<<2 + i32(88860)
+	v3 = v2<<2 + i32(88716)
 	{
-		t18 := int32(load32(mem, uint64(uint32(i32(0)))+89272))
+		t18 := int32(load32(mem, uint64(uint32(i32(0)))+89128))
 		v4 = i32_shl(i32(1), v2)
 		if t18&v4 != 0 {
 			{
@@ -17755,8 +17787,8 @@ l9:
 		store32(mem, uint64(uint32(v0))+24, uint32(v3))
 		store32(mem, uint64(uint32(v0))+12, uint32(v0))
 		store32(mem, uint64(uint32(v0))+8, uint32(v0))
-		t19 := int32(load32(mem, uint64(uint32(i32(0)))+89272))
-		store32(mem, uint64(uint32(i32(0)))+89272, uint32(t19|v4))
+		t19 := int32(load32(mem, uint64(uint32(i32(0)))+89128))
+		store32(mem, uint64(uint32(i32(0)))+89128, uint32(t19|v4))
 		return
 	}
 }
@@ -17854,7 +17886,7 @@ l1:
 	store32(mem, uint64(uint32(v0)), uint32(v1))
 }
 func (m *Module) fn157(v0, v1 int32) {
-	m.fn230(v1, v0)
+	m.fn229(v1, v0)
 	panic("unreachable")
 }
 func (m *Module) fn158(v0, v1 int32) {
@@ -17885,12 +17917,12 @@ func (m *Module) fn158(v0, v1 int32) {
 		l1:
 			{
 				{
-					t3 := int32(mem[uint64(uint32(v6))+72074])
+					t3 := int32(mem[uint64(uint32(v6))+71978])
 					switch t3 + i32(-2) {
 					default:
 						goto l6
 					case 0:
-						p4 := i32(67555)
+						p4 := i32(67457)
 						if uint32(v5) < uint32(v2) {
 							p4 = v3 + v5
 						}
@@ -17901,7 +17933,7 @@ func (m *Module) fn158(v0, v1 int32) {
 						v4 = v4 + i32(2)
 						goto l2
 					case 1:
-						p6 := i32(67555)
+						p6 := i32(67457)
 						if uint32(v5) < uint32(v2) {
 							p6 = v3 + v5
 						}
@@ -17934,7 +17966,7 @@ func (m *Module) fn158(v0, v1 int32) {
 							goto l13
 						}
 					case 2:
-						p8 := i32(67555)
+						p8 := i32(67457)
 						if uint32(v5) < uint32(v2) {
 							p8 = v3 + v5
 						}
@@ -17966,7 +17998,7 @@ func (m *Module) fn158(v0, v1 int32) {
 			l15:
 				t10 := v3
 				v5 = v4 + i32(2)
-				p11 := i32(67555)
+				p11 := i32(67457)
 				if uint32(v5) < uint32(v2) {
 					p11 = t10 + v5
 				}
@@ -17976,7 +18008,7 @@ func (m *Module) fn158(v0, v1 int32) {
 				}
 				t13 := v3
 				v5 = v4 + i32(3)
-				p14 := i32(67555)
+				p14 := i32(67457)
 				if uint32(v5) < uint32(v2) {
 					p14 = t13 + v5
 				}
@@ -17990,7 +18022,7 @@ func (m *Module) fn158(v0, v1 int32) {
 		l13:
 			t16 := v3
 			v5 = v4 + i32(2)
-			p17 := i32(67555)
+			p17 := i32(67457)
 			if uint32(v5) < uint32(v2) {
 				p17 = t16 + v5
 			}
@@ -18022,7 +18054,7 @@ func (m *Module) fn159(v0, v1 int32) int32 {
 	t0 := int32(load32(mem, uint64(uint32(v1))))
 	t1 := int32(load32(mem, uint64(uint32(v1))+4))
 	t2 := int32(load32(mem, uint64(uint32(t1))+12))
-	t3 := m.t0[uint(t2)].(func(int32, int32, int32) int32)(t0, i32(74648), i32(5))
+	t3 := m.t0[uint(t2)].(func(int32, int32, int32) int32)(t0, i32(74552), i32(5))
 	return t3
 }
 func (m *Module) fn160(v0 int32) {
@@ -18046,14 +18078,14 @@ func (m *Module) fn160(v0 int32) {
 			p4 = i32(4)
 		}
 		if uint32(t3) < uint32(p4+v1) {
-			m.fn27(i32(88368), i32(46), i32(88416))
+			m.fn27(i32(88272), i32(46), i32(88320))
 			panic("unreachable")
 		}
 		if v0 == 0 {
 			goto l2
 		}
 		if uint32(v3) > uint32(v1+i32(39)) {
-			m.fn27(i32(88432), i32(46), i32(88480))
+			m.fn27(i32(88336), i32(46), i32(88384))
 			panic("unreachable")
 		}
 	l2:
@@ -18162,7 +18194,7 @@ l6:
 	return i32(0)
 }
 func (m *Module) fn163(v0, v1, v2 int32) int32 {
-	t0 := m.fn24(v0, i32(70852), v1, v2)
+	t0 := m.fn24(v0, i32(70756), v1, v2)
 	return t0
 }
 func (m *Module) fn164(v0, v1 int32) {
@@ -18172,21 +18204,21 @@ func (m *Module) fn164(v0, v1 int32) {
 	v2 = t0 - i32(64)
 	m.g0 = v2
 	mem := m.memory
-	store32(mem, uint64(uint32(v2))+4, uint32(i32(88240)))
+	store32(mem, uint64(uint32(v2))+4, uint32(i32(88144)))
 	store32(mem, uint64(uint32(v2)), uint32(v0))
-	store32(mem, uint64(uint32(v2))+12, uint32(i32(88240)))
+	store32(mem, uint64(uint32(v2))+12, uint32(i32(88144)))
 	store32(mem, uint64(uint32(v2))+8, uint32(v1))
 	store32(mem, uint64(uint32(v2))+20, uint32(i32(2)))
-	store32(mem, uint64(uint32(v2))+16, uint32(i32(71872)))
+	store32(mem, uint64(uint32(v2))+16, uint32(i32(71776)))
 	store32(mem, uint64(uint32(v2))+28, uint32(i32(65)))
-	store32(mem, uint64(uint32(v2))+24, uint32(i32(74376)))
+	store32(mem, uint64(uint32(v2))+24, uint32(i32(74280)))
 	t1 := v2
 	v3 = int64(uint32(i32(4))) << 32
 	store64(mem, uint64(uint32(t1))+56, uint64(v3|int64(uint32(v2+i32(8)))))
 	store64(mem, uint64(uint32(v2))+48, uint64(v3|int64(uint32(v2))))
 	store64(mem, uint64(uint32(v2))+40, uint64(int64(uint32(i32(10)))<<32|int64(uint32(v2+i32(24)))))
 	store64(mem, uint64(uint32(v2))+32, uint64(int64(uint32(i32(3)))<<32|int64(uint32(v2+i32(16)))))
-	m.fn48(i32(66149), v2+i32(32), i32(74408))
+	m.fn48(i32(66149), v2+i32(32), i32(74312))
 	panic("unreachable")
 }
 func (m *Module) fn165(v0, v1 int32) int32 {
@@ -18224,7 +18256,7 @@ func (m *Module) fn168(v0 int32) {
 	v2 = t1
 	store32(mem, uint64(uint32(v1))+12, uint32(v0))
 	store64(mem, uint64(uint32(v1))+4, uint64(v2))
-	m.fn214(v1 + i32(4))
+	m.fn213(v1 + i32(4))
 	panic("unreachable")
 }
 func (m *Module) fn169(v0, v1, v2 int32) int32 {
@@ -18375,7 +18407,7 @@ l15:
 				goto l17
 			}
 			t15 := int32(load32(mem, uint64(uint32(v3))+12))
-			t16 := m.t0[uint(t15)].(func(int32, int32, int32) int32)(v4, i32(73990), i32(4))
+			t16 := m.t0[uint(t15)].(func(int32, int32, int32) int32)(v4, i32(73894), i32(4))
 			mem = m.memory
 			if t16 != 0 {
 				goto l18
@@ -18426,7 +18458,7 @@ func (m *Module) fn170(v0, v1 int32) int32 {
 			goto l0
 		}
 		t4 := int32(load32(mem, uint64(uint32(v2))+12))
-		t5 := m.t0[uint(t4)].(func(int32, int32, int32) int32)(v3, i32(73990), i32(4))
+		t5 := m.t0[uint(t4)].(func(int32, int32, int32) int32)(v3, i32(73894), i32(4))
 		mem = m.memory
 		if t5 == 0 {
 			goto l0
@@ -18445,7 +18477,7 @@ l0:
 	return t9
 }
 func (m *Module) fn171(v0, v1, v2 int32) int32 {
-	t0 := m.fn24(v0, i32(71800), v1, v2)
+	t0 := m.fn24(v0, i32(71704), v1, v2)
 	return t0
 }
 func (m *Module) fn172(v0, v1, v2, v3, v4, v5 int32) int32 {
@@ -18690,15 +18722,15 @@ func (m *Module) fn174(v0, v1, v2 int32) {
 				}
 				mem[uint64(uint32(v3))+14] = byte(i32(0))
 				store16(mem, uint64(uint32(v3))+12, uint16(i32(0)))
-				t2 := int32(mem[uint64(uint32(int32(uint32(v1)>>20)))+71763])
+				t2 := int32(mem[uint64(uint32(int32(uint32(v1)>>20)))+71667])
 				mem[uint64(uint32(v3))+15] = byte(t2)
-				t3 := int32(mem[uint64(uint32(int32(uint32(v1)>>4)&i32(15)))+71763])
+				t3 := int32(mem[uint64(uint32(int32(uint32(v1)>>4)&i32(15)))+71667])
 				mem[uint64(uint32(v3))+19] = byte(t3)
-				t4 := int32(mem[uint64(uint32(int32(uint32(v1)>>8)&i32(15)))+71763])
+				t4 := int32(mem[uint64(uint32(int32(uint32(v1)>>8)&i32(15)))+71667])
 				mem[uint64(uint32(v3))+18] = byte(t4)
-				t5 := int32(mem[uint64(uint32(int32(uint32(v1)>>12)&i32(15)))+71763])
+				t5 := int32(mem[uint64(uint32(int32(uint32(v1)>>12)&i32(15)))+71667])
 				mem[uint64(uint32(v3))+17] = byte(t5)
-				t6 := int32(mem[uint64(uint32(int32(uint32(v1)>>16)&i32(15)))+71763])
+				t6 := int32(mem[uint64(uint32(int32(uint32(v1)>>16)&i32(15)))+71667])
 				mem[uint64(uint32(v3))+16] = byte(t6)
 				t7 := v3 + i32(12)
 				v2 = int32(uint32(int32(bits.LeadingZeros32(uint32(v1|i32(1))))) >> 2)
@@ -18711,7 +18743,7 @@ func (m *Module) fn174(v0, v1, v2 int32) {
 				t9 := int64(load64(mem, uint64(uint32(v3))+12))
 				store64(mem, uint64(uint32(v0)), uint64(t9))
 				mem[uint64(uint32(v3))+21] = byte(i32(125))
-				t10 := int32(mem[uint64(uint32(v1&i32(15)))+71763])
+				t10 := int32(mem[uint64(uint32(v1&i32(15)))+71667])
 				mem[uint64(uint32(v3))+20] = byte(t10)
 				t11 := int32(load16(mem, uint64(uint32(v3))+20))
 				store16(mem, uint64(uint32(v0))+8, uint16(t11))
@@ -18760,12 +18792,12 @@ func (m *Module) fn174(v0, v1, v2 int32) {
 		l21:
 			{
 				v7 = v2 + i32(2)
-				t12 := int32(mem[uint64(uint32(v2))+73173])
+				t12 := int32(mem[uint64(uint32(v2))+73077])
 				t13 := v5
 				v4 = t12
 				v8 = t13 + v4
 				{
-					t14 := int32(mem[uint64(uint32(v2))+73172])
+					t14 := int32(mem[uint64(uint32(v2))+73076])
 					v2 = t14
 					if v2 == v6 {
 						if uint32(v8) < uint32(v5) {
@@ -18777,10 +18809,10 @@ func (m *Module) fn174(v0, v1, v2 int32) {
 						if v4 == 0 {
 							goto l23
 						}
-						v2 = v5 + i32(73248)
+						v2 = v5 + i32(73152)
 						goto l25
 					l22:
-						m.fn19(v5, v8, i32(284), i32(73824))
+						m.fn19(v5, v8, i32(284), i32(73728))
 						mem = m.memory
 						panic("unreachable")
 					l25:
@@ -18822,12 +18854,12 @@ func (m *Module) fn174(v0, v1, v2 int32) {
 		l28:
 			{
 				v7 = v2 + i32(2)
-				t16 := int32(mem[uint64(uint32(v2))+72365])
+				t16 := int32(mem[uint64(uint32(v2))+72269])
 				t17 := v5
 				v4 = t16
 				v8 = t17 + v4
 				{
-					t18 := int32(mem[uint64(uint32(v2))+72364])
+					t18 := int32(mem[uint64(uint32(v2))+72268])
 					v2 = t18
 					if v2 == v6 {
 						goto l26
@@ -18852,10 +18884,10 @@ func (m *Module) fn174(v0, v1, v2 int32) {
 				if v4 == 0 {
 					goto l30
 				}
-				v2 = v5 + i32(72456)
+				v2 = v5 + i32(72360)
 				goto l32
 			l29:
-				m.fn19(v5, v8, i32(212), i32(73824))
+				m.fn19(v5, v8, i32(212), i32(73728))
 				mem = m.memory
 				panic("unreachable")
 			l32:
@@ -18884,15 +18916,15 @@ func (m *Module) fn174(v0, v1, v2 int32) {
 		l37:
 			v7 = v2 + i32(1)
 			{
-				t20 := int32(int8(mem[uint64(uint32(v2))+72668]))
+				t20 := int32(int8(mem[uint64(uint32(v2))+72572]))
 				v8 = t20
 				if v8 < i32(0) {
 					if v7 == i32(504) {
-						m.fn176(i32(73840))
+						m.fn176(i32(73744))
 						mem = m.memory
 						panic("unreachable")
 					}
-					t21 := int32(mem[uint64(uint32(v2+i32(72669)))])
+					t21 := int32(mem[uint64(uint32(v2+i32(72573)))])
 					v8 = v8&i32(127)<<8 | t21
 					v2 = v2 + i32(2)
 					goto l34
@@ -18947,15 +18979,15 @@ func (m *Module) fn174(v0, v1, v2 int32) {
 	l41:
 		v7 = v2 + i32(1)
 		{
-			t22 := int32(int8(mem[uint64(uint32(v2))+73532]))
+			t22 := int32(int8(mem[uint64(uint32(v2))+73436]))
 			v8 = t22
 			if v8 < i32(0) {
 				if v7 == i32(292) {
-					m.fn176(i32(73840))
+					m.fn176(i32(73744))
 					mem = m.memory
 					panic("unreachable")
 				}
-				t23 := int32(mem[uint64(uint32(v2+i32(73533)))])
+				t23 := int32(mem[uint64(uint32(v2+i32(73437)))])
 				v8 = v8&i32(127)<<8 | t23
 				v2 = v2 + i32(2)
 				goto l39
@@ -18984,15 +19016,15 @@ func (m *Module) fn174(v0, v1, v2 int32) {
 	l11:
 		mem[uint64(uint32(v3))+24] = byte(i32(0))
 		store16(mem, uint64(uint32(v3))+22, uint16(i32(0)))
-		t24 := int32(mem[uint64(uint32(int32(uint32(v1)>>20)))+71763])
+		t24 := int32(mem[uint64(uint32(int32(uint32(v1)>>20)))+71667])
 		mem[uint64(uint32(v3))+25] = byte(t24)
-		t25 := int32(mem[uint64(uint32(int32(uint32(v1)>>4)&i32(15)))+71763])
+		t25 := int32(mem[uint64(uint32(int32(uint32(v1)>>4)&i32(15)))+71667])
 		mem[uint64(uint32(v3))+29] = byte(t25)
-		t26 := int32(mem[uint64(uint32(int32(uint32(v1)>>8)&i32(15)))+71763])
+		t26 := int32(mem[uint64(uint32(int32(uint32(v1)>>8)&i32(15)))+71667])
 		mem[uint64(uint32(v3))+28] = byte(t26)
-		t27 := int32(mem[uint64(uint32(int32(uint32(v1)>>12)&i32(15)))+71763])
+		t27 := int32(mem[uint64(uint32(int32(uint32(v1)>>12)&i32(15)))+71667])
 		mem[uint64(uint32(v3))+27] = byte(t27)
-		t28 := int32(mem[uint64(uint32(int32(uint32(v1)>>16)&i32(15)))+71763])
+		t28 := int32(mem[uint64(uint32(int32(uint32(v1)>>16)&i32(15)))+71667])
 		mem[uint64(uint32(v3))+26] = byte(t28)
 		t29 := v3 + i32(22)
 		v2 = int32(uint32(int32(bits.LeadingZeros32(uint32(v1|i32(1))))) >> 2)
@@ -19005,7 +19037,7 @@ func (m *Module) fn174(v0, v1, v2 int32) {
 		t31 := int64(load64(mem, uint64(uint32(v3))+22))
 		store64(mem, uint64(uint32(v0)), uint64(t31))
 		mem[uint64(uint32(v3))+31] = byte(i32(125))
-		t32 := int32(mem[uint64(uint32(v1&i32(15)))+71763])
+		t32 := int32(mem[uint64(uint32(v1&i32(15)))+71667])
 		mem[uint64(uint32(v3))+30] = byte(t32)
 		t33 := int32(load16(mem, uint64(uint32(v3))+30))
 		store16(mem, uint64(uint32(v0))+8, uint16(t33))
@@ -19028,7 +19060,7 @@ func (m *Module) fn175(v0 int32) int32 {
 	t1 := v2
 	v2 = v2 | i32(8)
 	mem := m.memory
-	t2 := int32(load32(mem, uint64(uint32(v2<<2))+73856))
+	t2 := int32(load32(mem, uint64(uint32(v2<<2))+73760))
 	t3 := v2
 	t4 := t2 << 11
 	v2 = v0 << 11
@@ -19039,7 +19071,7 @@ func (m *Module) fn175(v0 int32) int32 {
 	v3 = p5
 	t6 := v3
 	v3 = v3 | i32(4)
-	t7 := int32(load32(mem, uint64(uint32(v3<<2))+73856))
+	t7 := int32(load32(mem, uint64(uint32(v3<<2))+73760))
 	p8 := v3
 	if uint32(t7<<11) > uint32(v2) {
 		p8 = t6
@@ -19047,7 +19079,7 @@ func (m *Module) fn175(v0 int32) int32 {
 	v3 = p8
 	t9 := v3
 	v3 = v3 | i32(2)
-	t10 := int32(load32(mem, uint64(uint32(v3<<2))+73856))
+	t10 := int32(load32(mem, uint64(uint32(v3<<2))+73760))
 	p11 := v3
 	if uint32(t10<<11) > uint32(v2) {
 		p11 = t9
@@ -19055,7 +19087,7 @@ func (m *Module) fn175(v0 int32) int32 {
 	v3 = p11
 	t12 := v3
 	v3 = v3 + i32(1)
-	t13 := int32(load32(mem, uint64(uint32(v3<<2))+73856))
+	t13 := int32(load32(mem, uint64(uint32(v3<<2))+73760))
 	p14 := v3
 	if uint32(t13<<11) > uint32(v2) {
 		p14 = t12
@@ -19063,13 +19095,13 @@ func (m *Module) fn175(v0 int32) int32 {
 	v3 = p14
 	t15 := v3
 	v3 = v3 + i32(1)
-	t16 := int32(load32(mem, uint64(uint32(v3<<2))+73856))
+	t16 := int32(load32(mem, uint64(uint32(v3<<2))+73760))
 	p17 := v3
 	if uint32(t16<<11) > uint32(v2) {
 		p17 = t15
 	}
 	v3 = p17
-	t18 := int32(load32(mem, uint64(uint32(v3<<2))+73856))
+	t18 := int32(load32(mem, uint64(uint32(v3<<2))+73760))
 	v4 = t18 << 11
 	var p19 int32
 	if v4 == v2 {
@@ -19081,8 +19113,8 @@ func (m *Module) fn175(v0 int32) int32 {
 	}
 	v3 = p19 + p20 + v3
 	v2 = v3 << 2
-	v5 = v2 + i32(73856)
-	t21 := int32(load32(mem, uint64(uint32(v2))+73856))
+	v5 = v2 + i32(73760)
+	t21 := int32(load32(mem, uint64(uint32(v2))+73760))
 	v2 = int32(uint32(t21) >> 21)
 	v4 = i32(767)
 	{
@@ -19109,7 +19141,7 @@ l1:
 	v0 = i32(0)
 l3:
 	{
-		t24 := int32(mem[uint64(uint32(v2+i32(70996)))])
+		t24 := int32(mem[uint64(uint32(v2+i32(70900)))])
 		v0 = v0 + t24
 		if uint32(v0) > uint32(v3) {
 			goto l2
@@ -19124,7 +19156,7 @@ l2:
 	return v2 & i32(1)
 }
 func (m *Module) fn176(v0 int32) {
-	m.fn27(i32(71829), i32(43), v0)
+	m.fn27(i32(71733), i32(43), v0)
 	panic("unreachable")
 }
 func (m *Module) fn177(v0, v1, v2 int32) {
@@ -19167,9 +19199,9 @@ func (m *Module) fn178(v0, v1, v2, v3, v4 int32) int32 {
 			v6 = i32(1)
 			t5 := int32(load32(mem, uint64(uint32(v8))))
 			v7 = v7 & i32(1)
-			p6 := i32(71779)
+			p6 := i32(71683)
 			if v7 != 0 {
-				p6 = i32(71782)
+				p6 = i32(71686)
 			}
 			p7 := i32(3)
 			if v7 != 0 {
@@ -19193,7 +19225,7 @@ func (m *Module) fn178(v0, v1, v2, v3, v4 int32) int32 {
 			t15 := int32(load32(mem, uint64(uint32(v8))))
 			t16 := int32(load32(mem, uint64(uint32(v8))+4))
 			t17 := int32(load32(mem, uint64(uint32(t16))+12))
-			t18 := m.t0[uint(t17)].(func(int32, int32, int32) int32)(t15, i32(71784), i32(2))
+			t18 := m.t0[uint(t17)].(func(int32, int32, int32) int32)(t15, i32(71688), i32(2))
 			mem = m.memory
 			if t18 != 0 {
 				goto l0
@@ -19212,7 +19244,7 @@ func (m *Module) fn178(v0, v1, v2, v3, v4 int32) int32 {
 			t20 := int32(load32(mem, uint64(uint32(v8))))
 			t21 := int32(load32(mem, uint64(uint32(v8))+4))
 			t22 := int32(load32(mem, uint64(uint32(t21))+12))
-			t23 := m.t0[uint(t22)].(func(int32, int32, int32) int32)(t20, i32(71786), i32(3))
+			t23 := m.t0[uint(t22)].(func(int32, int32, int32) int32)(t20, i32(71690), i32(3))
 			mem = m.memory
 			if t23 != 0 {
 				goto l0
@@ -19221,7 +19253,7 @@ func (m *Module) fn178(v0, v1, v2, v3, v4 int32) int32 {
 	l2:
 		v6 = i32(1)
 		mem[uint64(uint32(v5))+15] = byte(i32(1))
-		store32(mem, uint64(uint32(v5))+20, uint32(i32(71800)))
+		store32(mem, uint64(uint32(v5))+20, uint32(i32(71704)))
 		t24 := int64(load64(mem, uint64(uint32(v8))))
 		store64(mem, uint64(uint32(v5)), uint64(t24))
 		t25 := int64(load64(mem, uint64(uint32(v8))+8))
@@ -19233,7 +19265,7 @@ func (m *Module) fn178(v0, v1, v2, v3, v4 int32) int32 {
 		if t26 != 0 {
 			goto l0
 		}
-		t27 := m.fn169(v5, i32(71784), i32(2))
+		t27 := m.fn169(v5, i32(71688), i32(2))
 		mem = m.memory
 		if t27 != 0 {
 			goto l0
@@ -19251,7 +19283,7 @@ func (m *Module) fn178(v0, v1, v2, v3, v4 int32) int32 {
 		t29 := int32(load32(mem, uint64(uint32(v5))+16))
 		t30 := int32(load32(mem, uint64(uint32(v5))+20))
 		t31 := int32(load32(mem, uint64(uint32(t30))+12))
-		t32 := m.t0[uint(t31)].(func(int32, int32, int32) int32)(t29, i32(71789), i32(2))
+		t32 := m.t0[uint(t31)].(func(int32, int32, int32) int32)(t29, i32(71693), i32(2))
 		mem = m.memory
 		v6 = t32
 	}
@@ -19332,7 +19364,7 @@ func (m *Module) fn180(v0, v1, v2, v3, v4 int32) {
 		v7 = p6
 		p7 := i32(1)
 		if v6 != 0 {
-			p7 = i32(71824)
+			p7 = i32(71728)
 		}
 		v6 = p7
 	}
@@ -19662,7 +19694,7 @@ func (m *Module) fn181(v0, v1 int32) int32 {
 					v3 = i32(9)
 				l4:
 					{
-						t4 := int32(mem[uint64(uint32(v4&i32(15)))+71763])
+						t4 := int32(mem[uint64(uint32(v4&i32(15)))+71667])
 						mem[uint64(uint32(v2+i32(8)+v3+i32(-2)))] = byte(t4)
 						v3 = v3 + i32(-1)
 						v4 = int32(uint32(v4) >> 4)
@@ -19671,7 +19703,7 @@ func (m *Module) fn181(v0, v1 int32) int32 {
 						}
 					}
 					v4 = i32(1)
-					t5 := m.fn172(v1, i32(1), i32(73994), i32(2), v2+i32(8)+v3+i32(-1), i32(9)-v3)
+					t5 := m.fn172(v1, i32(1), i32(73898), i32(2), v2+i32(8)+v3+i32(-1), i32(9)-v3)
 					mem = m.memory
 					if t5 == 0 {
 						goto l2
@@ -19695,7 +19727,7 @@ func (m *Module) fn181(v0, v1 int32) int32 {
 			v3 = i32(9)
 		l5:
 			{
-				t7 := int32(mem[uint64(uint32(v4&i32(15)))+73996])
+				t7 := int32(mem[uint64(uint32(v4&i32(15)))+73900])
 				mem[uint64(uint32(v2+i32(8)+v3+i32(-2)))] = byte(t7)
 				v3 = v3 + i32(-1)
 				v4 = int32(uint32(v4) >> 4)
@@ -19704,7 +19736,7 @@ func (m *Module) fn181(v0, v1 int32) int32 {
 				}
 			}
 			v4 = i32(1)
-			t8 := m.fn172(v1, i32(1), i32(73994), i32(2), v2+i32(8)+v3+i32(-1), i32(9)-v3)
+			t8 := m.fn172(v1, i32(1), i32(73898), i32(2), v2+i32(8)+v3+i32(-1), i32(9)-v3)
 			mem = m.memory
 			if t8 != 0 {
 				goto l3
@@ -19715,7 +19747,7 @@ func (m *Module) fn181(v0, v1 int32) int32 {
 			t9 := int32(load32(mem, uint64(uint32(v1))))
 			t10 := int32(load32(mem, uint64(uint32(v1))+4))
 			t11 := int32(load32(mem, uint64(uint32(t10))+12))
-			t12 := m.t0[uint(t11)].(func(int32, int32, int32) int32)(t9, i32(73988), i32(2))
+			t12 := m.t0[uint(t11)].(func(int32, int32, int32) int32)(t9, i32(73892), i32(2))
 			mem = m.memory
 			if t12 == 0 {
 				goto l6
@@ -19734,7 +19766,7 @@ func (m *Module) fn181(v0, v1 int32) int32 {
 				v3 = i32(9)
 			l9:
 				{
-					t16 := int32(mem[uint64(uint32(v4&i32(15)))+71763])
+					t16 := int32(mem[uint64(uint32(v4&i32(15)))+71667])
 					mem[uint64(uint32(v2+i32(8)+v3+i32(-2)))] = byte(t16)
 					v3 = v3 + i32(-1)
 					v4 = int32(uint32(v4) >> 4)
@@ -19742,7 +19774,7 @@ func (m *Module) fn181(v0, v1 int32) int32 {
 						goto l9
 					}
 				}
-				t17 := m.fn172(v1, i32(1), i32(73994), i32(2), v2+i32(8)+v3+i32(-1), i32(9)-v3)
+				t17 := m.fn172(v1, i32(1), i32(73898), i32(2), v2+i32(8)+v3+i32(-1), i32(9)-v3)
 				mem = m.memory
 				v4 = t17
 				goto l3
@@ -19761,7 +19793,7 @@ func (m *Module) fn181(v0, v1 int32) int32 {
 		v3 = i32(9)
 	l10:
 		{
-			t19 := int32(mem[uint64(uint32(v4&i32(15)))+73996])
+			t19 := int32(mem[uint64(uint32(v4&i32(15)))+73900])
 			mem[uint64(uint32(v2+i32(8)+v3+i32(-2)))] = byte(t19)
 			v3 = v3 + i32(-1)
 			v4 = int32(uint32(v4) >> 4)
@@ -19769,7 +19801,7 @@ func (m *Module) fn181(v0, v1 int32) int32 {
 				goto l10
 			}
 		}
-		t20 := m.fn172(v1, i32(1), i32(73994), i32(2), v2+i32(8)+v3+i32(-1), i32(9)-v3)
+		t20 := m.fn172(v1, i32(1), i32(73898), i32(2), v2+i32(8)+v3+i32(-1), i32(9)-v3)
 		v4 = t20
 	}
 l3:
@@ -19847,7 +19879,7 @@ func (m *Module) fn183(v0, v1, v2, v3 int32) {
 		v7 = (v3 - v6) & i32(7)
 		v4 = t1 - v7
 		if uint32(v3) < uint32(v7) {
-			m.fn19(v4, v3, v3, i32(72348))
+			m.fn19(v4, v3, v3, i32(72252))
 			mem = m.memory
 			panic("unreachable")
 		}
@@ -19880,7 +19912,7 @@ l3:
 			}
 		l5:
 			if uint32(v6) > uint32(v3) {
-				m.fn19(i32(0), v6, v3, i32(72332))
+				m.fn19(i32(0), v6, v3, i32(72236))
 				mem = m.memory
 				panic("unreachable")
 			}
@@ -19928,7 +19960,7 @@ func (m *Module) fn184(v0, v1 int32) {
 	v3 = int64(uint32(i32(1))) << 32
 	store64(mem, uint64(uint32(t1))+24, uint64(v3|int64(uint32(v2+i32(12)))))
 	store64(mem, uint64(uint32(v2))+16, uint64(v3|int64(uint32(v2+i32(8)))))
-	m.fn48(i32(67461), v2+i32(16), i32(87720))
+	m.fn48(i32(67363), v2+i32(16), i32(87624))
 	panic("unreachable")
 }
 func (m *Module) fn185(v0, v1 int32) int32 {
@@ -19961,9 +19993,9 @@ func (m *Module) fn185(v0, v1 int32) int32 {
 			v7 = int32(t5 - v6*i64(10000))
 			t6 := int32(uint32(v7&i32(0xffff)) / uint32(i32(100)))
 			v8 = t6
-			t7 := int32(load16(mem, uint64(uint32(v8<<1))+71874))
+			t7 := int32(load16(mem, uint64(uint32(v8<<1))+71778))
 			store16(mem, uint64(uint32(t3)), uint16(t7))
-			t8 := int32(load16(mem, uint64(uint32((v7-v8*i32(100))&i32(0xffff)<<1))+71874))
+			t8 := int32(load16(mem, uint64(uint32((v7-v8*i32(100))&i32(0xffff)<<1))+71778))
 			store16(mem, uint64(uint32(v0+i32(-2))), uint16(t8))
 			v3 = v3 + i32(-4)
 			if uint64(v5) > uint64(i64(9999999)) {
@@ -19983,7 +20015,7 @@ l0:
 		t11 := int32(uint32(v0&i32(0xffff)) / uint32(i32(100)))
 		t12 := v0
 		v0 = t11
-		t13 := int32(load16(mem, uint64(uint32((t12-v0*i32(100))&i32(0xffff)<<1))+71874))
+		t13 := int32(load16(mem, uint64(uint32((t12-v0*i32(100))&i32(0xffff)<<1))+71778))
 		store16(mem, uint64(uint32(t10)), uint16(t13))
 		v6 = int64(uint32(v0))
 	}
@@ -19998,7 +20030,7 @@ l2:
 	l3:
 		t14 := v2 + i32(12)
 		v3 = v3 + i32(-1)
-		t15 := int32(mem[uint64(uint32(int32(v6)<<1))+71875])
+		t15 := int32(mem[uint64(uint32(int32(v6)<<1))+71779])
 		mem[uint64(uint32(t14+v3))] = byte(t15)
 	}
 l4:
@@ -20022,15 +20054,15 @@ func (m *Module) fn186(v0, v1 int32) int32 {
 	t1 := int32(load32(mem, uint64(uint32(v1))))
 	t2 := int32(load32(mem, uint64(uint32(v1))+4))
 	t3 := int32(load32(mem, uint64(uint32(t2))+12))
-	t4 := m.t0[uint(t3)].(func(int32, int32, int32) int32)(t1, i32(74328), i32(9))
+	t4 := m.t0[uint(t3)].(func(int32, int32, int32) int32)(t1, i32(74232), i32(9))
 	mem = m.memory
 	v3 = t4
 	mem[uint64(uint32(v2))+13] = byte(i32(0))
 	mem[uint64(uint32(v2))+12] = byte(v3)
 	store32(mem, uint64(uint32(v2))+8, uint32(v1))
-	t5 := m.fn178(v2+i32(8), i32(74337), i32(11), v0, i32(13))
+	t5 := m.fn178(v2+i32(8), i32(74241), i32(11), v0, i32(13))
 	mem = m.memory
-	t6 := m.fn178(t5, i32(74348), i32(9), v2+i32(4), i32(14))
+	t6 := m.fn178(t5, i32(74252), i32(9), v2+i32(4), i32(14))
 	mem = m.memory
 	v4 = t6
 	t7 := int32(mem[uint64(uint32(v2))+13])
@@ -20056,7 +20088,7 @@ func (m *Module) fn186(v0, v1 int32) int32 {
 			t12 := int32(load32(mem, uint64(uint32(v1))))
 			t13 := int32(load32(mem, uint64(uint32(v1))+4))
 			t14 := int32(load32(mem, uint64(uint32(t13))+12))
-			t15 := m.t0[uint(t14)].(func(int32, int32, int32) int32)(t12, i32(71796), i32(2))
+			t15 := m.t0[uint(t14)].(func(int32, int32, int32) int32)(t12, i32(71700), i32(2))
 			mem = m.memory
 			v1 = t15
 			goto l0
@@ -20065,7 +20097,7 @@ func (m *Module) fn186(v0, v1 int32) int32 {
 		t16 := int32(load32(mem, uint64(uint32(v1))))
 		t17 := int32(load32(mem, uint64(uint32(v1))+4))
 		t18 := int32(load32(mem, uint64(uint32(t17))+12))
-		t19 := m.t0[uint(t18)].(func(int32, int32, int32) int32)(t16, i32(71794), i32(1))
+		t19 := m.t0[uint(t18)].(func(int32, int32, int32) int32)(t16, i32(71698), i32(1))
 		v1 = t19
 	}
 l0:
@@ -20088,7 +20120,7 @@ func (m *Module) fn187(v0, v1 int32) int32 {
 				v0 = i32(9)
 			l3:
 				{
-					t4 := int32(mem[uint64(uint32(v3&i32(15)))+71763])
+					t4 := int32(mem[uint64(uint32(v3&i32(15)))+71667])
 					mem[uint64(uint32(v2+i32(8)+v0+i32(-2)))] = byte(t4)
 					v0 = v0 + i32(-1)
 					v3 = int32(uint32(v3) >> 4)
@@ -20096,7 +20128,7 @@ func (m *Module) fn187(v0, v1 int32) int32 {
 						goto l3
 					}
 				}
-				t5 := m.fn172(v1, i32(1), i32(73994), i32(2), v2+i32(8)+v0+i32(-1), i32(9)-v0)
+				t5 := m.fn172(v1, i32(1), i32(73898), i32(2), v2+i32(8)+v0+i32(-1), i32(9)-v0)
 				mem = m.memory
 				v0 = t5
 				goto l2
@@ -20115,7 +20147,7 @@ func (m *Module) fn187(v0, v1 int32) int32 {
 		v0 = i32(9)
 	l4:
 		{
-			t7 := int32(mem[uint64(uint32(v3&i32(15)))+73996])
+			t7 := int32(mem[uint64(uint32(v3&i32(15)))+73900])
 			mem[uint64(uint32(v2+i32(8)+v0+i32(-2)))] = byte(t7)
 			v0 = v0 + i32(-1)
 			v3 = int32(uint32(v3) >> 4)
@@ -20123,7 +20155,7 @@ func (m *Module) fn187(v0, v1 int32) int32 {
 				goto l4
 			}
 		}
-		t8 := m.fn172(v1, i32(1), i32(73994), i32(2), v2+i32(8)+v0+i32(-1), i32(9)-v0)
+		t8 := m.fn172(v1, i32(1), i32(73898), i32(2), v2+i32(8)+v0+i32(-1), i32(9)-v0)
 		v0 = t8
 	}
 l2:
@@ -20152,7 +20184,7 @@ func (m *Module) fn188(v0, v1 int32) int32 {
 			v5 = t4
 			t6 := int32(load32(mem, uint64(uint32(v5))+12))
 			v6 = t6
-			t7 := m.t0[uint(v6)].(func(int32, int32, int32) int32)(t5, i32(74693), i32(4))
+			t7 := m.t0[uint(v6)].(func(int32, int32, int32) int32)(t5, i32(74597), i32(4))
 			mem = m.memory
 			if t7 != 0 {
 				goto l1
@@ -20165,7 +20197,7 @@ func (m *Module) fn188(v0, v1 int32) int32 {
 						goto l2
 					}
 					v3 = i32(1)
-					t9 := m.t0[uint(v6)].(func(int32, int32, int32) int32)(v4, i32(71791), i32(1))
+					t9 := m.t0[uint(v6)].(func(int32, int32, int32) int32)(v4, i32(71695), i32(1))
 					mem = m.memory
 					if t9 != 0 {
 						goto l1
@@ -20183,7 +20215,7 @@ func (m *Module) fn188(v0, v1 int32) int32 {
 					goto l3
 				}
 			l2:
-				t14 := m.t0[uint(v6)].(func(int32, int32, int32) int32)(v4, i32(71792), i32(2))
+				t14 := m.t0[uint(v6)].(func(int32, int32, int32) int32)(v4, i32(71696), i32(2))
 				mem = m.memory
 				if t14 != 0 {
 					goto l1
@@ -20192,7 +20224,7 @@ func (m *Module) fn188(v0, v1 int32) int32 {
 				mem[uint64(uint32(v2))+15] = byte(i32(1))
 				store32(mem, uint64(uint32(v2))+4, uint32(v5))
 				store32(mem, uint64(uint32(v2)), uint32(v4))
-				store32(mem, uint64(uint32(v2))+20, uint32(i32(71800)))
+				store32(mem, uint64(uint32(v2))+20, uint32(i32(71704)))
 				t15 := int64(load64(mem, uint64(uint32(v1))+8))
 				store64(mem, uint64(uint32(v2))+24, uint64(t15))
 				store32(mem, uint64(uint32(v2))+8, uint32(v2+i32(15)))
@@ -20205,14 +20237,14 @@ func (m *Module) fn188(v0, v1 int32) int32 {
 				t17 := int32(load32(mem, uint64(uint32(v2))+16))
 				t18 := int32(load32(mem, uint64(uint32(v2))+20))
 				t19 := int32(load32(mem, uint64(uint32(t18))+12))
-				t20 := m.t0[uint(t19)].(func(int32, int32, int32) int32)(t17, i32(71789), i32(2))
+				t20 := m.t0[uint(t19)].(func(int32, int32, int32) int32)(t17, i32(71693), i32(2))
 				mem = m.memory
 				if t20 != 0 {
 					goto l1
 				}
 			}
 		l3:
-			t21 := m.t0[uint(v6)].(func(int32, int32, int32) int32)(v4, i32(71795), i32(1))
+			t21 := m.t0[uint(v6)].(func(int32, int32, int32) int32)(v4, i32(71699), i32(1))
 			mem = m.memory
 			v3 = t21
 			goto l1
@@ -20221,7 +20253,7 @@ func (m *Module) fn188(v0, v1 int32) int32 {
 		t22 := int32(load32(mem, uint64(uint32(v1))))
 		t23 := int32(load32(mem, uint64(uint32(v1))+4))
 		t24 := int32(load32(mem, uint64(uint32(t23))+12))
-		t25 := m.t0[uint(t24)].(func(int32, int32, int32) int32)(t22, i32(74689), i32(4))
+		t25 := m.t0[uint(t24)].(func(int32, int32, int32) int32)(t22, i32(74593), i32(4))
 		v3 = t25
 	}
 l1:
@@ -20244,7 +20276,7 @@ func (m *Module) fn189(v0, v1 int32) int32 {
 				v0 = i32(3)
 			l6:
 				{
-					t11 := int32(mem[uint64(uint32(v3&i32(15)+i32(71763)))])
+					t11 := int32(mem[uint64(uint32(v3&i32(15)+i32(71667)))])
 					mem[uint64(uint32(v2+i32(9)+v0+i32(-2)))] = byte(t11)
 					v0 = v0 + i32(-1)
 					v3 = int32(uint32(v3)>>4) & i32(15)
@@ -20252,7 +20284,7 @@ func (m *Module) fn189(v0, v1 int32) int32 {
 						goto l6
 					}
 				}
-				t12 := m.fn172(v1, i32(1), i32(73994), i32(2), v2+i32(9)+v0+i32(-1), i32(3)-v0)
+				t12 := m.fn172(v1, i32(1), i32(73898), i32(2), v2+i32(9)+v0+i32(-1), i32(3)-v0)
 				mem = m.memory
 				v0 = t12
 				goto l5
@@ -20273,7 +20305,7 @@ func (m *Module) fn189(v0, v1 int32) int32 {
 				t4 := v2
 				t5 := v0
 				v4 = t3
-				t6 := int32(load16(mem, uint64(uint32((t5-v4*i32(100))&i32(255)<<1))+71874))
+				t6 := int32(load16(mem, uint64(uint32((t5-v4*i32(100))&i32(255)<<1))+71778))
 				store16(mem, uint64(uint32(t4))+12, uint16(t6))
 			}
 		l2:
@@ -20287,7 +20319,7 @@ func (m *Module) fn189(v0, v1 int32) int32 {
 			l3:
 				t7 := v2 + i32(11)
 				v3 = v3 + i32(-1)
-				t8 := int32(mem[uint64(uint32(v4<<1))+71875])
+				t8 := int32(mem[uint64(uint32(v4<<1))+71779])
 				mem[uint64(uint32(t7+v3))] = byte(t8)
 			}
 		l4:
@@ -20302,7 +20334,7 @@ func (m *Module) fn189(v0, v1 int32) int32 {
 		v0 = i32(3)
 	l7:
 		{
-			t14 := int32(mem[uint64(uint32(v3&i32(15)+i32(73996)))])
+			t14 := int32(mem[uint64(uint32(v3&i32(15)+i32(73900)))])
 			mem[uint64(uint32(v2+i32(14)+v0+i32(-2)))] = byte(t14)
 			v0 = v0 + i32(-1)
 			v3 = int32(uint32(v3)>>4) & i32(15)
@@ -20310,7 +20342,7 @@ func (m *Module) fn189(v0, v1 int32) int32 {
 				goto l7
 			}
 		}
-		t15 := m.fn172(v1, i32(1), i32(73994), i32(2), v2+i32(14)+v0+i32(-1), i32(3)-v0)
+		t15 := m.fn172(v1, i32(1), i32(73898), i32(2), v2+i32(14)+v0+i32(-1), i32(3)-v0)
 		v0 = t15
 	}
 l5:
@@ -20325,12 +20357,12 @@ func (m *Module) fn190(v0, v1 int32) int32 {
 	v2 = t0 - i32(96)
 	m.g0 = v2
 	mem := m.memory
-	store32(mem, uint64(uint32(v2))+56, uint32(i32(74544)))
-	store32(mem, uint64(uint32(v2))+48, uint32(i32(74528)))
-	store32(mem, uint64(uint32(v2))+40, uint32(i32(74528)))
-	store32(mem, uint64(uint32(v2))+32, uint32(i32(74512)))
-	store32(mem, uint64(uint32(v2))+24, uint32(i32(74496)))
-	store32(mem, uint64(uint32(v2))+16, uint32(i32(74480)))
+	store32(mem, uint64(uint32(v2))+56, uint32(i32(74448)))
+	store32(mem, uint64(uint32(v2))+48, uint32(i32(74432)))
+	store32(mem, uint64(uint32(v2))+40, uint32(i32(74432)))
+	store32(mem, uint64(uint32(v2))+32, uint32(i32(74416)))
+	store32(mem, uint64(uint32(v2))+24, uint32(i32(74400)))
+	store32(mem, uint64(uint32(v2))+16, uint32(i32(74384)))
 	store32(mem, uint64(uint32(v2))+20, uint32(v0))
 	store32(mem, uint64(uint32(v2))+44, uint32(v0+i32(12)))
 	store32(mem, uint64(uint32(v2))+36, uint32(v0+i32(8)))
@@ -20345,7 +20377,7 @@ func (m *Module) fn190(v0, v1 int32) int32 {
 		t2 := int32(load32(mem, uint64(uint32(v1))))
 		t3 := int32(load32(mem, uint64(uint32(v1))+4))
 		t4 := int32(load32(mem, uint64(uint32(t3))+12))
-		t5 := m.t0[uint(t4)].(func(int32, int32, int32) int32)(t2, i32(74648), i32(5))
+		t5 := m.t0[uint(t4)].(func(int32, int32, int32) int32)(t2, i32(74552), i32(5))
 		mem = m.memory
 		if t5 != 0 {
 			goto l0
@@ -20359,7 +20391,7 @@ func (m *Module) fn190(v0, v1 int32) int32 {
 			t7 := int32(load32(mem, uint64(uint32(v1))))
 			t8 := int32(load32(mem, uint64(uint32(v1))+4))
 			t9 := int32(load32(mem, uint64(uint32(t8))+12))
-			t10 := m.t0[uint(t9)].(func(int32, int32, int32) int32)(t7, i32(71786), i32(3))
+			t10 := m.t0[uint(t9)].(func(int32, int32, int32) int32)(t7, i32(71690), i32(3))
 			mem = m.memory
 			if t10 != 0 {
 				goto l0
@@ -20369,17 +20401,17 @@ func (m *Module) fn190(v0, v1 int32) int32 {
 			v4 = i32(1)
 			mem[uint64(uint32(v2))+79] = byte(i32(1))
 			store64(mem, uint64(uint32(v2))+64, uint64(v5))
-			store32(mem, uint64(uint32(v2))+84, uint32(i32(71800)))
+			store32(mem, uint64(uint32(v2))+84, uint32(i32(71704)))
 			t12 := int64(load64(mem, uint64(uint32(v1))+8))
 			store64(mem, uint64(uint32(v2))+88, uint64(t12))
 			store32(mem, uint64(uint32(v2))+72, uint32(v2+i32(79)))
 			store32(mem, uint64(uint32(v2))+80, uint32(v2+i32(64)))
-			t13 := m.fn169(v2+i32(64), i32(74560), i32(4))
+			t13 := m.fn169(v2+i32(64), i32(74464), i32(4))
 			mem = m.memory
 			if t13 != 0 {
 				goto l0
 			}
-			t14 := m.fn169(v2+i32(64), i32(71784), i32(2))
+			t14 := m.fn169(v2+i32(64), i32(71688), i32(2))
 			mem = m.memory
 			if t14 != 0 {
 				goto l0
@@ -20394,7 +20426,7 @@ func (m *Module) fn190(v0, v1 int32) int32 {
 				t16 := int32(load32(mem, uint64(uint32(v2))+80))
 				t17 := int32(load32(mem, uint64(uint32(v2))+84))
 				t18 := int32(load32(mem, uint64(uint32(t17))+12))
-				t19 := m.t0[uint(t18)].(func(int32, int32, int32) int32)(t16, i32(71789), i32(2))
+				t19 := m.t0[uint(t18)].(func(int32, int32, int32) int32)(t16, i32(71693), i32(2))
 				mem = m.memory
 				v4 = t19
 				goto l0
@@ -20405,7 +20437,7 @@ func (m *Module) fn190(v0, v1 int32) int32 {
 		t20 := int32(load32(mem, uint64(uint32(v1))))
 		t21 := int32(load32(mem, uint64(uint32(v1))+4))
 		t22 := int32(load32(mem, uint64(uint32(t21))+12))
-		t23 := m.t0[uint(t22)].(func(int32, int32, int32) int32)(t20, i32(71779), i32(3))
+		t23 := m.t0[uint(t22)].(func(int32, int32, int32) int32)(t20, i32(71683), i32(3))
 		mem = m.memory
 		if t23 != 0 {
 			goto l0
@@ -20414,7 +20446,7 @@ func (m *Module) fn190(v0, v1 int32) int32 {
 		t24 := int32(load32(mem, uint64(uint32(v1))))
 		t25 := int32(load32(mem, uint64(uint32(v1))+4))
 		t26 := int32(load32(mem, uint64(uint32(t25))+12))
-		t27 := m.t0[uint(t26)].(func(int32, int32, int32) int32)(t24, i32(74560), i32(4))
+		t27 := m.t0[uint(t26)].(func(int32, int32, int32) int32)(t24, i32(74464), i32(4))
 		mem = m.memory
 		if t27 != 0 {
 			goto l0
@@ -20423,7 +20455,7 @@ func (m *Module) fn190(v0, v1 int32) int32 {
 		t28 := int32(load32(mem, uint64(uint32(v1))))
 		t29 := int32(load32(mem, uint64(uint32(v1))+4))
 		t30 := int32(load32(mem, uint64(uint32(t29))+12))
-		t31 := m.t0[uint(t30)].(func(int32, int32, int32) int32)(t28, i32(71784), i32(2))
+		t31 := m.t0[uint(t30)].(func(int32, int32, int32) int32)(t28, i32(71688), i32(2))
 		mem = m.memory
 		if t31 != 0 {
 			goto l0
@@ -20439,9 +20471,9 @@ l6:
 		if v4&i32(1) != 0 {
 			goto l3
 		}
-		t33 := int32(load32(mem, uint64(uint32(v0+i32(74612)))))
+		t33 := int32(load32(mem, uint64(uint32(v0+i32(74516)))))
 		v4 = t33
-		t34 := int32(load32(mem, uint64(uint32(v0+i32(74608)))))
+		t34 := int32(load32(mem, uint64(uint32(v0+i32(74512)))))
 		v3 = t34
 		v6 = v2 + i32(12) + v0
 		{
@@ -20451,7 +20483,7 @@ l6:
 				v5 = t52
 				mem[uint64(uint32(v2))+79] = byte(i32(1))
 				store64(mem, uint64(uint32(v2))+64, uint64(v5))
-				store32(mem, uint64(uint32(v2))+84, uint32(i32(71800)))
+				store32(mem, uint64(uint32(v2))+84, uint32(i32(71704)))
 				t53 := int64(load64(mem, uint64(uint32(v1))+8))
 				store64(mem, uint64(uint32(v2))+88, uint64(t53))
 				store32(mem, uint64(uint32(v2))+72, uint32(v2+i32(79)))
@@ -20461,7 +20493,7 @@ l6:
 				if t54 != 0 {
 					goto l3
 				}
-				t55 := m.fn169(v2+i32(64), i32(71784), i32(2))
+				t55 := m.fn169(v2+i32(64), i32(71688), i32(2))
 				mem = m.memory
 				if t55 != 0 {
 					goto l3
@@ -20477,7 +20509,7 @@ l6:
 				t60 := int32(load32(mem, uint64(uint32(v2))+80))
 				t61 := int32(load32(mem, uint64(uint32(v2))+84))
 				t62 := int32(load32(mem, uint64(uint32(t61))+12))
-				t63 := m.t0[uint(t62)].(func(int32, int32, int32) int32)(t60, i32(71789), i32(2))
+				t63 := m.t0[uint(t62)].(func(int32, int32, int32) int32)(t60, i32(71693), i32(2))
 				mem = m.memory
 				v4 = t63
 				goto l5
@@ -20485,7 +20517,7 @@ l6:
 			t36 := int32(load32(mem, uint64(uint32(v1))))
 			t37 := int32(load32(mem, uint64(uint32(v1))+4))
 			t38 := int32(load32(mem, uint64(uint32(t37))+12))
-			t39 := m.t0[uint(t38)].(func(int32, int32, int32) int32)(t36, i32(71782), i32(2))
+			t39 := m.t0[uint(t38)].(func(int32, int32, int32) int32)(t36, i32(71686), i32(2))
 			mem = m.memory
 			if t39 != 0 {
 				goto l3
@@ -20502,7 +20534,7 @@ l6:
 			t44 := int32(load32(mem, uint64(uint32(v1))))
 			t45 := int32(load32(mem, uint64(uint32(v1))+4))
 			t46 := int32(load32(mem, uint64(uint32(t45))+12))
-			t47 := m.t0[uint(t46)].(func(int32, int32, int32) int32)(t44, i32(71784), i32(2))
+			t47 := m.t0[uint(t46)].(func(int32, int32, int32) int32)(t44, i32(71688), i32(2))
 			mem = m.memory
 			if t47 != 0 {
 				goto l5
@@ -20536,7 +20568,7 @@ l5:
 			t65 := int32(load32(mem, uint64(uint32(v1))))
 			t66 := int32(load32(mem, uint64(uint32(v1))+4))
 			t67 := int32(load32(mem, uint64(uint32(t66))+12))
-			t68 := m.t0[uint(t67)].(func(int32, int32, int32) int32)(t65, i32(71796), i32(2))
+			t68 := m.t0[uint(t67)].(func(int32, int32, int32) int32)(t65, i32(71700), i32(2))
 			mem = m.memory
 			v0 = t68
 			goto l7
@@ -20545,7 +20577,7 @@ l5:
 		t69 := int32(load32(mem, uint64(uint32(v1))))
 		t70 := int32(load32(mem, uint64(uint32(v1))+4))
 		t71 := int32(load32(mem, uint64(uint32(t70))+12))
-		t72 := m.t0[uint(t71)].(func(int32, int32, int32) int32)(t69, i32(71794), i32(1))
+		t72 := m.t0[uint(t71)].(func(int32, int32, int32) int32)(t69, i32(71698), i32(1))
 		v0 = t72
 	}
 l7:
@@ -20557,8 +20589,8 @@ func (m *Module) fn191(v0, v1 int32) int32 {
 	t0 := int32(load32(mem, uint64(uint32(v1))))
 	t1 := int32(mem[uint64(uint32(v0))])
 	v0 = t1 << 2
-	t2 := int32(load32(mem, uint64(uint32(v0))+88756))
-	t3 := int32(load32(mem, uint64(uint32(v0))+88728))
+	t2 := int32(load32(mem, uint64(uint32(v0))+88612))
+	t3 := int32(load32(mem, uint64(uint32(v0))+88584))
 	t4 := int32(load32(mem, uint64(uint32(v1))+4))
 	t5 := int32(load32(mem, uint64(uint32(t4))+12))
 	t6 := m.t0[uint(t5)].(func(int32, int32, int32) int32)(t0, t2, t3)
@@ -20582,7 +20614,7 @@ func (m *Module) fn192(v0, v1 int32) int32 {
 				v0 = i32(9)
 			l3:
 				{
-					t5 := int32(mem[uint64(uint32(v3&i32(15)))+71763])
+					t5 := int32(mem[uint64(uint32(v3&i32(15)))+71667])
 					mem[uint64(uint32(v2+i32(8)+v0+i32(-2)))] = byte(t5)
 					v0 = v0 + i32(-1)
 					v3 = int32(uint32(v3) >> 4)
@@ -20590,7 +20622,7 @@ func (m *Module) fn192(v0, v1 int32) int32 {
 						goto l3
 					}
 				}
-				t6 := m.fn172(v1, i32(1), i32(73994), i32(2), v2+i32(8)+v0+i32(-1), i32(9)-v0)
+				t6 := m.fn172(v1, i32(1), i32(73898), i32(2), v2+i32(8)+v0+i32(-1), i32(9)-v0)
 				mem = m.memory
 				v0 = t6
 				goto l2
@@ -20609,7 +20641,7 @@ func (m *Module) fn192(v0, v1 int32) int32 {
 		v0 = i32(9)
 	l4:
 		{
-			t8 := int32(mem[uint64(uint32(v3&i32(15)))+73996])
+			t8 := int32(mem[uint64(uint32(v3&i32(15)))+73900])
 			mem[uint64(uint32(v2+i32(8)+v0+i32(-2)))] = byte(t8)
 			v0 = v0 + i32(-1)
 			v3 = int32(uint32(v3) >> 4)
@@ -20617,7 +20649,7 @@ func (m *Module) fn192(v0, v1 int32) int32 {
 				goto l4
 			}
 		}
-		t9 := m.fn172(v1, i32(1), i32(73994), i32(2), v2+i32(8)+v0+i32(-1), i32(9)-v0)
+		t9 := m.fn172(v1, i32(1), i32(73898), i32(2), v2+i32(8)+v0+i32(-1), i32(9)-v0)
 		v0 = t9
 	}
 l2:
@@ -20640,7 +20672,7 @@ func (m *Module) fn193(v0, v1 int32) int32 {
 				v0 = i32(5)
 			l3:
 				{
-					t4 := int32(mem[uint64(uint32(v3&i32(15)+i32(71763)))])
+					t4 := int32(mem[uint64(uint32(v3&i32(15)+i32(71667)))])
 					mem[uint64(uint32(v2+i32(8)+v0+i32(-2)))] = byte(t4)
 					v0 = v0 + i32(-1)
 					v3 = int32(uint32(v3)>>4) & i32(0xfff)
@@ -20648,7 +20680,7 @@ func (m *Module) fn193(v0, v1 int32) int32 {
 						goto l3
 					}
 				}
-				t5 := m.fn172(v1, i32(1), i32(73994), i32(2), v2+i32(8)+v0+i32(-1), i32(5)-v0)
+				t5 := m.fn172(v1, i32(1), i32(73898), i32(2), v2+i32(8)+v0+i32(-1), i32(5)-v0)
 				mem = m.memory
 				v0 = t5
 				goto l2
@@ -20667,7 +20699,7 @@ func (m *Module) fn193(v0, v1 int32) int32 {
 		v0 = i32(5)
 	l4:
 		{
-			t7 := int32(mem[uint64(uint32(v3&i32(15)+i32(73996)))])
+			t7 := int32(mem[uint64(uint32(v3&i32(15)+i32(73900)))])
 			mem[uint64(uint32(v2+i32(12)+v0+i32(-2)))] = byte(t7)
 			v0 = v0 + i32(-1)
 			v3 = int32(uint32(v3)>>4) & i32(0xfff)
@@ -20675,7 +20707,7 @@ func (m *Module) fn193(v0, v1 int32) int32 {
 				goto l4
 			}
 		}
-		t8 := m.fn172(v1, i32(1), i32(73994), i32(2), v2+i32(12)+v0+i32(-1), i32(5)-v0)
+		t8 := m.fn172(v1, i32(1), i32(73898), i32(2), v2+i32(12)+v0+i32(-1), i32(5)-v0)
 		v0 = t8
 	}
 l2:
@@ -20880,7 +20912,7 @@ func (m *Module) fn194(v0, v1 int32) int32 {
 					goto l17
 				}
 			l11:
-				m.fn179(v4, v3, v9, v0, i32(74024))
+				m.fn179(v4, v3, v9, v0, i32(73928))
 				mem = m.memory
 				panic("unreachable")
 			l17:
@@ -20974,7 +21006,7 @@ func (m *Module) fn194(v0, v1 int32) int32 {
 			goto l0
 		}
 	l26:
-		m.fn179(v4, v3, v9, v10, i32(74040))
+		m.fn179(v4, v3, v9, v10, i32(73944))
 		panic("unreachable")
 	}
 l0:
@@ -21007,7 +21039,7 @@ func (m *Module) fn195(v0, v1, v2 int32, v3 int64) {
 	l0:
 		store64(mem, uint64(uint32(v0))+5, uint64(i64(0)))
 		mem[uint64(uint32(v0))+4] = byte(i32(30))
-		store32(mem, uint64(uint32(v0)), uint32(i32(84141)))
+		store32(mem, uint64(uint32(v0)), uint32(i32(84045)))
 		mem[uint64(uint32(v0))+13] = byte(i32(0))
 		store16(mem, uint64(uint32(v4))+12, uint16(i32(0xffff)))
 		store64(mem, uint64(uint32(v4))+4, uint64(i64(0)))
@@ -21078,7 +21110,7 @@ func (m *Module) fn196(v0, v1 int32) {
 					if uint32(v14) > uint32(v6) {
 						goto l5
 					}
-					t15 := m.fn231(v11+v13, v7, v8)
+					t15 := m.fn230(v11+v13, v7, v8)
 					mem = m.memory
 					if t15 == 0 {
 						goto l6
@@ -21118,7 +21150,7 @@ func (m *Module) fn196(v0, v1 int32) {
 				if uint32(v14) > uint32(v6) {
 					goto l3
 				}
-				m.fn19(i32(0), v8, i32(4), i32(74312))
+				m.fn19(i32(0), v8, i32(4), i32(74216))
 				mem = m.memory
 				panic("unreachable")
 			}
@@ -21145,7 +21177,225 @@ l0:
 	store32(mem, uint64(uint32(v0)), uint32(v3))
 	m.g0 = v2 + i32(16)
 }
-func (m *Module) fn197(v0, v1, v2, v3 int32) {
+func (m *Module) fn197(v0, v1, v2 int32) {
+	var v3, v4, v5, v6, v7 int32
+	t0 := m.g0
+	v3 = t0 - i32(32)
+	m.g0 = v3
+	mem := m.memory
+	{
+		t1 := m.fn30(i32(64))
+		mem = m.memory
+		v4 = t1
+		if v4 == 0 {
+			m.fn31(i32(1), i32(64))
+			panic("unreachable")
+		}
+		{
+			t2 := int32(mem[uint64(uint32(v4+i32(-4)))])
+			if t2&i32(3) == 0 {
+				goto l1
+			}
+			store64(mem, uint64(uint32(v4))+56, uint64(i64(0)))
+			store64(mem, uint64(uint32(v4))+48, uint64(i64(0)))
+			store64(mem, uint64(uint32(v4))+40, uint64(i64(0)))
+			store64(mem, uint64(uint32(v4))+32, uint64(i64(0)))
+			store64(mem, uint64(uint32(v4))+24, uint64(i64(0)))
+			store64(mem, uint64(uint32(v4))+16, uint64(i64(0)))
+			store64(mem, uint64(uint32(v4))+8, uint64(i64(0)))
+			store64(mem, uint64(uint32(v4)), uint64(i64(0)))
+		}
+	l1:
+		store32(mem, uint64(uint32(v3))+12, uint32(v4))
+		v5 = i32(64)
+		store32(mem, uint64(uint32(v3))+8, uint32(i32(64)))
+	l17:
+		store32(mem, uint64(uint32(v3))+16, uint32(v5))
+		{
+			t3 := m.fn4(v1, v2, v4, v5)
+			mem = m.memory
+			v6 = t3
+			if v6 > i32(-1) {
+				if uint32(v6) > uint32(v5) {
+					{
+						v7 = v6 - v5
+						t14 := int32(load32(mem, uint64(uint32(v3))+8))
+						if uint32(v7) <= uint32(t14-v5) {
+							goto l14
+						}
+						m.fn198(v3+i32(8), v5, v7)
+						mem = m.memory
+						t15 := int32(load32(mem, uint64(uint32(v3))+12))
+						v4 = t15
+						t16 := int32(load32(mem, uint64(uint32(v3))+16))
+						v5 = t16
+					}
+				l14:
+					v6 = v4 + v5
+					{
+						if uint32(v7) < uint32(i32(2)) {
+							goto l15
+						}
+						v7 = v7 + i32(-1)
+						if v7 == 0 {
+							goto l16
+						}
+						memory_zero(mem, uint32(v6), uint32(v7))
+					l16:
+						t17 := v4
+						v5 = v5 + v7
+						v6 = t17 + v5
+					}
+				l15:
+					mem[uint64(uint32(v6))] = byte(i32(0))
+					v5 = v5 + i32(1)
+					goto l17
+				}
+				store32(mem, uint64(uint32(v3))+16, uint32(v6))
+				t8 := int32(load32(mem, uint64(uint32(v3))+8))
+				v5 = t8
+				m.fn113(v3+i32(20), v4, v6)
+				mem = m.memory
+				{
+					t9 := int32(load32(mem, uint64(uint32(v3))+20))
+					if t9 == 0 {
+						goto l8
+					}
+					{
+						if v5 != i32(-0x80000000) {
+							goto l9
+						}
+						v7 = v6
+						v5 = v4
+						t10 := int32(load32(mem, uint64(uint32(v3))+24))
+						v6 = t10
+						v4 = v7
+						goto l8
+					}
+				l9:
+					{
+						if v5 == 0 {
+							goto l10
+						}
+						t11 := int32(load32(mem, uint64(uint32(v4+i32(-4)))))
+						v6 = t11
+						v7 = v6 & i32(-8)
+						t12 := v7
+						v6 = v6 & i32(3)
+						p13 := i32(8)
+						if v6 != 0 {
+							p13 = i32(4)
+						}
+						if uint32(t12) < uint32(p13+v5) {
+							m.fn27(i32(88272), i32(46), i32(88320))
+							mem = m.memory
+							panic("unreachable")
+						}
+						if v6 == 0 {
+							goto l12
+						}
+						if uint32(v7) > uint32(v5+i32(39)) {
+							m.fn27(i32(88336), i32(46), i32(88384))
+							mem = m.memory
+							panic("unreachable")
+						}
+					l12:
+						m.fn26(v4)
+						mem = m.memory
+					}
+				l10:
+					v4 = i32(1)
+					v6 = i32(0)
+					v5 = i32(0)
+				}
+			l8:
+				store32(mem, uint64(uint32(v0))+8, uint32(v6))
+				store32(mem, uint64(uint32(v0))+4, uint32(v4))
+				store32(mem, uint64(uint32(v0)), uint32(v5))
+				goto l3
+			}
+			store32(mem, uint64(uint32(v0)), uint32(i32(-0x80000000)))
+			t4 := int32(load32(mem, uint64(uint32(v3))+8))
+			v5 = t4
+			if v5 == 0 {
+				goto l3
+			}
+			t5 := int32(load32(mem, uint64(uint32(v4+i32(-4)))))
+			v6 = t5
+			v7 = v6 & i32(-8)
+			t6 := v7
+			v6 = v6 & i32(3)
+			p7 := i32(8)
+			if v6 != 0 {
+				p7 = i32(4)
+			}
+			if uint32(t6) < uint32(p7+v5) {
+				m.fn27(i32(88272), i32(46), i32(88320))
+				mem = m.memory
+				panic("unreachable")
+			}
+			if v6 == 0 {
+				goto l5
+			}
+			if uint32(v7) > uint32(v5+i32(39)) {
+				m.fn27(i32(88336), i32(46), i32(88384))
+				mem = m.memory
+				panic("unreachable")
+			}
+		l5:
+			m.fn26(v4)
+			mem = m.memory
+			goto l3
+		}
+	}
+l3:
+	m.g0 = v3 + i32(32)
+}
+func (m *Module) fn198(v0, v1, v2 int32) {
+	var v3, v4 int32
+	t0 := m.g0
+	v3 = t0 - i32(16)
+	m.g0 = v3
+	mem := m.memory
+	t1 := int32(load32(mem, uint64(uint32(v0))))
+	t2 := v3 + i32(4)
+	v4 = t1
+	t3 := int32(load32(mem, uint64(uint32(v0))+4))
+	t4 := v4
+	v1 = v2 + v1
+	t5 := v1
+	v2 = v4 << 1
+	p6 := v2
+	if uint32(v1) > uint32(v2) {
+		p6 = t5
+	}
+	v1 = p6
+	p7 := i32(8)
+	if uint32(v1) > uint32(i32(8)) {
+		p7 = v1
+	}
+	v1 = p7
+	m.fn202(t2, t4, t3, v1)
+	mem = m.memory
+	{
+		t8 := int32(load32(mem, uint64(uint32(v3))+4))
+		if t8 != i32(1) {
+			goto l0
+		}
+		t9 := int32(load32(mem, uint64(uint32(v3))+8))
+		t10 := int32(load32(mem, uint64(uint32(v3))+12))
+		m.fn31(t9, t10)
+		mem = m.memory
+		panic("unreachable")
+	}
+l0:
+	t11 := int32(load32(mem, uint64(uint32(v3))+8))
+	v2 = t11
+	store32(mem, uint64(uint32(v0)), uint32(v1))
+	store32(mem, uint64(uint32(v0))+4, uint32(v2))
+	m.g0 = v3 + i32(16)
+}
+func (m *Module) fn199(v0, v1, v2, v3 int32) {
 	var v4, v5, v6, v7, v8, v9 int32
 	var v10, v11 int64
 	t0 := m.g0
@@ -21154,7 +21404,7 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 	mem := m.memory
 	store16(mem, uint64(uint32(v4))+6, uint16(v3))
 	store64(mem, uint64(uint32(v4))+48, uint64(int64(uint32(i32(6)))<<32|int64(uint32(v4+i32(6)))))
-	m.fn35(v4+i32(8), i32(67391), v4+i32(48))
+	m.fn35(v4+i32(8), i32(67293), v4+i32(48))
 	mem = m.memory
 	t1 := int32(load32(mem, uint64(uint32(v4))+12))
 	v5 = t1
@@ -21215,7 +21465,7 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 							if v7 == 0 {
 								goto l6
 							}
-							m.fn198(v4+i32(48), v2, i32(1))
+							m.fn200(v4+i32(48), v2, i32(1))
 							mem = m.memory
 							t7 := int32(load32(mem, uint64(uint32(v4))+52))
 							v6 = t7
@@ -21244,7 +21494,7 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 							goto l8
 						}
 					l7:
-						m.fn198(v4+i32(48), v2, v3)
+						m.fn200(v4+i32(48), v2, v3)
 						mem = m.memory
 						t12 := int32(load32(mem, uint64(uint32(v4))+52))
 						v6 = t12
@@ -21279,7 +21529,7 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 						p19 = i32(4)
 					}
 					if uint32(t18) < uint32(p19+v7) {
-						m.fn27(i32(88368), i32(46), i32(88416))
+						m.fn27(i32(88272), i32(46), i32(88320))
 						mem = m.memory
 						panic("unreachable")
 					}
@@ -21287,7 +21537,7 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 						goto l13
 					}
 					if uint32(v9) > uint32(v7+i32(39)) {
-						m.fn27(i32(88432), i32(46), i32(88480))
+						m.fn27(i32(88336), i32(46), i32(88384))
 						mem = m.memory
 						panic("unreachable")
 					}
@@ -21307,14 +21557,14 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 				}
 				t23 := int32(load32(mem, uint64(uint32(v4))+52))
 				t24 := int32(load32(mem, uint64(uint32(v4))+56))
-				t25 := m.fn4(t23, t24)
+				t25 := m.fn5(t23, t24)
 				mem = m.memory
 				v5 = t25
 				if v5 <= i32(-1) {
 					goto l16
 				}
 				{
-					t26 := m.fn5(v5)
+					t26 := m.fn6(v5)
 					mem = m.memory
 					switch t26 {
 					case 1:
@@ -21332,14 +21582,14 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 								}
 								t28 := int32(load32(mem, uint64(uint32(v4))+52))
 								t29 := int32(load32(mem, uint64(uint32(v4))+56))
-								t30 := m.fn6(v5, t28, t29)
+								t30 := m.fn7(v5, t28, t29)
 								mem = m.memory
 								if t30 == i32(1) {
 									goto l21
 								}
 							}
 						l20:
-							m.fn7(v5)
+							m.fn8(v5)
 							mem = m.memory
 							m.fn113(v4+i32(48), v6, v2)
 							mem = m.memory
@@ -21349,14 +21599,14 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 							}
 							t32 := int32(load32(mem, uint64(uint32(v4))+52))
 							t33 := int32(load32(mem, uint64(uint32(v4))+56))
-							t34 := m.fn4(t32, t33)
+							t34 := m.fn5(t32, t33)
 							mem = m.memory
 							v5 = t34
 							if v5 < i32(0) {
 								goto l16
 							}
 							{
-								t35 := m.fn5(v5)
+								t35 := m.fn6(v5)
 								mem = m.memory
 								switch t35 {
 								case 1:
@@ -21373,14 +21623,14 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 										}
 										t37 := int32(load32(mem, uint64(uint32(v4))+52))
 										t38 := int32(load32(mem, uint64(uint32(v4))+56))
-										t39 := m.fn6(v5, t37, t38)
+										t39 := m.fn7(v5, t37, t38)
 										mem = m.memory
 										if t39 == i32(1) {
 											goto l21
 										}
 									}
 								l23:
-									m.fn7(v5)
+									m.fn8(v5)
 									mem = m.memory
 									m.fn113(v4+i32(48), v6, v2)
 									mem = m.memory
@@ -21390,14 +21640,14 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 									}
 									t41 := int32(load32(mem, uint64(uint32(v4))+52))
 									t42 := int32(load32(mem, uint64(uint32(v4))+56))
-									t43 := m.fn4(t41, t42)
+									t43 := m.fn5(t41, t42)
 									mem = m.memory
 									v5 = t43
 									if v5 < i32(0) {
 										goto l16
 									}
 									{
-										t44 := m.fn5(v5)
+										t44 := m.fn6(v5)
 										mem = m.memory
 										switch t44 {
 										case 1:
@@ -21414,17 +21664,17 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 												}
 												t46 := int32(load32(mem, uint64(uint32(v4))+52))
 												t47 := int32(load32(mem, uint64(uint32(v4))+56))
-												t48 := m.fn6(v5, t46, t47)
+												t48 := m.fn7(v5, t46, t47)
 												mem = m.memory
 												if t48 == i32(1) {
 													goto l21
 												}
 											}
 										l25:
-											m.fn7(v5)
+											m.fn8(v5)
 											mem = m.memory
 											store32(mem, uint64(uint32(v0))+16, uint32(i32(117)))
-											store32(mem, uint64(uint32(v0))+12, uint32(i32(83803)))
+											store32(mem, uint64(uint32(v0))+12, uint32(i32(83707)))
 											store32(mem, uint64(uint32(v0))+8, uint32(i32(1)))
 											store64(mem, uint64(uint32(v0)), uint64(i64(2)))
 											if v1 != 0 {
@@ -21446,7 +21696,7 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 						store64(mem, uint64(uint32(v4))+56, uint64(i64(0)))
 						store64(mem, uint64(uint32(v4))+48, uint64(i64(0)))
 						{
-							t49 := m.fn8(v5, v4+i32(48), i32(64))
+							t49 := m.fn9(v5, v4+i32(48), i32(64))
 							mem = m.memory
 							v2 = t49
 							if uint32(v2) > uint32(i32(64)) {
@@ -21454,7 +21704,7 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 							}
 							{
 								if v2 == 0 {
-									m.fn199(v4+i32(24), i32(1), i32(0))
+									m.fn201(v4+i32(24), i32(1), i32(0))
 									mem = m.memory
 									goto l31
 								}
@@ -21478,7 +21728,7 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 							mem = m.memory
 							t51 := int32(load32(mem, uint64(uint32(v4))+112))
 							if t51 != i32(1) {
-								m.fn199(v4+i32(24), v3, v2)
+								m.fn201(v4+i32(24), v3, v2)
 								mem = m.memory
 								m.fn140(v3, v2, i32(1))
 								mem = m.memory
@@ -21512,7 +21762,7 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 					store64(mem, uint64(uint32(v4))+64, uint64(i64(0)))
 					store64(mem, uint64(uint32(v4))+56, uint64(i64(0)))
 					store64(mem, uint64(uint32(v4))+48, uint64(i64(0)))
-					t55 := m.fn9(v3, v2, v4+i32(48), i32(64))
+					t55 := m.fn10(v3, v2, v4+i32(48), i32(64))
 					mem = m.memory
 					v3 = t55
 					if uint32(v3) > uint32(i32(64)) {
@@ -21520,7 +21770,7 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 					}
 					{
 						if v3 == 0 {
-							m.fn199(v4+i32(24), i32(1), i32(0))
+							m.fn201(v4+i32(24), i32(1), i32(0))
 							mem = m.memory
 							t57 := int64(load64(mem, uint64(uint32(v4))+32))
 							var p58 int32
@@ -21562,13 +21812,13 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 				goto l37
 			l19:
 				store32(mem, uint64(uint32(v0))+16, uint32(i32(117)))
-				store32(mem, uint64(uint32(v0))+12, uint32(i32(83803)))
+				store32(mem, uint64(uint32(v0))+12, uint32(i32(83707)))
 				store32(mem, uint64(uint32(v0))+8, uint32(i32(1)))
 				store64(mem, uint64(uint32(v0)), uint64(i64(2)))
 				goto l40
 			}
 		l39:
-			m.fn199(v4+i32(24), v7, v3)
+			m.fn201(v4+i32(24), v7, v3)
 			mem = m.memory
 			t61 := int32(load32(mem, uint64(uint32(v4))+24))
 			v2 = t61
@@ -21609,7 +21859,7 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 					store32(mem, uint64(uint32(v4))+20, uint32(t66))
 					store64(mem, uint64(uint32(v4))+56, uint64(int64(uint32(i32(5)))<<32|int64(uint32(v4+i32(112)))))
 					store64(mem, uint64(uint32(v4))+48, uint64(int64(uint32(i32(1)))<<32|int64(uint32(v4+i32(20)))))
-					m.fn35(v4+i32(24), i32(67549), v4+i32(48))
+					m.fn35(v4+i32(24), i32(67451), v4+i32(48))
 					mem = m.memory
 					t67 := int32(load32(mem, uint64(uint32(v4))+24))
 					v2 = t67
@@ -21625,7 +21875,7 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 				mem = m.memory
 				store32(mem, uint64(uint32(v4))+112, uint32(t70))
 				store64(mem, uint64(uint32(v4))+24, uint64(int64(uint32(i32(1)))<<32|int64(uint32(v4+i32(112)))))
-				m.fn35(v4+i32(48), i32(67552), v4+i32(24))
+				m.fn35(v4+i32(48), i32(67454), v4+i32(24))
 				mem = m.memory
 				t71 := int32(load32(mem, uint64(uint32(v4))+48))
 				v2 = t71
@@ -21639,14 +21889,14 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 			t74 := int32(load16(mem, uint64(uint32(v4))+6))
 			v8 = t74
 			{
-				t75 := m.fn10(v5, v3, v7)
+				t75 := m.fn11(v5, v3, v7)
 				mem = m.memory
 				if t75 == 0 {
 					goto l46
 				}
-				store32(mem, uint64(uint32(v0))+12, uint32(i32(83517)))
+				store32(mem, uint64(uint32(v0))+12, uint32(i32(83421)))
 				store32(mem, uint64(uint32(v0))+8, uint32(i32(1)))
-				m.fn7(v5)
+				m.fn8(v5)
 				mem = m.memory
 				v5 = i32(113)
 				v10 = i64(2)
@@ -21669,14 +21919,14 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 			goto l27
 		}
 	l44:
-		store32(mem, uint64(uint32(v0))+12, uint32(i32(83920)))
+		store32(mem, uint64(uint32(v0))+12, uint32(i32(83824)))
 		store32(mem, uint64(uint32(v0))+8, uint32(i32(1)))
 		v2 = i32(104)
 	l41:
 		store64(mem, uint64(uint32(v0)), uint64(i64(2)))
 		store32(mem, uint64(uint32(v0))+16, uint32(v2))
 	l40:
-		m.fn7(v5)
+		m.fn8(v5)
 		mem = m.memory
 	l48:
 		if v1 != 0 {
@@ -21685,21 +21935,21 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 		goto l27
 	l16:
 		v3 = i32(96)
-		v2 = i32(83630)
+		v2 = i32(83534)
 		switch v5 + i32(3) {
 		case 1:
 			goto l50
 		default:
 			v3 = i32(113)
-			v2 = i32(83517)
+			v2 = i32(83421)
 			goto l50
 		case 0:
 			v3 = i32(77)
-			v2 = i32(83726)
+			v2 = i32(83630)
 			goto l50
 		}
 	l15:
-		v2 = i32(83517)
+		v2 = i32(83421)
 		v3 = i32(113)
 	l50:
 		store32(mem, uint64(uint32(v0))+16, uint32(v3))
@@ -21720,14 +21970,14 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 			p78 = i32(4)
 		}
 		if uint32(t77) < uint32(p78+v1) {
-			m.fn27(i32(88368), i32(46), i32(88416))
+			m.fn27(i32(88272), i32(46), i32(88320))
 			panic("unreachable")
 		}
 		if v2 == 0 {
 			goto l53
 		}
 		if uint32(v3) > uint32(v1+i32(39)) {
-			m.fn27(i32(88432), i32(46), i32(88480))
+			m.fn27(i32(88336), i32(46), i32(88384))
 			panic("unreachable")
 		}
 	l53:
@@ -21736,7 +21986,7 @@ func (m *Module) fn197(v0, v1, v2, v3 int32) {
 l27:
 	m.g0 = v4 + i32(128)
 }
-func (m *Module) fn198(v0, v1, v2 int32) {
+func (m *Module) fn200(v0, v1, v2 int32) {
 	var v3 int32
 	t0 := m.g0
 	v3 = t0 - i32(16)
@@ -21766,7 +22016,7 @@ l0:
 		p7 = v2
 	}
 	v2 = p7
-	m.fn220(t2, t4, t3, v2)
+	m.fn219(t2, t4, t3, v2)
 	mem = m.memory
 	{
 		t8 := int32(load32(mem, uint64(uint32(v3))+4))
@@ -21786,7 +22036,7 @@ l1:
 	store32(mem, uint64(uint32(v0))+4, uint32(v1))
 	m.g0 = v3 + i32(16)
 }
-func (m *Module) fn199(v0, v1, v2 int32) {
+func (m *Module) fn201(v0, v1, v2 int32) {
 	var v3, v4, v5, v6, v7 int32
 	var v8 int64
 	var v9, v10 int32
@@ -22040,224 +22290,6 @@ func (m *Module) fn199(v0, v1, v2 int32) {
 	}
 l0:
 	store64(mem, uint64(uint32(v0+v9)), uint64(v8))
-	m.g0 = v3 + i32(16)
-}
-func (m *Module) fn200(v0, v1, v2 int32) {
-	var v3, v4, v5, v6, v7 int32
-	t0 := m.g0
-	v3 = t0 - i32(32)
-	m.g0 = v3
-	mem := m.memory
-	{
-		t1 := m.fn30(i32(64))
-		mem = m.memory
-		v4 = t1
-		if v4 == 0 {
-			m.fn31(i32(1), i32(64))
-			panic("unreachable")
-		}
-		{
-			t2 := int32(mem[uint64(uint32(v4+i32(-4)))])
-			if t2&i32(3) == 0 {
-				goto l1
-			}
-			store64(mem, uint64(uint32(v4))+56, uint64(i64(0)))
-			store64(mem, uint64(uint32(v4))+48, uint64(i64(0)))
-			store64(mem, uint64(uint32(v4))+40, uint64(i64(0)))
-			store64(mem, uint64(uint32(v4))+32, uint64(i64(0)))
-			store64(mem, uint64(uint32(v4))+24, uint64(i64(0)))
-			store64(mem, uint64(uint32(v4))+16, uint64(i64(0)))
-			store64(mem, uint64(uint32(v4))+8, uint64(i64(0)))
-			store64(mem, uint64(uint32(v4)), uint64(i64(0)))
-		}
-	l1:
-		store32(mem, uint64(uint32(v3))+12, uint32(v4))
-		v5 = i32(64)
-		store32(mem, uint64(uint32(v3))+8, uint32(i32(64)))
-	l17:
-		store32(mem, uint64(uint32(v3))+16, uint32(v5))
-		{
-			t3 := m.fn11(v1, v2, v4, v5)
-			mem = m.memory
-			v6 = t3
-			if v6 > i32(-1) {
-				if uint32(v6) > uint32(v5) {
-					{
-						v7 = v6 - v5
-						t14 := int32(load32(mem, uint64(uint32(v3))+8))
-						if uint32(v7) <= uint32(t14-v5) {
-							goto l14
-						}
-						m.fn201(v3+i32(8), v5, v7)
-						mem = m.memory
-						t15 := int32(load32(mem, uint64(uint32(v3))+12))
-						v4 = t15
-						t16 := int32(load32(mem, uint64(uint32(v3))+16))
-						v5 = t16
-					}
-				l14:
-					v6 = v4 + v5
-					{
-						if uint32(v7) < uint32(i32(2)) {
-							goto l15
-						}
-						v7 = v7 + i32(-1)
-						if v7 == 0 {
-							goto l16
-						}
-						memory_zero(mem, uint32(v6), uint32(v7))
-					l16:
-						t17 := v4
-						v5 = v5 + v7
-						v6 = t17 + v5
-					}
-				l15:
-					mem[uint64(uint32(v6))] = byte(i32(0))
-					v5 = v5 + i32(1)
-					goto l17
-				}
-				store32(mem, uint64(uint32(v3))+16, uint32(v6))
-				t8 := int32(load32(mem, uint64(uint32(v3))+8))
-				v5 = t8
-				m.fn113(v3+i32(20), v4, v6)
-				mem = m.memory
-				{
-					t9 := int32(load32(mem, uint64(uint32(v3))+20))
-					if t9 == 0 {
-						goto l8
-					}
-					{
-						if v5 != i32(-0x80000000) {
-							goto l9
-						}
-						v7 = v6
-						v5 = v4
-						t10 := int32(load32(mem, uint64(uint32(v3))+24))
-						v6 = t10
-						v4 = v7
-						goto l8
-					}
-				l9:
-					{
-						if v5 == 0 {
-							goto l10
-						}
-						t11 := int32(load32(mem, uint64(uint32(v4+i32(-4)))))
-						v6 = t11
-						v7 = v6 & i32(-8)
-						t12 := v7
-						v6 = v6 & i32(3)
-						p13 := i32(8)
-						if v6 != 0 {
-							p13 = i32(4)
-						}
-						if uint32(t12) < uint32(p13+v5) {
-							m.fn27(i32(88368), i32(46), i32(88416))
-							mem = m.memory
-							panic("unreachable")
-						}
-						if v6 == 0 {
-							goto l12
-						}
-						if uint32(v7) > uint32(v5+i32(39)) {
-							m.fn27(i32(88432), i32(46), i32(88480))
-							mem = m.memory
-							panic("unreachable")
-						}
-					l12:
-						m.fn26(v4)
-						mem = m.memory
-					}
-				l10:
-					v4 = i32(1)
-					v6 = i32(0)
-					v5 = i32(0)
-				}
-			l8:
-				store32(mem, uint64(uint32(v0))+8, uint32(v6))
-				store32(mem, uint64(uint32(v0))+4, uint32(v4))
-				store32(mem, uint64(uint32(v0)), uint32(v5))
-				goto l3
-			}
-			store32(mem, uint64(uint32(v0)), uint32(i32(-0x80000000)))
-			t4 := int32(load32(mem, uint64(uint32(v3))+8))
-			v5 = t4
-			if v5 == 0 {
-				goto l3
-			}
-			t5 := int32(load32(mem, uint64(uint32(v4+i32(-4)))))
-			v6 = t5
-			v7 = v6 & i32(-8)
-			t6 := v7
-			v6 = v6 & i32(3)
-			p7 := i32(8)
-			if v6 != 0 {
-				p7 = i32(4)
-			}
-			if uint32(t6) < uint32(p7+v5) {
-				m.fn27(i32(88368), i32(46), i32(88416))
-				mem = m.memory
-				panic("unreachable")
-			}
-			if v6 == 0 {
-				goto l5
-			}
-			if uint32(v7) > uint32(v5+i32(39)) {
-				m.fn27(i32(88432), i32(46), i32(88480))
-				mem = m.memory
-				panic("unreachable")
-			}
-		l5:
-			m.fn26(v4)
-			mem = m.memory
-			goto l3
-		}
-	}
-l3:
-	m.g0 = v3 + i32(32)
-}
-func (m *Module) fn201(v0, v1, v2 int32) {
-	var v3, v4 int32
-	t0 := m.g0
-	v3 = t0 - i32(16)
-	m.g0 = v3
-	mem := m.memory
-	t1 := int32(load32(mem, uint64(uint32(v0))))
-	t2 := v3 + i32(4)
-	v4 = t1
-	t3 := int32(load32(mem, uint64(uint32(v0))+4))
-	t4 := v4
-	v1 = v2 + v1
-	t5 := v1
-	v2 = v4 << 1
-	p6 := v2
-	if uint32(v1) > uint32(v2) {
-		p6 = t5
-	}
-	v1 = p6
-	p7 := i32(8)
-	if uint32(v1) > uint32(i32(8)) {
-		p7 = v1
-	}
-	v1 = p7
-	m.fn202(t2, t4, t3, v1)
-	mem = m.memory
-	{
-		t8 := int32(load32(mem, uint64(uint32(v3))+4))
-		if t8 != i32(1) {
-			goto l0
-		}
-		t9 := int32(load32(mem, uint64(uint32(v3))+8))
-		t10 := int32(load32(mem, uint64(uint32(v3))+12))
-		m.fn31(t9, t10)
-		mem = m.memory
-		panic("unreachable")
-	}
-l0:
-	t11 := int32(load32(mem, uint64(uint32(v3))+8))
-	v2 = t11
-	store32(mem, uint64(uint32(v0)), uint32(v1))
-	store32(mem, uint64(uint32(v0))+4, uint32(v2))
 	m.g0 = v3 + i32(16)
 }
 func (m *Module) fn202(v0, v1, v2, v3 int32) {
@@ -22529,44 +22561,40 @@ func (m *Module) fn206(v0 int32) {
 	v1 = t0 - i32(16)
 	m.g0 = v1
 	mem := m.memory
-	store32(mem, uint64(uint32(v1))+12, uint32(i32(67555)))
+	store32(mem, uint64(uint32(v1))+12, uint32(i32(67457)))
 	store32(mem, uint64(uint32(v1))+8, uint32(v0))
 	m.fn164(v1+i32(8), v1+i32(12))
 	panic("unreachable")
 }
-func (m *Module) fn207() {
-	m.fn48(i32(88564), i32(61), i32(88596))
-	panic("unreachable")
-}
-func (m *Module) fn208(v0, v1, v2, v3, v4 int32) {
+func (m *Module) fn207(v0, v1, v2, v3, v4 int32) {
 	var v5, v6 int32
 	t0 := m.g0
 	v5 = t0 - i32(32)
 	m.g0 = v5
 	mem := m.memory
-	t1 := int32(load32(mem, uint64(uint32(i32(0)))+88856))
+	t1 := int32(load32(mem, uint64(uint32(i32(0)))+88712))
 	v6 = t1
-	store32(mem, uint64(uint32(i32(0)))+88856, uint32(v6+i32(1)))
+	store32(mem, uint64(uint32(i32(0)))+88712, uint32(v6+i32(1)))
 	{
 		if v6 < i32(0) {
 			goto l0
 		}
 		{
-			t2 := int32(mem[uint64(uint32(i32(0)))+88844])
+			t2 := int32(mem[uint64(uint32(i32(0)))+88700])
 			if t2 != 0 {
 				goto l1
 			}
-			mem[uint64(uint32(i32(0)))+88844] = byte(i32(1))
-			t3 := int32(load32(mem, uint64(uint32(i32(0)))+88840))
-			store32(mem, uint64(uint32(i32(0)))+88840, uint32(t3+i32(1)))
-			t4 := int32(load32(mem, uint64(uint32(i32(0)))+88848))
+			mem[uint64(uint32(i32(0)))+88700] = byte(i32(1))
+			t3 := int32(load32(mem, uint64(uint32(i32(0)))+88696))
+			store32(mem, uint64(uint32(i32(0)))+88696, uint32(t3+i32(1)))
+			t4 := int32(load32(mem, uint64(uint32(i32(0)))+88704))
 			v6 = t4
 			if v6 <= i32(-1) {
 				goto l0
 			}
-			store32(mem, uint64(uint32(i32(0)))+88848, uint32(v6+i32(1)))
+			store32(mem, uint64(uint32(i32(0)))+88704, uint32(v6+i32(1)))
 			{
-				t5 := int32(load32(mem, uint64(uint32(i32(0)))+88852))
+				t5 := int32(load32(mem, uint64(uint32(i32(0)))+88708))
 				if t5 == 0 {
 					goto l2
 				}
@@ -22580,16 +22608,16 @@ func (m *Module) fn208(v0, v1, v2, v3, v4 int32) {
 				store64(mem, uint64(uint32(v5))+16, uint64(t7))
 				m.fn36(v5 + i32(16))
 				mem = m.memory
-				t8 := int32(load32(mem, uint64(uint32(i32(0)))+88848))
+				t8 := int32(load32(mem, uint64(uint32(i32(0)))+88704))
 				v6 = t8 + i32(-1)
 			}
 		l2:
-			store32(mem, uint64(uint32(i32(0)))+88848, uint32(v6))
-			mem[uint64(uint32(i32(0)))+88844] = byte(i32(0))
+			store32(mem, uint64(uint32(i32(0)))+88704, uint32(v6))
+			mem[uint64(uint32(i32(0)))+88700] = byte(i32(0))
 			if v3 == 0 {
 				goto l0
 			}
-			fn209()
+			fn208()
 			mem = m.memory
 			panic("unreachable")
 		}
@@ -22600,41 +22628,41 @@ func (m *Module) fn208(v0, v1, v2, v3, v4 int32) {
 l0:
 	panic("unreachable")
 }
-func fn209() {
+func fn208() {
 	panic("unreachable")
 }
-func (m *Module) fn210(v0, v1 int32) {
+func (m *Module) fn209(v0, v1 int32) {
 	store32(m.memory, uint64(uint32(v0)), uint32(i32(0)))
 }
-func (m *Module) fn211(v0, v1 int32) {
+func (m *Module) fn210(v0, v1 int32) {
 	mem := m.memory
-	t0 := int64(load64(mem, uint64(uint32(i32(0)))+88344))
+	t0 := int64(load64(mem, uint64(uint32(i32(0)))+88248))
 	store64(mem, uint64(uint32(v0))+8, uint64(t0))
-	t1 := int64(load64(mem, uint64(uint32(i32(0)))+88336))
+	t1 := int64(load64(mem, uint64(uint32(i32(0)))+88240))
 	store64(mem, uint64(uint32(v0)), uint64(t1))
 }
-func (m *Module) fn212(v0, v1 int32) int32 {
+func (m *Module) fn211(v0, v1 int32) int32 {
 	mem := m.memory
 	{
 		t0 := int32(load32(mem, uint64(uint32(v0))))
 		t1 := int32(mem[uint64(uint32(t0))])
 		if t1 != 0 {
-			t3 := m.fn21(v1, i32(74017), i32(4))
+			t3 := m.fn21(v1, i32(73921), i32(4))
 			return t3
 		}
-		t2 := m.fn21(v1, i32(74012), i32(5))
+		t2 := m.fn21(v1, i32(73916), i32(5))
 		return t2
 	}
 }
-func (m *Module) fn213(v0, v1 int32) {
-	m.memory[uint64(uint32(i32(0)))+89312] = byte(i32(1))
+func (m *Module) fn212(v0, v1 int32) {
+	m.memory[uint64(uint32(i32(0)))+89168] = byte(i32(1))
+	panic("unreachable")
+}
+func (m *Module) fn213(v0 int32) {
+	m.fn214(v0)
 	panic("unreachable")
 }
 func (m *Module) fn214(v0 int32) {
-	m.fn215(v0)
-	panic("unreachable")
-}
-func (m *Module) fn215(v0 int32) {
 	var v1, v2, v3 int32
 	t0 := m.g0
 	v1 = t0 - i32(16)
@@ -22654,7 +22682,7 @@ func (m *Module) fn215(v0 int32) {
 			v0 = t10
 			t12 := int32(mem[uint64(uint32(v0))+8])
 			t13 := int32(mem[uint64(uint32(v0))+9])
-			m.fn208(t11, i32(88308), t9, t12, t13)
+			m.fn207(t11, i32(88212), t9, t12, t13)
 			panic("unreachable")
 		}
 		t3 := int32(load32(mem, uint64(uint32(v2))))
@@ -22667,12 +22695,12 @@ func (m *Module) fn215(v0 int32) {
 		v0 = t5
 		t7 := int32(mem[uint64(uint32(v0))+8])
 		t8 := int32(mem[uint64(uint32(v0))+9])
-		m.fn208(t6, i32(88280), t4, t7, t8)
+		m.fn207(t6, i32(88184), t4, t7, t8)
 		mem = m.memory
 		panic("unreachable")
 	}
 }
-func (m *Module) fn216(v0 int32) {
+func (m *Module) fn215(v0 int32) {
 	var v1, v2, v3 int32
 	mem := m.memory
 	{
@@ -22693,21 +22721,21 @@ func (m *Module) fn216(v0 int32) {
 			p4 = i32(4)
 		}
 		if uint32(t3) < uint32(p4+v1) {
-			m.fn27(i32(88368), i32(46), i32(88416))
+			m.fn27(i32(88272), i32(46), i32(88320))
 			panic("unreachable")
 		}
 		if v0 == 0 {
 			goto l2
 		}
 		if uint32(v3) > uint32(v1+i32(39)) {
-			m.fn27(i32(88432), i32(46), i32(88480))
+			m.fn27(i32(88336), i32(46), i32(88384))
 			panic("unreachable")
 		}
 	l2:
 		m.fn26(v2)
 	}
 }
-func (m *Module) fn217(v0, v1 int32) int32 {
+func (m *Module) fn216(v0, v1 int32) int32 {
 	mem := m.memory
 	{
 		t0 := int32(load32(mem, uint64(uint32(v0))))
@@ -22732,7 +22760,7 @@ func (m *Module) fn217(v0, v1 int32) int32 {
 		return t6
 	}
 }
-func (m *Module) fn218(v0, v1 int32) {
+func (m *Module) fn217(v0, v1 int32) {
 	var v2, v3 int32
 	var v4 int64
 	t0 := m.g0
@@ -22753,7 +22781,7 @@ func (m *Module) fn218(v0, v1 int32) {
 		v3 = t3
 		t5 := int32(load32(mem, uint64(uint32(v3))))
 		t6 := int32(load32(mem, uint64(uint32(v3))+4))
-		_ = m.fn24(t4, i32(88256), t5, t6)
+		_ = m.fn24(t4, i32(88160), t5, t6)
 		mem = m.memory
 		t8 := int32(load32(mem, uint64(uint32(v2))+44))
 		t9 := v2
@@ -22791,11 +22819,11 @@ l1:
 	store32(mem, uint64(uint32(v1))+8, uint32(t15))
 	t16 := int64(load64(mem, uint64(uint32(v2))+8))
 	store64(mem, uint64(uint32(v1)), uint64(t16))
-	store32(mem, uint64(uint32(v0))+4, uint32(i32(88640)))
+	store32(mem, uint64(uint32(v0))+4, uint32(i32(88496)))
 	store32(mem, uint64(uint32(v0)), uint32(v1))
 	m.g0 = v2 + i32(48)
 }
-func (m *Module) fn219(v0, v1 int32) {
+func (m *Module) fn218(v0, v1 int32) {
 	var v2, v3 int32
 	var v4 int64
 	t0 := m.g0
@@ -22816,7 +22844,7 @@ func (m *Module) fn219(v0, v1 int32) {
 		v3 = t3
 		t5 := int32(load32(mem, uint64(uint32(v3))))
 		t6 := int32(load32(mem, uint64(uint32(v3))+4))
-		_ = m.fn24(t4, i32(88256), t5, t6)
+		_ = m.fn24(t4, i32(88160), t5, t6)
 		mem = m.memory
 		t8 := int32(load32(mem, uint64(uint32(v2))+28))
 		t9 := v2
@@ -22830,11 +22858,11 @@ func (m *Module) fn219(v0, v1 int32) {
 		store64(mem, uint64(uint32(v1)), uint64(v4))
 	}
 l0:
-	store32(mem, uint64(uint32(v0))+4, uint32(i32(88640)))
+	store32(mem, uint64(uint32(v0))+4, uint32(i32(88496)))
 	store32(mem, uint64(uint32(v0)), uint32(v1))
 	m.g0 = v2 + i32(32)
 }
-func (m *Module) fn220(v0, v1, v2, v3 int32) {
+func (m *Module) fn219(v0, v1, v2, v3 int32) {
 	var v4 int32
 	v4 = i32(0)
 	mem := m.memory
@@ -22877,14 +22905,14 @@ l1:
 	store32(mem, uint64(uint32(v0+v2)), uint32(v4))
 	store32(mem, uint64(uint32(v0)), uint32(v1))
 }
-func (m *Module) fn221(v0, v1 int32) {
+func (m *Module) fn220(v0, v1 int32) {
 	mem := m.memory
-	t0 := int64(load64(mem, uint64(uint32(i32(0)))+88360))
+	t0 := int64(load64(mem, uint64(uint32(i32(0)))+88264))
 	store64(mem, uint64(uint32(v0))+8, uint64(t0))
-	t1 := int64(load64(mem, uint64(uint32(i32(0)))+88352))
+	t1 := int64(load64(mem, uint64(uint32(i32(0)))+88256))
 	store64(mem, uint64(uint32(v0)), uint64(t1))
 }
-func (m *Module) fn222(v0, v1, v2 int32) int32 {
+func (m *Module) fn221(v0, v1, v2 int32) int32 {
 	var v3 int32
 	mem := m.memory
 	{
@@ -22896,7 +22924,7 @@ func (m *Module) fn222(v0, v1, v2 int32) int32 {
 			if uint32(t2) <= uint32(t0-v3) {
 				goto l0
 			}
-			m.fn198(v0, v3, v2)
+			m.fn200(v0, v3, v2)
 			mem = m.memory
 			t3 := int32(load32(mem, uint64(uint32(v0))+8))
 			v3 = t3
@@ -22917,7 +22945,7 @@ l2:
 	store32(mem, uint64(uint32(v0))+8, uint32(v3+v2))
 	return i32(0)
 }
-func (m *Module) fn223(v0, v1 int32) int32 {
+func (m *Module) fn222(v0, v1 int32) int32 {
 	var v2, v3, v4, v5, v6, v7 int32
 	mem := m.memory
 	t0 := int32(load32(mem, uint64(uint32(v0))+8))
@@ -22948,7 +22976,7 @@ l1:
 		if uint32(v3) <= uint32(t2-v2) {
 			goto l3
 		}
-		m.fn198(v0, v2, v3)
+		m.fn200(v0, v2, v3)
 		mem = m.memory
 		t3 := int32(load32(mem, uint64(uint32(v0))+8))
 		v4 = t3
@@ -22985,11 +23013,11 @@ l6:
 	store32(mem, uint64(uint32(v0))+8, uint32(v3+v2))
 	return i32(0)
 }
-func (m *Module) fn224(v0, v1, v2 int32) int32 {
-	t0 := m.fn24(v0, i32(88256), v1, v2)
+func (m *Module) fn223(v0, v1, v2 int32) int32 {
+	t0 := m.fn24(v0, i32(88160), v1, v2)
 	return t0
 }
-func (m *Module) fn225(v0, v1 int32) int32 {
+func (m *Module) fn224(v0, v1 int32) int32 {
 	mem := m.memory
 	t0 := int32(load32(mem, uint64(uint32(v1))))
 	t1 := int32(load32(mem, uint64(uint32(v0))))
@@ -22999,7 +23027,7 @@ func (m *Module) fn225(v0, v1 int32) int32 {
 	t5 := m.t0[uint(t4)].(func(int32, int32, int32) int32)(t0, t1, t2)
 	return t5
 }
-func (m *Module) fn226(v0, v1 int32) {
+func (m *Module) fn225(v0, v1 int32) {
 	var v2, v3 int32
 	mem := m.memory
 	t0 := int32(load32(mem, uint64(uint32(v1))+4))
@@ -23020,20 +23048,20 @@ func (m *Module) fn226(v0, v1 int32) {
 l0:
 	store32(mem, uint64(uint32(v1))+4, uint32(v2))
 	store32(mem, uint64(uint32(v1)), uint32(v3))
-	store32(mem, uint64(uint32(v0))+4, uint32(i32(88612)))
+	store32(mem, uint64(uint32(v0))+4, uint32(i32(88468)))
+	store32(mem, uint64(uint32(v0)), uint32(v1))
+}
+func (m *Module) fn226(v0, v1 int32) {
+	mem := m.memory
+	store32(mem, uint64(uint32(v0))+4, uint32(i32(88468)))
 	store32(mem, uint64(uint32(v0)), uint32(v1))
 }
 func (m *Module) fn227(v0, v1 int32) {
 	mem := m.memory
-	store32(mem, uint64(uint32(v0))+4, uint32(i32(88612)))
-	store32(mem, uint64(uint32(v0)), uint32(v1))
-}
-func (m *Module) fn228(v0, v1 int32) {
-	mem := m.memory
 	t0 := int64(load64(mem, uint64(uint32(v1))))
 	store64(mem, uint64(uint32(v0)), uint64(t0))
 }
-func (m *Module) fn229(v0, v1 int32) {
+func (m *Module) fn228(v0, v1 int32) {
 	var v2, v3, v4, v5 int32
 	v2 = i32(31)
 	{
@@ -23048,9 +23076,9 @@ l0:
 	mem := m.memory
 	store64(mem, uint64(uint32(v0))+16, uint64(i64(0)))
 	store32(mem, uint64(uint32(v0))+28, uint32(v2))
-	v3 = v2<<2 + i32(88860)
+	v3 = v2<<2 + i32(88716)
 	{
-		t1 := int32(load32(mem, uint64(uint32(i32(0)))+89272))
+		t1 := int32(load32(mem, uint64(uint32(i32(0)))+89128))
 		v4 = i32_shl(i32(1), v2)
 		if t1&v4 != 0 {
 			goto l1
@@ -23059,8 +23087,8 @@ l0:
 		store32(mem, uint64(uint32(v0))+24, uint32(v3))
 		store32(mem, uint64(uint32(v0))+12, uint32(v0))
 		store32(mem, uint64(uint32(v0))+8, uint32(v0))
-		t2 := int32(load32(mem, uint64(uint32(i32(0)))+89272))
-		store32(mem, uint64(uint32(i32(0)))+89272, uint32(t2|v4))
+		t2 := int32(load32(mem, uint64(uint32(i32(0)))+89128))
+		store32(mem, uint64(uint32(i32(0)))+89128, uint32(t2|v4))
 		return
 	}
 l1:
@@ -23115,11 +23143,11 @@ l4:
 	store32(mem, uint64(uint32(v0))+12, uint32(v0))
 	store32(mem, uint64(uint32(v0))+8, uint32(v0))
 }
-func (m *Module) fn230(v0, v1 int32) {
-	m.fn213(v0, v1)
+func (m *Module) fn229(v0, v1 int32) {
+	m.fn212(v0, v1)
 	panic("unreachable")
 }
-func (m *Module) fn231(v0, v1, v2 int32) int32 {
+func (m *Module) fn230(v0, v1, v2 int32) int32 {
 	var v3, v4, v5 int32
 	v3 = i32(0)
 	mem := m.memory
@@ -23149,7 +23177,7 @@ l1:
 l0:
 	return v3
 }
-func (m *Module) fn232(v0 int32) int32 {
+func (m *Module) fn231(v0 int32) int32 {
 	var v1, v2 int32
 	mem := m.memory
 	{
@@ -23175,7 +23203,7 @@ l2:
 l1:
 	return v0
 }
-func (m *Module) fn233(v0 int32, v1, v2, v3, v4 int64) {
+func (m *Module) fn232(v0 int32, v1, v2, v3, v4 int64) {
 	var v5, v6, v7, v8, v9, v10 int64
 	t0 := v0
 	v5 = v3 & i64(0xffffffff)
@@ -23406,4 +23434,4 @@ func table_init[T1, T2, T3 int | int32 | int64](tab, elems []any, dest T1, src T
 	copy(tab[x:y:len(tab)], elems[z:w:len(elems)])
 }
 
-const data0 = "\x0f\x00\x00\x00\f\x00\x00\x00\x04\x00\x00\x00\x10\x00\x00\x00\x11\x00\x00\x00\x12\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x13\x00\x00\x00a Display implementation returned an error unexpectedly\rbegin > end (\xc0\x03 > \xc0\x10) when slicing `\xc0\x01`\xc0\x00\x11start byte index \xc0\x16 is out of bounds of `\xc0\x01`\xc0\x00\x0fend byte index \xc0\x16 is out of bounds of `\xc0\x01`\xc0\x00\x11start byte index \xc0& is not a char boundary; it is inside \xc0\b (bytes \xc0\x06) of `\xc0\x01`\xc0\x00\x0fend byte index \xc0& is not a char boundary; it is inside \xc0\b (bytes \xc0\x06) of `\xc0\x01`\xc0\x00\xc0\x01:\xc0\x01:\xc0\x00\x16slice index starts at \xc0\r but ends at \xc0\x00 index out of bounds: the len is \xc0\x12 but the index is \xc0\x00\x06error \xc0\x00\x12range start index \xc0\" out of range for slice of length \xc0\x00\x10range end index \xc0\" out of range for slice of length \xc0\x00\x10assertion `left \xc0\x10 right` failed: \xc0\t\n  left: \xc0\t\n right: \xc0\x00\xc0\x02: \xc0\x00\xc0\x01 \xc0\x01 \xc0\x01 \xc0\x01 \xc0\x01 \xc0\x00valkey\x00charset\x00crates/emq-id/src/family.rs\x00crates/emq-id/src/slot.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/alloc/src/fmt.rs\x00bindings/c/src/status.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/sys/pal/wasm/../unsupported/os.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/sys/sync/mutex/no_threads.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/alloc/src/str.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/slice/memchr.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/str/pattern.rs\x00crates/emq-id/src/stream.rs\x00bindings/c/src/check.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/alloc/src/string.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/panicking.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/unicode/printable.rs\x00crates/emq-id/src/keyspace.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/fmt/mod.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/alloc/src/raw_vec/mod.rs\x00crates/emq-id/src/id.rs\x00/rust/deps/dlmalloc-0.2.11/src/dlmalloc.rs\x00buffer\x00unknown\x00null\x00ok\x00\x05node-\xc0\x05.lock\x00self_check\x00length\x00queue\x00range\x00node\x00namespace\x00kind\x00panic\x00&copy_from_slice: source slice length (\xc0+) does not match destination slice length (\xc0\x01)\x00\xc0\x01 \xc0\x01\n\x00;\x05\x01\x00K\x00\x00\x00d\v\x00\x00\x0e\x00\x00\x00mid > len\x00\x00\x00\x1d\x04\x01\x00H\x00\x00\x00\xb1\x00\x00\x00\x16\x00\x00\x00attempt to join into collection with len > usize::MAX\x00\x00\x00\x1d\x04\x01\x00H\x00\x00\x00\x9a\x00\x00\x00\n\x00\x00\x00#\x05\x01\x00\x17\x00\x00\x00*\x00\x00\x00\\\x00\x00\x00a tag outside its keya namespace of another length\x00\x01\x02\x03\x04\x05\x06\a\x00\x00E\x03\x01\x00\x18\x00\x00\x00\xb5\x00\x00\x00!\x00\x00\x00<name><id>\x00\x01\x02\x03\x04\x05\x06\x00\x01\x02\x03\x04\x05\x06\a\b\t\npublishrenewedpendwaitlosefollowrerouteretryreconnectgive_upreleased{emq}:leases\x00\x01\x02\x03acquirerenewexpiredreleasecountedunacknowledgedgoneleasedaskmovednot_runfault\x00\x01\x02\x03\x04startingunleasedheldreleasingemq-lease/3local leases, token, ttl = KEYS[1], ARGV[1], tonumber(ARGV[2])\nlocal start, nodes, now = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])\nlocal time = redis.call('TIME')\nlocal server = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)\nfor i = 0, nodes - 1 do\n  local n = (start + i) % nodes\n  local held = redis.call('HMGET', leases, n .. ':until', n .. ':mark')\n  local ends, previous = tonumber(held[1] or '-1'), tonumber(held[2] or '-1')\n  if previous and ends and ends < server then\n    local floor = math.max(now, previous + 1)\n    redis.call('HSET', leases, n .. ':token', token, n .. ':until', string.format('%d', server + ttl),\n      n .. ':mark', string.format('%d', floor + ttl))\n    return {n, previous}\n  end\nend\nreturn redis.error_reply('EMQLEASE every node is leased')\nthe lease key {emq}:leases\xc2\f\x01\x00\x1a\x00\x00\x00tokenttl msfirst node to trynodes (1024)now, unix ms\xe4\f\x01\x00\x05\x00\x00\x00\xe9\f\x01\x00\x06\x00\x00\x00\xef\f\x01\x00\x11\x00\x00\x00\x00\r\x01\x00\f\x00\x00\x00\f\r\x01\x00\f\x00\x00\x00local leases, n, mark = KEYS[1], ARGV[4], tonumber(ARGV[3])\nif not mark then return redis.error_reply('EMQLEASE a mark is a number') end\nlocal time = redis.call('TIME')\nlocal server = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)\nlocal held = redis.call('HMGET', leases, n .. ':token', n .. ':until', n .. ':mark')\nif held[1] ~= ARGV[1] or (tonumber(held[2] or '-1') or -1) < server then return 0 end\nredis.call('HSET', leases, n .. ':until', string.format('%d', server + tonumber(ARGV[2])))\nif mark > (tonumber(held[3] or '-1') or -1) then\n  redis.call('HSET', leases, n .. ':mark', string.format('%d', mark))\nend\nreturn 1\nmark, unix ms\x00\xe4\f\x01\x00\x05\x00\x00\x00\xe9\f\x01\x00\x06\x00\x00\x00\xc2\x0f\x01\x00\r\x00\x00\x00J#\x01\x00\x04\x00\x00\x00local leases, n, high_water = KEYS[1], ARGV[3], tonumber(ARGV[2])\nif not high_water then return redis.error_reply('EMQLEASE a high water is a number') end\nlocal time = redis.call('TIME')\nlocal server = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)\nlocal held = redis.call('HMGET', leases, n .. ':token', n .. ':until')\nif held[1] ~= ARGV[1] or (tonumber(held[2] or '-1') or -1) < server then return 0 end\nredis.call('HSET', leases, n .. ':mark', string.format('%d', high_water))\nredis.call('HDEL', leases, n .. ':token', n .. ':until')\nreturn 1\nthe owner's high water, unix ms\x00\x00\xe4\f\x01\x00\x05\x00\x00\x00#\x12\x01\x00\x1f\x00\x00\x00J#\x01\x00\x04\x00\x00\x00$\t\x01\x00\a\x00\x00\x00\x9e\t\x01\x00$\x03\x00\x00\xdc\f\x01\x00\x01\x00\x00\x00\x18\r\x01\x00\x05\x00\x00\x00+\t\x01\x00\x05\x00\x00\x00@\r\x01\x00\x82\x02\x00\x00\xdc\f\x01\x00\x01\x00\x00\x00\xd0\x0f\x01\x00\x04\x00\x00\x007\t\x01\x00\a\x00\x00\x00\xf0\x0f\x01\x003\x02\x00\x00\xdc\f\x01\x00\x01\x00\x00\x00D\x12\x01\x00\x03\x00\x00\x00\x9d#\x01\x00\xa3#\x01\x00\xac#\x01\x00\xb3#\x01\x00\xb8#\x01\x00\xbd#\x01\x00J#\x01\x00\x06\x00\x00\x00\t\x00\x00\x00\a\x00\x00\x00\x05\x00\x00\x00\x05\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00\xd0\b\x01\x00\xd7\b\x01\x00\xde\b\x01\x00\xe2\b\x01\x00\xe6\b\x01\x00\xea\b\x01\x00\xf0\b\x01\x00\xf7\b\x01\x00\xfc\b\x01\x00\x05\t\x01\x00\f\t\x01\x00\a\x00\x00\x00\a\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00\x06\x00\x00\x00\a\x00\x00\x00\x05\x00\x00\x00\t\x00\x00\x00\a\x00\x00\x00\b\x00\x00\x00$\t\x01\x00+\t\x01\x000\t\x01\x007\t\x01\x00\a\x00\x00\x00\x05\x00\x00\x00\a\x00\x00\x00\a\x00\x00\x00>\t\x01\x00E\t\x01\x00S\t\x01\x00W\t\x01\x00]\t\x01\x00`\t\x01\x00e\t\x01\x00l\t\x01\x00\a\x00\x00\x00\x0e\x00\x00\x00\x04\x00\x00\x00\x06\x00\x00\x00\x03\x00\x00\x00\x05\x00\x00\x00\a\x00\x00\x00\x05\x00\x00\x00v\t\x01\x00~\t\x01\x00\xa0R\x01\x00\x86\t\x01\x00\x8a\t\x01\x00\b\x00\x00\x00\b\x00\x00\x00\a\x00\x00\x00\x04\x00\x00\x00\t\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x06\x00\x00\x00\v\x00\x00\x00\f\x00\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff\xff\xff\xff\xff\xfd\xff\xff\xff\xff\xff\xff\xff\xfc\xff\xff\xff\xff\xff\xff\xff\xfb\xff\xff\xff\xff\xff\xff\xff\xfa\xff\xff\xff\xff\xff\xff\xff\xf5\xff\xff\xff\xff\xff\xff\xff\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x06\x00\x00\x00\v\x00\x00\x00\x00\x00\x00\x00<\a\x01\x00X\a\x01\x00p\a\x01\x00\xbe\x02\x01\x00e\a\x01\x00_\a\x01\x00z\a\x01\x007\a\x01\x00(\a\x01\x00\x7f\a\x01\x00M\a\x01\x00k\a\x01\x00\xb7\x02\x01\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x06\x00\x00\x00\v\x00\x00\x00�capacity overflow\x94\x06\x01\x00P\x00\x00\x00\x1c\x00\x00\x00\x05\x00\x00\x00\x14\x00\x00\x00\f\x00\x00\x00\x04\x00\x00\x00\x15\x00\x00\x00\x16\x00\x00\x00\x17\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x18\x00\x00\x00a formatting trait implementation returned an error when the underlying stream did not\x00\x00\xfc\x02\x01\x00H\x00\x00\x00\x8f\x02\x00\x00\x0e\x00\x00\x00\x00p\x00\a\x00-\x01\x01\x01\x02\x01\x02\x01\x01H\v0\x15\x10\x01e\a\x02\x06\x02\x02\x01\x04#\x01\x1e\x1b[\v:\t\t\x01\x18\x04\x01\t\x01\x03\x01\x05+\x03;\t*\x18\x01 7\x01\x01\x01\x04\b\x04\x01\x03\a\n\x02\x1d\x01:\x01\x01\x01\x02\x04\b\x01\t\x01\n\x02\x1a\x01\x02\x029\x01\x04\x02\x04\x02\x02\x03\x03\x01\x1e\x02\x03\x01\v\x029\x01\x04\x05\x01\x02\x04\x01\x14\x02\x16\x06\x01\x01:\x01\x01\x02\x01\x04\b\x01\a\x03\n\x02\x1e\x01;\x01\x01\x01\f\x01\t\x01(\x01\x03\x017\x01\x01\x03\x05\x03\x01\x04\a\x02\v\x02\x1d\x01:\x01\x02\x02\x01\x01\x03\x03\x01\x04\a\x02\v\x02\x1c\x029\x02\x01\x01\x02\x04\b\x01\t\x01\n\x02\x1d\x01H\x01\x04\x01\x02\x03\x01\x01\b\x01Q\x01\x02\a\f\bb\x01\x02\t\v\aI\x02\x1b\x01\x01\x01\x01\x017\x0e\x01\x05\x01\x02\x05\v\x01$\t\x01f\x04\x01\x06\x01\x02\x02\x02\x19\x02\x04\x03\x10\x04\r\x01\x02\x02\x06\x01\x0f\x01\x00\x03\x00\x04\x1c\x03\x1d\x02\x1e\x02@\x02\x01\a\b\x01\x02\v\t\x01-\x03\x01\x01u\x02\"\x01v\x03\x04\x02\t\x01\x06\x03\xdb\x02\x02\x01:\x01\x01\a\x01\x01\x01\x01\x02\b\x06\n\x02\x010.\x02\f\x14\x040\n\x04\x03&\t\f\x02 \x04\x02\x068\x01\x01\x02\x03\x01\x01\x058\b\x02\x02\x98\x03\x01\r\x01\a\x04\x01\x06\x01\x03\x02\xc6@\x00\x01\xc3!\x00\x03\x8d\x01` \x00\x06i\x02\x00\x04\x01\n \x02P\x02\x00\x01\x03\x01\x04\x01\x19\x02\x05\x01\x97\x02\x1a\x12\r\x01&\b\x19\v\x01\x01,\x030\x01\x02\x04\x02\x02\x02\x01$\x01C\x06\x02\x02\x02\x02\f\x01\b\x01/\x013\x01\x01\x03\x02\x02\x05\x02\x01\x01*\x02\b\x01\xee\x01\x02\x01\x04\x01\x00\x01\x00\x10\x10\x10\x00\x02\x00\x01\xe2\x01\x95\x05\x00\x03\x01\x02\x05\x04(\x03\x04\x01\xa5\x02\x00\x04A\x05\x00\x02M\x06F\v1\x04{\x016\x0f)\x01\x02\x02\n\x031\x04\x02\x02\a\x01=\x03$\x05\x01\b>\x01\f\x024\t\x01\x01\b\x04\x02\x01_\x03\x02\x04\x06\x01\x02\x01\x9d\x01\x03\b\x15\x029\x02\x01\x01\x01\x01\f\x01\t\x01\x0e\a\x03\x05C\x01\x02\x06\x01\x01\x02\x01\x01\x03\x04\x03\x01\x01\x0e\x02U\b\x02\x03\x01\x01\x17\x01Q\x01\x02\x06\x01\x01\x02\x01\x01\x02\x01\x02\xeb\x01\x02\x04\x06\x02\x01\x02\x1b\x02U\b\x02\x01\x01\x02j\x01\x01\x01\x02\be\x01\x01\x01\x02\x04\x01\x05\x00\t\x01\x02\xf5\x01\n\x04\x04\x01\x90\x04\x02\x02\x04\x01 \n(\x06\x02\x04\b\x01\t\x06\x02\x03.\r\x01\x02\xc6\x01\x01\x03\x01\x01\xc9\a\x01\x06\x01\x01R\x16\x02\a\x01\x02\x01\x02z\x06\x03\x01\x01\x02\x01\a\x01\x01H\x02\x03\x01\x01\x01\x00\x02\v\x024\x05\x05\x03\x17\x01\x00\x01\x06\x0f\x00\f\x03\x03\x00\x05;\a\x00\x01?\x04Q\x01\v\x02\x00\x02\x00.\x02\x17\x00\x05\x03\x06\b\b\x02\a\x1e\x04\x94\x03\x007\x042\b\x01\x0e\x01\x16\x05\x01\x0f\x00\a\x01\x11\x02\a\x01\x02\x01\x05d\x01\xa0\a\x00\x01=\x04\x00\x04\xfe\x02\xf3\x01\x02\x01\a\x02\x05\x01\x00\am\a\x00`\x80\xf0\x000123456789abcdef { , :  {\n,\n((\n}) }\x00\x00\x00\x00\x00\x00\f\x00\x00\x00\x04\x00\x00\x00\x19\x00\x00\x00\x1a\x00\x00\x00\x1b\x00\x00\x00[...]called `Option::unwrap()` on a `None` value==00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x04\x04\x04\x04\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00f\x04\x01\x00P\x00\x00\x00\xa0\x00\x00\x00\t\x00\x00\x00f\x04\x01\x00P\x00\x00\x00\x84\x00\x00\x00\x1e\x00\x00\x00\x00\x06\x01\x01\x03\x01\x04\x02\x05\a\a\x02\b\b\t\x02\n\x05\v\x02\x0e\x04\x10\x01\x11\x02\x12\x05\x13\x1c\x14\x01\x15\x02\x17\x02\x19\r\x1c\x05\x1d\b\x1f\x01$\x01j\x04k\x02n\x02\xaf\x03\xb1\x02\xbc\x02\xcf\x02\xd1\x02\xd4\f\xd5\t\xd6\x02\xd7\x02\xda\x01\xe0\x05\xe1\x02\xe6\x01\xe7\x04\xe8\x02\xee \xf0\x04\xf8\x02\xfa\x05\xfb\x01\f';>NO\x8f\x9e\x9e\x9f{\x8b\x93\x96\xa2\xb2\xba\x86\xb1\x06\a\t6=>V\xf3\xd0\xd1\x04\x14\x1867VW\x7f\xaa\xae\xaf\xbd5\xe0\x12\x87\x89\x8e\x9e\x04\r\x0e\x11\x12)14:EFIJNOde\x8a\x8c\x8d\x8f\xb6\xc1\xc3\xc4\xc6\xcb\xd6\\\xb6\xb7\x1b\x1c\a\b\n\v\x14\x1769:\xa8\xa9\xd8\xd9\t7\x90\x91\xa8\a\n;>fi\x8f\x92\x11o_\xbf\xee\xefZb\xb9\xba\xf4\xfc\xffST\x9a\x9b./'(U\x9d\xa0\xa1\xa3\xa4\xa7\xa8\xad\xba\xbc\xc4\x06\v\f\x15\x1d:?EQ\xa6\xa7\xcc͠\a\x19\x1a\"%>?\xdf\xe7\xec\xef\xff\xc5\xc6\x04 #%&(38:HJLPSUVXZ\\^`cefksx}\x7f\x8a\xa4\xaa\xaf\xb0\xc0Ю\xafno\xc7\xddޓ^\"{\x05\x03\x04-\x03f\x03\x01/.\x80\x82\x1d\x031\x0f\x1c\x04$\t\x1e\x05+\x05D\x04\x0e*\x80\xaa\x06$\x04$\x04(\b4\vN\x034\f\x817\t\x16\n\b\x18;E9\x03c\b\t0\x16\x05!\x03\x1b\x05\x1b&8\x04K\x05/\x04\n\a\t\a@ '\x04\f\t6\x03:\x05\x1a\a\x04\f\aPI73\r3\a.\b\n\x06&\x03\x1d\b\x02\x80\xd0R\x10\x06\b\t!.\b*\x16\x1a&\x1c\x14\x17\tN\x04$\tD\r\x19\a\n\x06H\b'\tu\vB>*\x06;\x05\n\x06Q\x06\x01\x05\x10\x03\x05\vY\b\x02\x1db\x1eH\b\n\x80\xa6^\"E\v\n\x06\r\x13:\x06\n\x06\x14\x1c,\x04\x17\x80\xb9<dS\fH\t\nFE\x1bH\bS\rI\a\nV\bX\"\x0e\n\x06F\n\x1d\x03GI7\x03\x0e\b\n\x069\a\n\x06,\x04\n\x80\xf6\x19\a;\x03\x1dU\x01\x0f2\r\x83\x9bfu\v\x80ĊLc\r\x840\x10\x16\n\x8f\x9b\x05\x82G\x9a\xb9:\x86Ƃ9\a*\x04\\\x06&\nF\n(\x05\x13\x81\xb0:\x80\xc6[\x054,K\x049\a\x11@\x05\v\a\t\x9c\xd6) as\xa1\xfd\x813\x0f\x01\x1d\x06\x0e\x04\b\x81\x8c\x89\x04k\x05\r\x03\t\a\x10\x8f`\x80\xfd\x03\x81\xb4\x06\x17\x0f\x11\x0fG\tt<\x80\xf6\ns\bp\x15Fz\x14\f\x14\fW\t\x19\x80\x87\x81G\x03\x85B\x0f\x15\x84P\x1f\x06\x06\x80\xd5+\x05>!\x01p-\x03\x1a\x04\x02\x81@\x1f\x11:\x05\x01\x81\xd0*\x80\xd6+\x04\x01\x80\xc06\b\x02\x80\xe0\x80\xf7)L\x04\n\x04\x02\x83\x11DL=\x80\xc2<\x06\x01\x04U\x05\x1b4\x02\x81\x0e,\x04d\fV\n\x80\xae8\x1d\r,\x04\t\a\x02\x0e\x06\x80\x9a\x83\xd9\x03\x11\x03\r\x03\x80\xda\x06\f\x04\x01\x0f\f\x048\b\n\x06(\b,\x04\x02\x0e\t'\x81X\b\x1d\x03\v\x03;\x04\x1e\x04\n\a\x80\xfb\x84\x05\x00\x01\x03\x05\x05\x06\x06\x02\a\x06\b\a\t\x11\n\x1c\v\x19\f\x19\r\x10\x0e\f\x0f\x04\x10\x03\x12\x12\x13\t\x16\x01\x17\x04\x18\x01\x19\x03\x1a\t\x1b\x01\x1c\x02\x1f\x16 \x03+\x02-\v.\x010\x041\x022\x01\xa9\x02\xaa\x04\xab\b\xfa\x02\xfb\x05\xfe\x03\xff\t\xadxy\x8b\x8d\xa20WX\x8b\x8c\x90\x1c\xdd\x0e\x0fKL\xfb\xfc./?\\]_ℍ\x8e\x91\x92\xa9\xb1\xba\xbb\xc5\xc6\xc9\xca\xde\xe4\xe5\xff\x00\x04\x11\x12)147:;=IJ]\x84\x8e\x92\xa9\xb1\xb4\xba\xbb\xc6\xca\xce\xcf\xe4\xe5\x00\x04\r\x0e\x11\x12)14:;EFIJ^de\x84\x91\x9b\x9d\xc9\xce\xcf\r\x11):;EIW[^_de\x8d\x91\xa9\xb4\xba\xbb\xc5\xc9\xdf\xe4\xe5\xf0\r\x11EIde\x80\x84\xb2\xbc\xbe\xbf\xd5\xd7\xf0\U0004314b\xa4\xa6\xbe\xbf\xc5\xc7\xcf\xda\xdbH\x98\xbd\xcd\xc6\xce\xcfINOWY^_\x89\x8e\x8f\xb1\xb6\xb7\xbf\xc1\xc6\xc7\xd7\x11\x16\x17[\\\xf6\xf7\xfe\xff\x80mq\xde\xdf\x0e\x1fno\x1c\x1d_}~\xae\xaf\xde\xdfM\xbb\xbc\x16\x17\x1e\x1fFGNOXZ\\^~\x7f\xb5\xc5\xd4\xd5\xdc\xf0\xf1\xf5rs\x8ftu&./\xa7\xaf\xb7\xbf\xc7\xcf\xd7ߚ\x00@\x97\x980\x8f\x1f\xce\xffNOZ[\a\b\x0f\x10'/\xee\xefno7=?BESgu\xc8\xc9\xd0\xd1\xd8\xd9\xe7\xfe\xff\x00 _\"\x82\xdf\x04\x82D\b\x1b\x04\x06\x11\x81\xac\x0e\x80\xab\x05 \a\x81\x1c\x03\x19\b\x01\x04/\x044\x04\a\x03\x01\a\x06\a\x11\nP\x0f\x12\aU\a\x03\x04\x1c\n\t\x03\b\x03\a\x03\x02\x03\x03\x03\f\x04\x05\x03\v\x06\x01\x0e\x15\x05N\a\x1b\aW\a\x02\x05\x18\fP\x04C\x03-\x03\x01\x04\x11\x06\x0f\f:\x04\x1d%_ m\x04j%\x80\xc8\x05\x82\xb0\x03\x1a\x06\x82\xfd\x03Y\a\x16\t\x18\t\x14\f\x14\fj\x06\n\x06\x1a\x06Y\a+\x05F\n,\x04\f\x04\x01\x031\v,\x04\x1a\x06\v\x03\x80\xac\x06\n\x06L\x14\x80\xf4\b<\x03\x0f\x03>\x058\b+\x05\x82\xff\x11\x18\b/\x11-\x03\"\x0e!\x0f\x80\x8c\x04\x82\x9a\x16\v\x15\x88\x94\x05/\x05;\a\x02\x0e\x18\t\x80\xbe\"t\f\x80\xd6\x1a\x81\x10\x05\x80\xe1\t\xf2\x9e\x037\t\x81\\\x14\x80\xb8\b\x80\xdd\x14<\x03\n\x068\bF\b\f\x06t\v\x1e\x03Z\x04Y\t\x80\x83\x18\x1c\n\x16\tL\x04\x80\x8a\x06\xab\xa4\f\x17\x041\xa1\x04\x81\xda&\a\f\x05\x05\x82\xb3 *\x06L\x04\x80\x8d\x04\x80\xbe\x03\x1b\x03\x0f\r\xd4\x05\x01\x00U\x00\x00\x00\n\x00\x00\x00+\x00\x00\x00\xd4\x05\x01\x00U\x00\x00\x00\x1a\x00\x00\x006\x00\x00\x00\x00\x03\x00\x00\x83\x04 \x00\x91\x05`\x00]\x13\xa0\x00\x12\x17 \x1f\f `\x1f\xef,`+*0\xe0+o\xa6\xa0,\x02\xa8 -\x1e\xfb .\x00\xfe`6\x9e\xff\xa06\xfd\x01!7\x01\na7$\r!8\xab\x0e\xa19/\x18!:\xf3\x1e!K@4\xa1S\x1ea\xe1T\xf0jaUOo\xe1U\x9d\xbcaV\x00\xcfaWeѡW\x00\xda!X\x00\xe0\xa1Y\xae\xe2![\xec\xe4\xe1\\\xd0\xe8a] \x00\xee^\xf0\x01\x7f_..    0x0123456789ABCDEFfalsetrue\x00\x00\x00H\x06\x01\x00K\x00\x00\x00~\v\x00\x00&\x00\x00\x00H\x06\x01\x00K\x00\x00\x00\x87\v\x00\x00\x1a\x00\x00\x00\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xb7\x04\x01\x00O\x00\x00\x00\t\x02\x00\x007\x00\x00\x00Utf8Errorvalid_up_toerror_len\x00\x00\x00\xb7\x04\x01\x00O\x00\x00\x00\xcd\x01\x00\x007\x00\x00\x00cannot recursively acquire mutex\xc0\x03\x01\x00\\\x00\x00\x00\x13\x00\x00\x00\t\x00\x00\x00\x00\x00\x00\x00\b\x00\x00\x00\x04\x00\x00\x00\x1c\x00\x00\x00LengthNamespaceCharsetRangeQueueKindNode\x00\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x1d\x00\x00\x00\x00\x00\x00\x00\b\x00\x00\x00\x04\x00\x00\x00\x1e\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x02\x00\x00\x00\x1f\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00\r\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00 \x00\x00\x00gatedetailnodeholderacknowledgedwanted\x00\x00@#\x01\x00\x04\x00\x00\x00D#\x01\x00\x06\x00\x00\x00J#\x01\x00\x04\x00\x00\x00N#\x01\x00\x06\x00\x00\x00T#\x01\x00\f\x00\x00\x00`#\x01\x00\x06\x00\x00\x00ErrorlengthnamespacecharsetrangequeuekindNoneSome\x00\x00\x00\x00\x00\x00\x00\x18\x00\x00\x00\x04\x00\x00\x00!\x00\x00\x00an Id holds only valid parts\xe5\x06\x01\x00\x17\x00\x00\x00`\x00\x00\x00*\x00\x00\x00EMQ_NODE must be a decimal node number in 0..=1023\x00\x00!\x10B c0\x84@\xa5P\xc6`\xe7p\b\x81)\x91J\xa1k\xb1\x8c\xc1\xad\xd1\xce\xe1\xef\xf11\x12\x10\x02s2R\"\xb5R\x94B\xf7r\xd6b9\x93\x18\x83{\xb3Z\xa3\xbdӜ\xc3\xff\xf3\xde\xe3b$C4 \x04\x01\x14\xe6d\xc7t\xa4D\x85Tj\xa5K\xb5(\x85\t\x95\xee\xe5\xcf\xf5\xacō\xd5S6r&\x11\x160\x06\xd7v\xf6f\x95V\xb4F[\xb7z\xa7\x19\x978\x87\xdf\xf7\xfe\xe7\x9d\u05fc\xc7\xc4H\xe5X\x86h\xa7x@\ba\x18\x02(#8\xcc\xc9\xedَ\xe9\xaf\xf9H\x89i\x99\n\xa9+\xb9\xf5Z\xd4J\xb7z\x96jq\x1aP\n3:\x12*\xfd\xdb\xdc˿\xfb\x9e\xeby\x9bX\x8b;\xbb\x1a\xab\xa6l\x87|\xe4L\xc5\\\",\x03<`\fA\x1c\xae\xed\x8f\xfd\xec\xcd\xcd\xdd*\xad\v\xbdh\x8dI\x9d\x97~\xb6n\xd5^\xf4N\x13>2.Q\x1ep\x0e\x9f\xff\xbe\xef\xdd\xdf\xfc\xcf\x1b\xbf:\xafY\x9fx\x8f\x88\x91\xa9\x81ʱ\xeb\xa1\f\xd1-\xc1N\xf1o\xe1\x80\x10\xa1\x00\xc20\xe3 \x04P%@Fpg`\xb9\x83\x98\x93\xfb\xa3ڳ=\xc3\x1c\xd3\x7f\xe3^\xf3\xb1\x02\x90\x12\xf3\"\xd225B\x14RwbVr\xea\xb5˥\xa8\x95\x89\x85n\xf5O\xe5,\xd5\r\xc5\xe24\xc3$\xa0\x14\x81\x04ftGd$T\x05Dۧ\xfa\xb7\x99\x87\xb8\x97_\xe7~\xf7\x1d\xc7<\xd7\xd3&\xf26\x91\x06\xb0\x16Wfvv\x15F4VL\xd9m\xc9\x0e\xf9/\xe9ș鉊\xb9\xab\xa9DXeH\x06x'h\xc0\x18\xe1\b\x828\xa3(}\xcb\\\xdb?\xeb\x1e\xfb\xf9\x8b؛\xbb\xab\x9a\xbbuJTZ7j\x16z\xf1\n\xd0\x1a\xb3*\x92:.\xfd\x0f\xedl\xddMͪ\xbd\x8b\xad\xe8\x9dɍ&|\ald\\EL\xa2<\x83,\xe0\x1c\xc1\f\x1f\xef>\xff]\xcf|ߛ\xaf\xba\xbfُ\xf8\x9f\x17n6~UNt^\x93.\xb2>\xd1\x0e\xf0\x1e\x00\x0013bfSU\xc4\xcc\xf5\xff\xa6\xaa\x97\x99\xa9\x89\x98\xba\xcb\xef\xfa\xdcmE\\v\x0f#>\x10s\x03B0\x11e V\xb7φ\xfcթ\xe4\x9aڊ빸\xec\x89\xdf\x1eF/u| M\x13\xe6\x06\xd75\x84`\xb5S\"\xca\x13\xf9@\xacq\x9fO\x8f~\xbc-\xe9\x1cڋC\xbap\xe9%\xd8\x16\x95\x05\xa46\xf7c\xc6PQ\xc9`\xfa3\xaf\x02\x9c<\x8c\r\xbf^\xeao\xd9\xf8@\xc9s\x9a&\xab\x15\xcc\r\xfd>\xaek\x9fX\b\xc19\xf2j\xa7[\x94e\x84T\xb7\a\xe26ѡH\x90{\xc3.\xf2\x1d\xbf\x0e\x8e=\xddh\xec[{\xc2J\xf1\x19\xa4(\x97\x16\x87'\xb4t\xe1E\xd2\xd2K\xe3x\xb0-\x81\x1e*\v\x1b8Hmy^\xee\xc7\xdf\U0010c87d\x92\x83\x82\xb2\xb1\xe1\xe4\xd0\xd7GNv}%(\x14\x1bY\bh;;n\n]\x9dĬ\xf7\xff\xa2Α\xf0\x81\xc1\xb2\x92\xe7\xa3\xd44M\x05~V+g\x18\x98\x1b\xa9(\xfa}\xcbN\\\xd7m\xe4>\xb1\x0f\x821\x92\x00\xa1S\xf4b\xc7\xf5^\xc4m\x978\xa6\v\xeb\x18\xda+\x89~\xb8M/\xd4\x1e\xe7M\xb2|\x81B\x91s\xa2 \xf7\x11Ć]\xb7n\xe4;\xd5\b~\x1dO.\x1c{-H\xbaы\xe2ط\xe9\x84ה槵\xf2\x84\xc1\x13X\"kq>@\r\r\x1e<-ox^K\xc9\xd2\xf8\u1af4\x9a\x87\xa4\x97\x95\xa4\xc6\xf1\xf7\xc2`[Qh\x02=3\x0eT\x16e%6p\aC\x90ڡ\xe9\xf2\xbcÏ\xfd\x9f̬\x9f\xf9\xae\xca9S\b`[5j\x06'\x15\x16&Est@\xe3\xd9\xd2ꁿ\xb0\x8c\x8e\x9c\xbf\xaf\xec\xfa\xdd\xc9JP{c(6\x19\x05\xb2\x10\x83#\xd0v\xe1Ev\xdcG\xef\x14\xba%\x89\x1b\x99*\xaay\xffH\xcc\xdfU\xeef\xbd3\x8c\x00\xc1\x13\xf0 \xa3u\x92F\x05\xdf4\xecg\xb9V\x8ah\x9aY\xa9\n\xfc;ϬV\x9de\xce0\xff\x03\x00\x0007`nPY\xc0\xdc\xf0렲\x90\x85\xa1\xa9\x91\x9e\xc1\xc7\xf1\xf0auQB\x01\x1b1,cCSt\x03-3\x1a\xa3\x9f\x93\xa8\xc3\xf1\xf3\xc6\xc2\xea\xf2ݢ\x84\x92\xb3\x0262\x01bXRoƆ\xf6\xb1\xa6\xe8\x96\xdf\x06Z6mf4V\x03g/W\x18\aA7v\xa7\xf3\x97\xc4ǝ\xf7\xaa\xa5ŕ\xf2ū\xf5\x9ce\x19U.\x05w5@\x04l4[d\x02T5İ\xf4\x87\xa4ޔ\xe9\xad\x1d\x9d*\xcds\xfdDm\xc1]\xf6\r\xaf=\x98\f\xb4<\x83l\xda\\\xed\xcch\xfc_\xac\x06\x9c1\xce^\xfei\xae0\x9e\a\x0e\x82>\xb5n\xec^\xdbo\xf7_\xc0\x0f\x99?\xae\xaf+\x9f\x1c\xcfE\xffrk\x9b[\xac\v\xf5;«G\x9bp\xcb)\xfb\x1e\xca2\xfa\x05\xaa\\\x9ak\n\xee:\xd9j\x80Z\xb7\b\xd88\xefh\xb6X\x81\xc8\x04\xf83\xa8j\x98]\xa9q\x99F\xc9\x1f\xf9(i\xadY\x9a\t\xc39\xf4Z;j\f:U\nb\x9a\xe7\xaa\xd0\xfa\x89ʾ\xfb\x92˥\x9b\xfc\xab\xcb;N\vy[ k\x179x\tOY\x16i!\xf9\xa4ɓ\x99ʩ\xfd\x98Ѩ\xe6\xf8\xbfȈX\rh:8c\bT\x9c\xbd\xac\x8a\xfc\xd3\xcc\xe4\\alV<\x0f\f8=\x14\r#]zmM\xfd\xc8\xcd\xff\x9d\xa6\xad\x91\xff\xfe\xcfɟ\x90\xaf\xa7?\"\x0f\x15_Lo{^Wn`>9\x0e\x0e\x9e\x8b\xae\xbc\xfe\xe5\xce\xd2\xf7&\xc7\x11\x97H\xa7\x7f7\xfa\a\xcdW\x94g\xa3V\x8ff\xb86\xe1\x06֖S\xa6d\xf6=\xc6\n\x94e\xa4R\xf4\v\xc4<T\xb9d\x8e4\xd7\x04\xe05\xcc\x05\xfbU\xa2e\x95\xf5\x10\xc5'\x95~\xa5I1\xa0\x01\x97Q\xcea\xf9\xf1|\xc1K\x91\x12\xa1%\x90\t\xa0>\xf0g\xc0PP\xd5`\xe20\xbb\x00\x8cR\xe3b\xd42\x8d\x02\xba\x92?\xa2\b\xf2Q\xc2f\xf3J\xc3}\x93$\xa3\x133\x96\x03\xa1S\xf8c\xcf\x00\x00\xb4vh\xedܛ\xf1\xcaE\xbc\x99'-QÅw\xf3\xabh\x1f\x1e2O\x869Z\xa2\xeeԧ\x1b\x13m\xcf\xf6{\x80V\xd1\xe2\xa7><\x8aJd\x9e\xd0\xe8\fs\xb8\x05\x95T!\"\xfd\xb9I\xcfN7\xfaA&ڒ\xac\xbf\xfd\v\x8b\xd7\x10cf\x8d\xb29\xc4\xe5_Q)|x\xc8\x0e\x14\x95\xa0\xe3\xe9,]Z\x81\xc15\xb7\x18欐p\v\xc4}*\xa9\x9e\xdfBD\xf62\xdbco\x15\xb3\x8e\a\xf8\x9cn(\x18\xf4\x83@\xf5m\xa4\xd9\xd2\x05I\xb1?_\xeb\xeb\x9d7\x06\x83p\xae!\x1aW\xc6\xccr\xba;u\x8f\x03S\x98\xe7\xeeʿ~ɢR\x16$\xf8\xf0L\x86\x90\x1d$k\t:\xbdLa\xd7ա\xd2Yf/\xba\xb4\x0e\xc2#\x93\x97\xe5K~\xff\b\x11ܥ\xaay1\xcdG\xe0\x16T`\x88\xfb<\x8duB\xc14\x1d\xaf\xa9ل\x880\xfe\xeceX\x13\xb6\xc7\x02\xb1\xde*j\\G\r\xf3{/\xe0\x9b\x968\u074c\xabP0\xe4F\xc9\x17}a\xa1\xfa\x15\x8c\xfbXO.\x93\xb5'\xc3\n\x92\xbe\xe4b\x7f\xd6\t\x9f\xc6+\xb0\xf7+C]n\f\xdaz\x06Თ\\C\xe854\xae\x80ح\x89\x19\xff\xc5dq\x12v\xea\u009c\x1e\a\xaaq\x87 3V\xef\xcd[\xbb\xb5o\x01\x19݂i\xf4D\xa5\xf0\xd3,H\x98>\xd1\xf1e\x87\xb9\x1c\rj ;\x94MH\xd6\xfc\xa0\x12t\xa6\x02z\x99\xce\xef\xe3\xbeWȋS?%\xa4\xb3\x10\xc5\xcc^x(Uy\xe1\x0f=\x94\x89\xe2g6\xd3@\x0fۻ\xad\x96\xfc\"\x8a\xfe\x11Jg\x03\xa8\xb7\xdekE\xdf3\xf2bF\x14\x9a\x8f.\xf9\xc0-t[\xa8\xc0\x1c\xb61煑Y\n\xed|\xea\x84^\xf2\x82i6\x1f\x1bN\xaf8s\xa3\xc7\xd5)\x01\x9dwA\xec\xf5\x9a\xd8\xcbl\xbd\xb0&\x04PM\x9f\xf9\xe9%r\x91\x04\xbcU\b#Ը`Ύ\x1a:l\xe6\xf7R\x81\x7f\xd0˦\x17=\xa3K\x00\x00Q\xaa\x83D\xd2\xee\x06\x89W#\x85\xcd\xd4g-\x02|\xa8\xaeF\xff\xec+\x8bz!\xa8\xcf\xf9eZ\x04\v\xae\xd9@\x88\xea\\\x8d\r'\xdfɎcw\x06&\xac\xf4B\xa5\xe8q\x8f %\xf2ˣa\xb4\b\xe5\xa27Lf沁\xe3+1\xc5`o\x99\nȠ\x1aNK䟃\xce)\x1c\xc7Mm\xee\f\xbf\xa6mH<\xe2腹/k\xc1:k\xc3\x0e\x92\xa4@J\x11\xe0Ň\x94-F\xc3\x17ih\x119\xbb\xebU\xba\xffn\x98?2\xedܼvE\x13\x14\xb9\xc6W\x97\xfdC\x9a\x120\xc0ޑt2\x15c\xbf\xb1Q\xe0\xfb4\x9ce6\xb7\xd8\xe6r\x1f\x17N\xbd\x9cS\xcd\xf9\x19\x9eH4\x9a\xda\xcbp\xdc\x19\x8d\xb3_]\x0e\xf7ڐ\x8b:Y\xd4\b~\xf1\x1b\xa0\xb1r_#\xf5\xf7\x92\xa68t\xd6%|\x86\x1d\u05f7\x05YT\xf3\x80\x94\xd1>\x03\xd0Rz\xab\x1f\xfa\xb5([y\xf1\xad\x96\xfc<.\xd2\x7fx\xd0\"\x81\x88Sf\x02\xcc֫\x87\x01U\xef\x04E\xfd \xac\x8a~d/\xce\xfb\xa9\xaa\x03x\xed)G\x8a&ی\tbXȌ\xaf\xdd\x05\x0f\xeb^A\xa7$\xf6\x8e$`uʡ\xad\xf0\a\"\xe9sCd*5\x80\xe7n\xb6\xc4b\xa33\t\xe1\xe7\xb0MI(\x18\x82\xcal\x9b\xc6O\xa1\x1e\v\xcc\xe5\x9dO>.o\x84\xbdj\xec\xc08\xa7i\r\xbb\xe3\xeaI\x13,B\x86\x90h\xc1\xc2\x15\xa5D\x0f\x96\xe1\xc7K\xb83\xe9\x99;wjݾ\xba\xef\x10=\xfelT\x951ě\x16uGߓ\xb8\xc2\x12\x10\xfcAV\xe27\xb3\x9das0\xd9侵\x14g\xfa6P\xcf5\x9e\x9fLq\x1d\xdbɼ\x98\x16J\xf8\x1bR\f;]\x91\x8f\x7f\xde\xd5\n\xb2[\x18\x89\xf6\xd8\\!9p\x93\xa2}\xf3\xd7'\xb0v\x1a\xa4\xf4\xf5^V?\a\x95\xd5{\x84\xd1P\xb6\x01\x1c\xd3\xf2\x82X{=*\x97\xf8y\xa9\xd3}\xb4,\x1e\xfe\xf0\xafZ\x00\x00\xa0E@\x8b\xe0Ρ\x06\x01C\xe1\x8dA\xc8B\r\xe2H\x02\x86\xa2\xc3\xe3\vCN\xa3\x80\x03ń\x1a$_đd\xd4%\x1c\x85Ye\x97\xc5\xd2\xc6\x17fR\x86\x9c&\xd9g\x11\xc7T'\x9a\x87\xdf\b5\xa8pH\xbe\xe8\xfb\xa93\tv\xe9\xb8I\xfdJ8\xea}\n\xb3\xaa\xf6\xeb>K{\xab\xb5\v\xf0\x8c/,j̤l\xe1-)\x8dlm\xa2\xcd\xe7\xce\"ng\x8e\xa9.\xeco$\xcfa/\xaf\x8f\xea\x10j\xb0/P\xe1\xf0\xa4\xb1l\x11)\xf1\xe7Q\xa2Rg\xf2\"\x12첩\xf3aS$\xb3\xea\x13\xaf\x94p45\xd4\xfbt\xbe5v\x953u\xfdո\xd6}v8\x96\xf66\xb3w{\xd7>7\xf0\x97\xb5\x18_\xb8\x1aX\xd4\xf8\x91\xb9Y\x19\x1c\xf9\xd2Y\x97ZR\xfa\x17\x1aٺ\x9c\xfbT[\x11\xbb\xdf\x1b\x9a\x9cE<\x00\xdc\xce|\x8b=C\x9d\x06}\xc8ݍ\xdeH~\r\x9e\xc3>\x86\x7fN\xdf\v?ş\x80 Ԁ\x91`_\xc0\x1a\x81\xd2!\x97\xc1Ya\x1cb\xd9\u009c\"R\x82\x17\xc3\xdfc\x9a\x83T#\x11\xa4\xce\x04\x8b\xe4ED\x00\x05ȥ\x8dEC\xe5\x06\xe6\xc3F\x86\xa6H\x06\rG\xc5\xe7\x80\aN\xa7\v(ሤhj\xc8/\x89\xe7)\xa2\xc9li)j\xecʩ*g\x8a\"\xcb\xeak\xaf\x8ba+$\xac\xfb\f\xbe\xecpL5\r\xfd\xad\xb8Mv\xed3\xee\xf6N\xb3\xae}\x0e8O\xf0\xef\xb5\x0f{\xaf>0\xbe\x90\xfbp5\xd0p\x91\xb81\xfd\xd13qvr\xb3\xd2\xf628\x92}ӵs\xf0\x93>3{\xb4\xa4\x14\xe1\xf4/Tj\x15\xa2\xb5\xe7U)\xf5l\xf6\xa9V\xec\xb6\"\x16gW\xaf\xf7\xea\x17$\xb7a8\x8b\x98\xcex\x00\xd8E\x99\x8d9\xc8\xd9\x06yCz\x86\xda\xc3:\r\x9aHۀ{ś\v;N\xbc\x91\x1c\xd4\xfc\x1a\\_\x1d\x97\xbd\xd2]\x1c\xfdY\xfe\x9c^پ\x17\x1eR_\x9a\xff\xdf\x1f\x11\xbfT\x00\x00a\xb8\xe3`\x82\xd8\xc6\xc1\xa7y%\xa1D\x19\xad\x93\xcc+N\xf3/KkR\n\xea\x882\xe9\x8a{7\x1a\x8f\x98W\xf9\xef\xbd\xf6\xdcN^\x96?.֤\xb7\x1c5\xc4T|\x10eq\xdd\xf3\x05\x92\xbd\xf6n\x97\xd6\x15\x0et\xb60\xafQ\x17\xd3ϲw[\xfd:E\xb8\x9d\xd9%\x9d<\xfc\x84~\\\x1f\xe4\x8dY\xec\xe1n9\x0f\x81K\x98* \xa8\xf8\xc9@ \xcaArê\xa2\x12\xe6\v\x87\xb3\x05kd\xd3\xecݍe\x0f\xbdn\x05*\x1cK\xa4\xc9|\xa8\xc4AN \xf6\xa2.Ö\x87\x8f\xe67d\xef\x05W\x97\xea\xf6Rt\x8a\x152Q+0\x93\xb2K\xd3\xf3:y[\xc1\xd9\x19\xb8\xa1\xfc\xb8\x9d\x00\x1f\xd8~`\x1a\xb3{\v\xf9Әk\xdcr\xbd\xca?\x12^\xaa\xb7 ֘T@5\xf8q\xe1\x10Y\x92\x81\xf39a\x84\x00<\x82\xe4\xe3\\\xa7E\xc6\xfdD%%\x9d\xcc\x17\xad\xaf/wN\xcf\n\xd6kn鶈\x0e\xf9\xab\x98\x13\x1a\xcb{s?j^\xd2\xdc\n\xbd\xb2T85\x80\xb7X\xd6\xe0\x92\xf9\xf3Aq\x99\x10!\x82\x9c\xe3$a\xfc\x00DD]%\xe5\xa7=ƅ/\x0fN\xb7\xcco\xad\xd7\xe9Έv\n\xaek\x16\x0f\xc5n}쥍\x1d\xc9\x04\xa8\xbc*dKܢV\xc3\xeeA6 \x8ed\x97\x05/\x87\xf7\xe6Ot\xf2\x15J\x97\x92\xf6*\xb23ӋQS0\xeb\xd9a\xb8\xd9:\x01[\xb9\x1f\xa0~\x18\xfc\xc0\x9dx\x15vt\xce\xf6\x16\x97\xaeӷ\xb2\x0f0\xd7Qo\xb8\xe5\xd9][\x85:=~$\x1f\x9c\x9dD\xfc\xfcnA\x0f\xf9\x8d!왨\x80\xc98K\xe0*X\xc3Ңj \xb2A\n\x05\x13d\xab\xe6s\x87\xcb\xe3\x18\x82\xa0\x00xa\xc0%\xd9Daƹ\xa7\x01N\x8b/3\xad\xeb\xccS\x88J\xe9\xf2k*\n\x92\x98/\xf9\x97{O\x1a\xf7^\xee?V\xbd\x8e\xdc65\xbcT\x04\xd6ܷd\xf3}\x92\xc5\x10\x1dq\xa5\x00\x00\xd3G\xa6\x8fu\xc8m\x0f\xbeHˀ\x18\xc7\xda\x1e\tY|\x91\xafַ\x11dV\x11\x9e\xc2ٴ=gz\x12\xb2\xc1\xf5\xd92\nu\x7f\xbd\xac\xfan#\xbddȬ\x1b\xeb\x03,\xd0k\xa5\xa3v\xe4h{\xbb<\xce\xf4\x1d\xb3\x05t\xd63\xa3\xfbp\xbc\xb2ea\"\x14\xeaǭ\xdfj\f-y媢\xdcF\x0f\x01zɩ\x8e\xb1Ib\x0e\x17\xc6ā\x06X\xd5\x1f\xa0\xd7s\x90kW\xb8\x10\xcd\xd8\x1e\x9f\xd0\xf6\x03\xb1vy\xa5>\xbd\xf9n\xbe\x1bv\xc81\n\xe8ٯ\xacg\x7f g素\xc1h\x12/d˷\x8c\xc2D\x11\x03\t\xc4ڃ\xafK|\f\xbe\xd5m\x92\x18Z\xcb\x1d\xd3\xda\x00\x9duU\xa6\x12\xb8\x8dk\xca\x1e\x02\xcdEՂ\x06\xc5s\r\xa0Jb\x93\xb1\xd4\xc4\x1c\x17[\x0f\x9c\xdc۩\x13zT\f\xb0\xdf\xf7\xaa?yxa\xbf\xb2\xf8\xc70\x14w֮\x05\xe9p!\xa3f\xbb\xa1h\xe6\x1d.\xcei\x81\xfdR\xba'r\xf45\xec\xf2?\xb5J}\x99:[㈤\xfdl.+6\xec嫐cC$5\xc0懓O@\bXϋ\x88\xfe@-\a\xef\xde<\x99IQ\x9a\x16\x82\xd1Q\x96$^\xf7\x19\xe9\x86:\xc1O\t\x9cN\x84\x89W\xce\"\x06\xf1A3\x98\xe0ߕ\x17FP^\x97\x8d\xd0\xf8\x18+_]\xbb\x8e\xfc\xfb4(s0\xb4\xe3\xf3\x96;E|\x87\xa5T\xe2!*\xf2m\xea\xaa9\xedL%\x9fbQ\v\x82L\xf7\x84$\xc3<\x04\xefC\x9a\x8bI̋\x15XR-\x9a\xfe\xdd\xe6\x1a5]@\x95\x93\xd2\xe566qC\xb9\x90\xfe\x889[~.\xb6\xfd\xf1?(\xeco\x99\xa7J\xe0R'\x81`\xf4\xa8'\xef9p\xea7\x9f\xffL\xb8T\x7f\x878\xf2\xf0!\xb7\xe3n0)Eᖦ\x8ea]&(\xee\xfb\xa9\x8dM^\n+\xc2\xf8\x85\xe0B3\x05F͕\x8aWS\x84\x14\xf1\xdc\"\x9b:\\\xe9\x1b\x9c\xd3O\x94\x00\x00#\xebg\xc6D-\xef\x9c\xccw\x88Z\xab\xb1\xff)\xdc\u0098\xef\xbb\x04\x10\xb53^wsT\x98\xfeSݸ\x99\x95\xba~\x11\xcf2$v\tU\xe2\x01z\"\x91f\xbcEW\xee\xe6\xcd\r\x89 \xaa\xcb\xfc\xa7\xdfL\x9ba\xb8\x8a\x13;0\xd0t\xfdW\x16\x03\x8e edHG\xa3\xec\x12\xcf\xf9\x8bԨ?\x02\xf4!\x1fe2F\xd9\xedh\u0383\x8a\xae\xa9E\xfd\xdd\xde6\x9a\x1b\xb9\xf0\x12A1\xaau\x87Vl\xd9_\xfa\xb4\xbe\x99\x9dr6\xc3\x15(Q\x05r\xee&v\x05\x9dA\xb0b[\xc9\xea\xea\x01\xae,\x8d\xc7'\f\x04\xe7@\xcac!Ȑ\xeb{\xafV\x8c\xbd\xd8%\xfbο\xe3\x9c\b7\xb9\x14RP\x7fs\x94%\xf8\x06\x13B>a\xd5\xcad鏭\xa2\x8eI\xda\xd1\xf9:\xbd\x17\x9e\xfc5M\x16\xa6R\x8bq`۫\xf8@\xbcm\x9f\x8647\x17\xdcS\xf1p\x1a$\x82\aiCD`\xaf\xcb\x1e\xe8\xf5\xac؏3\xb2\xbf\x91T\xd5y\xf6\x92]#~\xc8:\xe5\x19\x0eM\x96n}*P\t\xbb\xa2\n\x81\xe1\xc5\xcc\xe6'L\xeco\a+*\b\xc1\xa3p\x80\x9bĶ\xe7]\xb3Ő.\xd4\x03\xf7\xe8\\Y\x7f\xb2;\x9f\x18tN\x18m\xf3)\xde\n5\xa1\x84\x82o\xc6B婱1\x92\xda\xd6\xf7\xf5\x1c^\xad}F9k\x1a\x80\xb0K\x93\xa0\u05cd\xf4f_\xd7|<8\x11\x1b\xfaObl\x89(\xa4\vO\xa0\xfe\x83\x15\xc78\xe4\xd3k\xe0H\v\f&/̈́|\xa7\x97\xe3\xba\xc0Q\x94ɷ\"\xf3\x0f\xd0\xe4{UX\xbe\x1c\x93?x\x95\xb3\xb6X\xf2uўz/Y\xc4\x1d\xe9>\x02j\x9aIq\r\\.\xb7\x85\x06\xa6\xed\xe2\xc0\xc1+\x97G\xb4\xac\xf0\x81\xd3jx\xdb[0\x1f\x1d<\xf6hnK\x85\x0f\xa8,C\x87\xf2\xa4\x19\xe04\xc3\xdfi\x14J\xff\x0e\xd2-9\x86\x88\xa5c\xe1N¥\x96=\xb5\xd6\xf1\xfb\xd2\x10y\xa1ZJ\x1eg=\x8c\x00\x00Eo\x8a\xdeϱ5\xadp¿s\xfa\x1cKJ\x0e%\xc1\x94\x84\xfb~\xe7;\x88\xf49\xb1V\x96\x94\xd3\xfb\x1cJY%\xa39\xe6V)\xe7l\x88\xddޘ\xb1W\x00\x12o\xe8s\xad\x1cb\xad'\xc2\r9HV\x87\xe7\u00888\x94}\xfb\xb2J\xf7%Fs\x03\x1c̭\x89\xc2s\xde6\xb1\xf9\x00\xbco\x9b\xad\xde\xc2\x11sT\x1c\xae\x00\xebo$\xdea\xb1\xd0畈Z9\x1fV\xe5J\xa0%o\x94*\xfb\x1ar_\x1d\x90\xac\xd5\xc3/\xdfj\xb0\xa5\x01\xe0nQ8\x14W\xdb枉d\x95!\xfa\xeeK\xab$\x8c\xe6ɉ\x068CW\xb9K\xfc$3\x95v\xfaǬ\x82\xc3Mr\b\x1d\xf2\x01\xb7nx\xdf=\xb0\x17KR$\x9d\x95\xd8\xfa\"\xe6g\x89\xa88\xedW\\\x01\x19n\xd6ߓ\xb0i\xac,\xc3\xe3r\xa6\x1d\x81\xdfİ\v\x01Nn\xb4r\xf1\x1d>\xac{\xc3ʕ\x8f\xfa@K\x05$\xff8\xbaWu\xe60\x894\xe4q\x8b\xbe:\xfbU\x01ID&\x8b\x97\xce\xf8\x7f\xae:\xc1\xf5p\xb0\x1fJ\x03\x0fl\xc0݅\xb2\xa2p\xe7\x1f(\xaem\xc1\x97\xddҲ\x1d\x03Xl\xe9:\xacUc\xe4&\x8bܗ\x99\xf8VI\x13&9\xdd|\xb2\xb3\x03\xf6l\fpI\x1f\x86\xae\xc3\xc1r\x977\xf8\xf8I\xbd&G:\x02U\xcd䈋\xafI\xea&%\x97`\xf8\x9a\xe4ߋ\x10:UU\xe4\x03\xa1ln\xdd+\xb2Ѯ\x94\xc1[p\x1e\x1f.\x96k\xf9\xa4H\xe1'\x1b;^T\x91\xe5Ԋe\xdc \xb3\xef\x02\xaamPq\x15\x1eگ\x9f\xc0\xb8\x02\xfdm2\xdcw\xb3\x8d\xaf\xc8\xc0\aqB\x1e\xf3H\xb6'y\x96<\xf9\xc6僊L;\tT#\xaff\xc0\xa9q\xec\x1e\x16\x02Sm\x9c\xdcٳh\xe5-\x8a\xe2;\xa7T]H\x18'ז\x92\xf9\xb5;\xf0T?\xe5z\x8a\x80\x96\xc5\xf9\nHO'\xfeq\xbb\x1et\xaf1\xc0\xcb\u070e\xb3A\x02\x04m\x00\x00Iس\xa0\xfaxGQ\x0e\x89\xf4\xf1\xbd)\x8e\xa2\xc7z=\x02t\xda\xc9\xf3\x80+zS3\x8b=Ut\x8d\x8e\xf5\xc7-z\x043\xdcɤ\x80|\xb3\xf7\xfa/\x00WI\x8f\xf4\xa6\xbd~G\x06\x0e\xdez\xaa3r\xc9\n\x80\xd2=\xfbt#\x8e[ǃ\xf4\b\xbd\xd0G\xa8\x0ep\xb3Y\xfa\x81\x00\xf9I!G\xff\x0e'\xf4_\xbd\x87\x00\xaeIv\xb3\x0e\xfa\xd6\xc9]\x80\x85z\xfd3%\x8e\f\xc7\xd4=\xactt\xd5D\x9c\x9cf\xe4/<\x92\x15\xdb\xcd!\xb5hm[\xe6\x12>\xe8F\xa1\x9e\x1c\xb7Uo\xaf\x17\xe6\xcf\xe8\x11\xa1\xc9[\xb1\x12i\xaf@\xe6\x98\x1c\xe0U8f\xb3/k\xd5\x13\x9c\xcb!\xe2h:\x92Bۚ\xaf\xee\xe66\x1cNU\x96迡g[\x1f\x12\xc7!Lh\x94\x92\xec\xdb4f\x1d/\xc5ս\x9ce\x92\xbb\xdbc!\x1bh\xc3\xd5\xea\x9c2fJ/\x92\x1c\x19U\xc1\xaf\xb9\xe6a[H\x12\x90\xe8\xe8\xa10\xaa\x89\xe3Q\x19)P\xf1\xedؤ\x00^x\x17\xa0$+m\xf3\x97\x8b\xdeScz*\xa2\xd0ڙ\x02\x97\xdc\xde\x04$|m\xa4Ѝ\x99Uc-*\xf5\x19~P\xa6\xaa\xde\xe3\x06^/\x17\xf7폤W\xd0#\x99\xfbc\x83*[\x97rު$\xd2m\n^\x81\x17Y\xed!\xa4\xf9\x19\xd0P\b\xaap\xe3\xa8\xedv\xa4\xae^\xd6\x17\x0e\xaa'\xe3\xff\x19\x87P_c\xd4*\f\xd0t\x99\xac$\x85m]\x97%\xde\xfd\x7f\xcd6\x15\xccm\x85\xb58\x9cqD\x8b<\xc2\xe4\xf1o\xb8\xb7B\xcf\v\x17\xb6>\xff\xe6\x05\x9eLFB\x98\v@\xf18\xb8\xe0\x05\xc9L\x11\xb6i\xff\xb1\xcc:\x85\xe2\x7f\x9a6B\x8bk³8\xcbq\x13\x05gL\xbf\xb6\xc7\xff\x1fB6\v\xee\xf1\x96\xb8N\x8b\xc5\xc2\x1d8eq\xbd̔\x85L\x7f46\xec82qꋒ\xc2J\x7fc6\xbb\xccÅ\x1b\xb6\x90\xffH\x050L\xe8\xf1\xc1\xb8\x19Ba\v\xb9\x00\x00u\x03\xea\x06\x9f\x05\xd4\r\xa1\x0e>\vK\b\xa8\x1b\xdd\x18B\x1d7\x1e|\x16\t\x15\x96\x10\xe3\x13P7%4\xba1\xcf2\x84:\xf19n<\x1b?\xf8,\x8d/\x12*g),!Y\"\xc6'\xb3$\xa0n\xd5mJh?ktc\x01`\x9ee\xebf\bu}v\xe2s\x97p\xdcx\xa9{6~C}\xf0Y\x85Z\x1a_o\\$TQW\xceR\xbbQXB-A\xb2D\xc7G\x8cO\xf9LfI\x13J@\xdd5ު\xdb\xdfؔ\xd0\xe1\xd3~\xd6\v\xd5\xe8Ɲ\xc5\x02\xc0w\xc3<\xcbI\xc8\xd6ͣ\xce\x10\xeae\xe9\xfa\xec\x8f\xef\xc4\xe7\xb1\xe4.\xe1[\xe2\xb8\xf1\xcd\xf2R\xf7'\xf4l\xfc\x19\xff\x86\xfa\xf3\xf9ೕ\xb0\n\xb5\x7f\xb64\xbeA\xbd\u07b8\xab\xbbH\xa8=\xab\xa2\xae\u05ed\x9c\xa5\xe9\xa6v\xa3\x03\xa0\xb0\x84ŇZ\x82/\x81d\x89\x11\x8a\x8e\x8f\xfb\x8c\x18\x9fm\x9c\U000991da̒\xb9\x91&\x94S\x97\xa1\xaaԩK\xac>\xafu\xa7\x00\xa4\x9f\xa1\xea\xa2\t\xb1|\xb2㷖\xb4ݼ\xa8\xbf7\xbaB\xb9\U0005d11e\x1b\x9bn\x98%\x90P\x93ϖ\xba\x95Y\x86,\x85\xb3\x80ƃ\x8d\x8b\xf8\x88g\x8d\x12\x8e\x01\xc4t\xc7\xeb\u009e\xc1\xd5ɠ\xca?\xcfJ̩\xdf\xdc\xdcC\xd96\xda}\xd2\bї\xd4\xe2\xd7Q\xf3$\xf0\xbb\xf5\xce\xf6\x85\xfe\xf0\xfdo\xf8\x1a\xfb\xf9\xe8\x8c\xeb\x13\xeef\xed-\xe5X\xe6\xc7\xe3\xb2\xe0\xe1w\x94t\vq~r5z@y\xdf|\xaa\x7fIl<o\xa3j\xd6i\x9da\xe8bwg\x02d\xb1@\xc4C[F.EeM\x10N\x8fK\xfaH\x19[lX\xf3]\x86^\xcdV\xb8U'PRSA\x194\x1a\xab\x1f\xde\x1c\x95\x14\xe0\x17\x7f\x12\n\x11\xe9\x02\x9c\x01\x03\x04v\a=\x0fH\f\xd7\t\xa2\n\x11.d-\xfb(\x8e+\xc5#\xb0 /%Z&\xb95\xcc6S3&0m8\x18;\x87>\xf2=\x00\x00cEƊ\xa5ϭ\x05\xce@k\x8f\b\xcaZ\v9N\x9c\x81\xff\xc4\xf7\x0e\x94K1\x84R\xc1\xb4\x16\xd7Sr\x9c\x11\xd9\x19\x13zVߙ\xbc\xdc\xee\x1d\x8dX(\x97K\xd2C\x18 ]\x85\x92\xe6\xd7h-\vh\xae\xa7\xcd\xe2\xc5(\xa6m\x03\xa2`\xe72&Qc\xf4\xac\x97\xe9\x9f#\xfcfY\xa9:\xec\xdc;\xbf~\x1a\xb1y\xf4q>\x12{\xb7\xb4\xd4\xf1\x860\xe5u@\xba#\xff+5Hp\xed\xbf\x8e\xfa\xd0Z\xb3\x1f\x16\xd0u\x95}_\x1e\x1a\xbb\xd5ؐ\x8aQ\xe9\x14L\xdb/\x9e'TD\x11\xe1ނ\x9bdL\a\t\xa2\xc6\xc1\x83\xc9I\xaa\f\x0f\xc3l\x86>G]\x02\xf8͛\x88\x93B\xf0\aU\xc86\x8d\xb8w\xdb2~\xfd\x1d\xb8\x15rv7\xd3\xf8\xb0\xbd\xe2|\x819$\xf6G\xb3Oy,<\x89\xf3\xea\xb6\fao$\xca멮\xa1d\xc2!g\xee\x04\xabVj5/\x90\xe0\xf3\xa5\xfbo\x98*=\xe5^\xa0\xa0\xb5\xc3\xf0f?\x05z\r\xb0n\xf5\xcb:\xa8\x7f\xfa\xbe\x99\xfb<4_qW\xbb4\xfe\x911\xf2t\x14\xa3w\xe6\xd2)\xb1l\xb9\xa6\xda\xe3\x7f,\x1ciN\xa8-\xed\x88\"\xebg㭀\xe8%'FbȘ\xab\xdd\x0e\x12mWe\x9d\x06أ\x17\xc0R\x92\x93\xf1\xd6T\x197\\?\x96\\\xd3\xf9\x1c\x9aY|\x8e\x1f˺\x04\xd9Aы\xb2\xce\x17\x01tD&\x85E\xc0\xe0\x0f\x83J\x8b\x80\xe8\xc5M\n.Op\xef\x13\xaa\xb6e\xd5 \xdd꾯\x1b`x%*\xe4I\xa1\xecn\x8f+\x87\xe1\xe4\xa4Ak\".\xc4\xf9\xa7\xbc\x02sa6i\xfc\n\xb9\xafv\xcc3\x9e\xf2\xfd\xb7Xx;=3\xf7P\xb2\xf5}\x968\x18\xc2{\x87\xdeH\xbd\r\xb5\xc7ւsM\x10\bB\xc9!\x8c\x84C\xe7\x06\xef̌\x89)FJ\x03\xac\xd4ϑj^\t\x1b\x01\xd1b\x94\xc7[\xa4\x1e\xf6ߕ\x9a0US\x10[\xda8\x9f\x9dP\xfe\x15\x00\x00a{\xc2\xf6\xa3\x8d\xa5\xfdĆg\v\x06pk\xeb\n\x90\xa9\x1d\xc8f\xce\x16\xafm\f\xe0m\x9b\xf7Ɩ\xbd50TKR;3@\x90\xcd\xf1\xb6\x9c-\xfdV^\xdb?\xa09\xd0X\xab\xfb&\x9a]ϝ\xae\xe6\rkl\x10j`\v\x1b\xa8\x96\xc9\xed\xa4v\xc5\rf\x80\a\xfb\x01\x8b`\xf0\xc3}\xa2\x068[Y \xfa\xad\x9b֝\xa6\xfc\xdd_P>+S\xb02ˑF\xf0=\xf6M\x9764\xbbU\xc0\xbf+\xdeP}\xdd\x1c\xa6\x1a\xd6{\xad\xd8 \xb9[\xd4\xc0\xb5\xbb\x166wMq=\x10F\xb3\xcbҰH\xed)\x96\x8a\x1b\xeb`\xed\x10\x8ck/\xe6N\x9d#\x06B}\xe1\xf0\x80\x8b\x86\xfb\xe7\x80D\r%vp\xb6\x11Ͳ@\xd3;\xd5K\xb40\x17\xbdv\xc6\x1b]z&٫\xb8о\xa0\xdf\xdb|V\x1d-\x87p\xe6\vE\x86$\xfd\"\x8dC\xf6\xe0{\x81\x00웍\xe0.mO\x16If(\x1d\x8b\x90\xea\xeb~W\x1f,\xbc\xa1\xdd\xda۪\xba\xd1\x19\\x'\x15\xbct\xc7\xd7J\xb61\xb0A\xd1:r\xb7\x13̉\x91\xe8\xeaKg*\x1c,lM\x17\ue68f\xe1\xe2z\x83\x01 \x8cA\xf7G\x87&\xfc\x85q\xe4\n\xb1\xcaбs<\x12G\x147uL\xd6\xc1\xb7\xba\xda!\xbbZ\x18\xd7y\xac\x7f\xdc\x1e\xa7\xbd*\xdcQF\f'w\x84\xfa\xe5\x81\xe3\xf1\x82\x8a!\a@|-\xe7L\x9c\xef\x11\x8ej\x88\x1a\xe9aJ\xec+\x97\xc1|\xa0\a\x03\x8ab\xf1d\x81\x05\xfa\xa6w\xc7\f\xaa\x97\xcb\xecha\t\x1a\x0fjn\x11͜\xac\xe76\xbaW\xc1\xf4L\x957\x93G\xf2<Q\xb10\xca]Q<*\x9f\xa7\xfe\xdc\xf8\xac\x99\xd7:Z[!\x0e\xe1o\x9a\xcc\x17\xadl\xab\x1c\xcagi\xea\b\x91e\n\x04q\xa7\xfcƇ\xc0\xf7\xa1\x8c\x02\x01cz\xf9'\x98\\;\xd1Z\xaa\\\xda=\xa1\x9e,\xffW\x92\xcc\xf3\xb7P:1A71VJ\xf5ǔ\xbc\x00\x00\xfc\xae\xd9M%㲛N5k֗xE'\xb9\x89\x9cj`\xc4\xf7\xbc\v\x12.\xf1\xd2_\x8aNv\xe0S\x03\xaf\xad8\xd5\xc4{\xe1\x98\x1d6\xcfi3\xc7\x16$\xea\x8a}\xf2\x81\\\xa4\xbfX\x11\x14\x9d\xe83\xcd\xd01~\xa6\x06Z\xa8\x7fK\x83\xe5Q\xba\xad\x14\x88\xf7tY\xe3!\x1f\x8f:l\xc6\u009e\xd3b}G\x9e\xbb0,H\xd0\xe6\xf5\x05\t\xab\xdb\xf4'Z\x02\xb9\xfe\x17io\x95\xc1\xb0\"L\x8c\t*\xf5\x84\xd0g,ɻ\xb1G\x1fb\xfc\x9eRL\r\xb0\xa3\x95@i\xee\xfe\x96\x028'\xdb\xdbu\x83d\x7f\xcaZ)\xa6\x871\xff\xcdQ\xe8\xb2\x14\x1c\xc6C:\xed\x1f\x0e\xe3\xa0t؈v\xad\x95Q;\x1d\xb7\xe1\x19\xc4\xfa8T\xaf,S\x82va\x8a\xcfX\x90\xa4>\x81\xdd}s\xea\v\x16\xa53F\xcf\xe8\x97\xf9kWN\xb4\xb2\x1a%b\xd9\xcc\xfc/\x00\x81\xd2\xde.p\v\x93\xf7=`E\x9c\xeb\xb9\bE\xa6\x12T\xee\xfa\xcb\x197\xb7\xa0\xcf\\ay\x82\x85,Ws\xabݎ>r\x90\xe5\xe8\x19F<\xa5\xc0\v\x98\x1ad\xb4AW\xbd\xf9*\x81\xd6/\xf3\xcc\x0fb\xdd=!\x93\x04p\xf8\xdeo\xa6\x93\b\xb6\xebJE\x06\xc9\xfag߄#*\xb4RH\xfcm\x1f\x91\xb1C\xee\xbf@\x9a\xa3f\r\xf1u\r\xdb(8Ԗ\x8c\x87p)Uʩd>\x1c²\xe7Q\x1b\xffɠ5\x0e\x10\xed\xecC{;\x87\x95\xa2v^\xd8\x1b~\xe7\xd0\xc23>\x9d\xa9\xe5UKp\xa8\x8c\x06^Y\xa2\xf7\x87\x14{\xba\xec\xc2\x10l5\x8f\xc9!\x910m\x9eH}\xb4\xd3#\xab\xdf\x05\xfa\xe6\x06H\xd4\x17(\xb9\rZ\xf1\xf4f\x8c\x9a\"\xbf\xc1Co\x0f\xe3\xf3M֮*\x00\xbdxA\xd6d5\x98\x9bJĶj\x93\x89o'\xf8_\x04\xf1!\x12ݼ\x85\xady\x03\\\xe0\xa0N76˘\xee{\x12\xd5\xc0\x8a<$\x19\xc7\xe5ir\x11\x8e\xbf\xab\\W\xf2\x00\x00\xe2\x02\x01\x00\x19\x00\x00\x00\xa5\x00\x00\x00\x1d\x00\x00\x00\xe2\x02\x01\x00\x19\x00\x00\x00\xa2\x00\x00\x00\x18\x00\x00\x00decode USR0KHTOWnGLuC USR 274557032793636864 1769526697641 0 0 234878118\ndecode USR0NgWEfAEJfs USR 320636799581945856 1780512970164 0 0 3694611501\ndecode ZZZAzL8n0Y58m7 ZZZ 9223372036854775807 3903090455551 1023 4095 2186628710\nencode USR 274557032793636864 USR0KHTOWnGLuC\nencode MAX 9223372036854775807 MAXAzL8n0Y58m7\nreject USRzzzzzzzzzzz range\nreject usr0KHTOWnGLuC namespace\nreject USR0KHTOWnGLu length\nreject USR0KHTOWnGL!C charset\nencode_reject USR 9223372036854775808 range\nmin_for 1769526697641 274557032793636864\nmint 0 1769526697641 1769526697000 274557032793636864 274557032793636865\nslot 123456789 12739\nslot {fills} 4165\nslot emq:{payments}:pending 8507\nhashtag foo{{bar}}zap {bar\nhashtag foo{}{bar} foo{}{bar}\nkey orders pending - emq:{orders}:pending\nkey orders g:vip:pending - emq:{orders}:g:vip:pending\nkey orders job JOB0Nb1VTbfnu4 emq:{orders}:job:JOB0Nb1VTbfnu4\nkey_reject ord{e}rs pending - queue\nkey_reject orders nope - kind\nxadd_id EVT000xY9Wvvcd 1704117200000-1620567\nthe host-local claim file could not be created: point EMQ_NODE_DIR at a directory every minting process can writethe claim directory or file is a symbolic link: refused, as another user could point it anywhereEMQ_NODE_DIR must be an absolute path, the same for every process of the hostthe host-local claim file could not be locked (a file system without locks?): point EMQ_NODE_DIR at a local directorythe claim file records a high-water mark no snowflake can follow (past the 41-bit limit): check the fileanother live process on this host mints with this node: give each minting process its own node (EMQ_NODE)EMQ_NODE_DIRa namespace is three bytes A-Za snowflake is below 2^63the first three bytes must be A-Zthe payload holds a byte outside base62 [0-9A-Za-z]the payload is above AzL8n0Y58m7 (2^63 - 1)a branded id is exactly 14 bytesevery node 0..=1023 is leased: no node for another minter until one is released\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x00\x00\x00>\x00\x00\x00|\x00\x00\x00\xba\x00\x00\x00\xf8\x00\x00\x006\x01\x00\x00t\x01\x00\x00\xb2\x01\x00\x00\xf0\x01\x00\x00.\x02\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00l\x02\x00\x00\xaa\x02\x00\x00\xe8\x02\x00\x00&\x03\x00\x00d\x03\x00\x00\xa2\x03\x00\x00\xe0\x03\x00\x00\x1e\x04\x00\x00\\\x04\x00\x00\x9a\x04\x00\x00\xd8\x04\x00\x00\x16\x05\x00\x00T\x05\x00\x00\x92\x05\x00\x00\xd0\x05\x00\x00\x0e\x06\x00\x00L\x06\x00\x00\x8a\x06\x00\x00\xc8\x06\x00\x00\x06\a\x00\x00D\a\x00\x00\x82\a\x00\x00\xc0\a\x00\x00\xfe\a\x00\x00<\b\x00\x00z\b\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\xb8\b\x00\x00\xf6\b\x00\x004\t\x00\x00r\t\x00\x00\xb0\t\x00\x00\xee\t\x00\x00,\n\x00\x00j\n\x00\x00\xa8\n\x00\x00\xe6\n\x00\x00$\v\x00\x00b\v\x00\x00\xa0\v\x00\x00\xde\v\x00\x00\x1c\f\x00\x00Z\f\x00\x00\x98\f\x00\x00\xd6\f\x00\x00\x14\r\x00\x00R\r\x00\x00\x90\r\x00\x00\xce\r\x00\x00\f\x0e\x00\x00J\x0e\x00\x00\x88\x0e\x00\x00\xc6\x0e\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x000123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x06\x00\x00\x00\a\x00\x00\x00\b\x00\x00\x00\t\x00\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\n\x00\x00\x00\v\x00\x00\x00\f\x00\x00\x00\r\x00\x00\x00\x0e\x00\x00\x00\x0f\x00\x00\x00\x10\x00\x00\x00\x11\x00\x00\x00\x12\x00\x00\x00\x13\x00\x00\x00\x14\x00\x00\x00\x15\x00\x00\x00\x16\x00\x00\x00\x17\x00\x00\x00\x18\x00\x00\x00\x19\x00\x00\x00\x1a\x00\x00\x00\x1b\x00\x00\x00\x1c\x00\x00\x00\x1d\x00\x00\x00\x1e\x00\x00\x00\x1f\x00\x00\x00 \x00\x00\x00!\x00\x00\x00\"\x00\x00\x00#\x00\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00$\x00\x00\x00%\x00\x00\x00&\x00\x00\x00'\x00\x00\x00(\x00\x00\x00)\x00\x00\x00*\x00\x00\x00+\x00\x00\x00,\x00\x00\x00-\x00\x00\x00.\x00\x00\x00/\x00\x00\x000\x00\x00\x001\x00\x00\x002\x00\x00\x003\x00\x00\x004\x00\x00\x005\x00\x00\x006\x00\x00\x007\x00\x00\x008\x00\x00\x009\x00\x00\x00:\x00\x00\x00;\x00\x00\x00<\x00\x00\x00=\x00\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00a name in a key is 1-128 bytes of [A-Za-z0-9_.-]a job key takes an id of namespace JOBthis family of keys takes no parameter\xc6\x02\x01\x00\x1b\x00\x00\x00\xc3\x00\x00\x00(\x00\x00\x00pendingactivescheduledeadringwakemetapausedrepeatgactiveglimitgweightlimitereventsflow:outboxmetrics:completedmetrics:completed:datametrics:failedmetrics:failed:datag::pendingde:repeat:stream::archivedjob::lock:logs\x00\xa0R\x01\x00\a\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xa7R\x01\x00\x06\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xadR\x01\x00\b\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xb5R\x01\x00\x04\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xb9R\x01\x00\x04\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xbdR\x01\x00\x04\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xc1R\x01\x00\x04\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xc5R\x01\x00\x06\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xcbR\x01\x00\x06\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xd1R\x01\x00\a\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xd8R\x01\x00\x06\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xdeR\x01\x00\a\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xe5R\x01\x00\a\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xecR\x01\x00\x06\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xf2R\x01\x00\v\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xfdR\x01\x00\x11\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x0eS\x01\x00\x16\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00$S\x01\x00\x0e\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x002S\x01\x00\x13\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00ES\x01\x00\x02\x00\x00\x00GS\x01\x00\b\x00\x00\x00\x01\x00\x00\x00OS\x01\x00\x03\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00RS\x01\x00\a\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00YS\x01\x00\a\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00YS\x01\x00\a\x00\x00\x00`S\x01\x00\t\x00\x00\x00\x01\x00\x00\x00iS\x01\x00\x04\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00iS\x01\x00\x04\x00\x00\x00mS\x01\x00\x05\x00\x00\x00\x02\x00\x00\x00iS\x01\x00\x04\x00\x00\x00rS\x01\x00\x05\x00\x00\x00\x02\x00\x00\x00a type of key no family of the keyspace hasthe reserve did not run the acquire for a whole TTL (the cluster down, resharding, loading or failing over): no node is takena stream entry id is <unix_ms>-<sequence>, both decimalno snowflake has this time or tail\x00\x00\x00\a\x05\x01\x00\x1b\x00\x00\x00^\x00\x00\x00\t\x00\x00\x00\a\x05\x01\x00\x1b\x00\x00\x00e\x00\x00\x00(\x00\x00\x00\a\x05\x01\x00\x1b\x00\x00\x00e\x00\x00\x00\f\x00\x00\x00entry ids are ASCII digits and '-'\x00\x00\a\x05\x01\x00\x1b\x00\x00\x005\x00\x00\x00>\x00\x00\x00\a\x05\x01\x00\x1b\x00\x00\x005\x00\x00\x00'\x00\x00\x00\a\x05\x01\x00\x1b\x00\x00\x00S\x00\x00\x00\x05\x00\x00\x00a stream entry id is made from an EVT idEMQ_NODEevery node 0..=1023 is held by a live process on this hostthis process already mints with this node; a process keeps its node for its lifetimethe high-water mark of a burst could not be recorded in the node's claim file}:job:emq:{a queue name is 1-128 bytes of [A-Za-z0-9_.:-]a key is at most MAX_KEY_LEN bytes\x00\x00*\x06\x01\x00\x1d\x00\x00\x00a\x00\x00\x00\x12\x00\x00\x00this kind of key takes no id\x00\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00\"\x00\x00\x00\x14\x00\x00\x00\f\x00\x00\x00\x04\x00\x00\x00#\x00\x00\x00$\x00\x00\x00%\x00\x00\x00\x00\x00\x00\x00\b\x00\x00\x00\x04\x00\x00\x00&\x00\x00\x00'\x00\x00\x00(\x00\x00\x00)\x00\x00\x00*\x00\x00\x00\x10\x00\x00\x00\x04\x00\x00\x00+\x00\x00\x00,\x00\x00\x00-\x00\x00\x00.\x00\x00\x00m]\xcb\xd6,P\xebcxA\xa6Wq\x1b\x8b\xb9\x15\xa2\\U4U\a\xd4Sx\xad\x81Q\xf0\xa3\xf7assertion failed: psize >= size + min_overhead\x00\x00\xfd\x06\x01\x00*\x00\x00\x00\xb1\x04\x00\x00\t\x00\x00\x00assertion failed: psize <= size + max_overhead\x00\x00\xfd\x06\x01\x00*\x00\x00\x00\xb7\x04\x00\x00\r\x00\x00\x00cannot modify the panic hook from a panicking thread\x87\x05\x01\x00L\x00\x00\x00\x90\x00\x00\x00\t\x00\x00\x00no filesystem on this platform\x00\x00^\x03\x01\x00a\x00\x00\x004\x00\x00\x00\x05\x00\x00\x00\x00\x00\x00\x00\b\x00\x00\x00\x04\x00\x00\x00/\x00\x00\x00panicked at \x14\x00\x00\x00\f\x00\x00\x00\x04\x00\x00\x000\x00\x00\x00\x06\x00\x00\x00\a\x00\x00\x00\x06\x00\x00\x00\x06\x00\x00\x00\x9d#\x01\x00\xa3#\x01\x00\xac#\x01\x00\xb3#\x01\x00\xb8#\x01\x00\xbd#\x01\x00J#\x01\x00\x06\x00\x00\x00\t\x00\x00\x00\a\x00\x00\x00\x05\x00\x00\x00\x05\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00\x06\x00\x00\x00\t\x00\x00\x00\a\x00\x00\x00\x05\x00\x00\x00\x05\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00\xc8\"\x01\x00\xce\"\x01\x00\xd7\"\x01\x00\xde\"\x01\x00\xe3\"\x01\x00\xe8\"\x01\x00\xec\"\x01\x00\x02\x00\x00\x00\x00\x00\x00\x00"
+const data0 = "\x0f\x00\x00\x00\f\x00\x00\x00\x04\x00\x00\x00\x10\x00\x00\x00\x11\x00\x00\x00\x12\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x13\x00\x00\x00a Display implementation returned an error unexpectedly\rbegin > end (\xc0\x03 > \xc0\x10) when slicing `\xc0\x01`\xc0\x00\x11start byte index \xc0\x16 is out of bounds of `\xc0\x01`\xc0\x00\x0fend byte index \xc0\x16 is out of bounds of `\xc0\x01`\xc0\x00\x11start byte index \xc0& is not a char boundary; it is inside \xc0\b (bytes \xc0\x06) of `\xc0\x01`\xc0\x00\x0fend byte index \xc0& is not a char boundary; it is inside \xc0\b (bytes \xc0\x06) of `\xc0\x01`\xc0\x00\xc0\x01:\xc0\x01:\xc0\x00\x16slice index starts at \xc0\r but ends at \xc0\x00 index out of bounds: the len is \xc0\x12 but the index is \xc0\x00\x06error \xc0\x00\x12range start index \xc0\" out of range for slice of length \xc0\x00\x10range end index \xc0\" out of range for slice of length \xc0\x00\x10assertion `left \xc0\x10 right` failed: \xc0\t\n  left: \xc0\t\n right: \xc0\x00\xc0\x02: \xc0\x00\xc0\x01 \xc0\x01 \xc0\x01 \xc0\x01 \xc0\x01 \xc0\x00valkey\x00charset\x00crates/emq-id/src/family.rs\x00crates/emq-id/src/slot.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/alloc/src/fmt.rs\x00bindings/c/src/status.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/sys/sync/mutex/no_threads.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/alloc/src/str.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/slice/memchr.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/str/pattern.rs\x00crates/emq-id/src/stream.rs\x00bindings/c/src/check.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/alloc/src/string.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/std/src/panicking.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/unicode/printable.rs\x00crates/emq-id/src/keyspace.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/core/src/fmt/mod.rs\x00/rustc/59807616e1fa2540724bfbac14d7976d7e4a3860/library/alloc/src/raw_vec/mod.rs\x00crates/emq-id/src/id.rs\x00/rust/deps/dlmalloc-0.2.11/src/dlmalloc.rs\x00buffer\x00unknown\x00null\x00ok\x00\x05node-\xc0\x05.lock\x00self_check\x00length\x00queue\x00range\x00node\x00namespace\x00kind\x00panic\x00&copy_from_slice: source slice length (\xc0+) does not match destination slice length (\xc0\x01)\x00\xc0\x01 \xc0\x01\n\x00\x00\x00\xd9\x04\x01\x00K\x00\x00\x00d\v\x00\x00\x0e\x00\x00\x00mid > len\x00\x00\x00\xbb\x03\x01\x00H\x00\x00\x00\xb1\x00\x00\x00\x16\x00\x00\x00attempt to join into collection with len > usize::MAX\x00\x00\x00\xbb\x03\x01\x00H\x00\x00\x00\x9a\x00\x00\x00\n\x00\x00\x00\xc1\x04\x01\x00\x17\x00\x00\x00*\x00\x00\x00\\\x00\x00\x00a tag outside its keya namespace of another length\x00\x01\x02\x03\x04\x05\x06\a\x00\x00E\x03\x01\x00\x18\x00\x00\x00\xb5\x00\x00\x00!\x00\x00\x00<name><id>\x00\x01\x02\x03\x04\x05\x06\x00\x01\x02\x03\x04\x05\x06\a\b\t\npublishrenewedpendwaitlosefollowrerouteretryreconnectgive_upreleased{emq}:leases\x00\x01\x02\x03acquirerenewexpiredreleasecountedunacknowledgedgoneleasedaskmovednot_runfault\x00\x01\x02\x03\x04startingunleasedheldreleasingemq-lease/3local leases, token, ttl = KEYS[1], ARGV[1], tonumber(ARGV[2])\nlocal start, nodes, now = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])\nlocal time = redis.call('TIME')\nlocal server = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)\nfor i = 0, nodes - 1 do\n  local n = (start + i) % nodes\n  local held = redis.call('HMGET', leases, n .. ':until', n .. ':mark')\n  local ends, previous = tonumber(held[1] or '-1'), tonumber(held[2] or '-1')\n  if previous and ends and ends < server then\n    local floor = math.max(now, previous + 1)\n    redis.call('HSET', leases, n .. ':token', token, n .. ':until', string.format('%d', server + ttl),\n      n .. ':mark', string.format('%d', floor + ttl))\n    return {n, previous}\n  end\nend\nreturn redis.error_reply('EMQLEASE every node is leased')\nthe lease key {emq}:leasesb\f\x01\x00\x1a\x00\x00\x00tokenttl msfirst node to trynodes (1024)now, unix ms\x84\f\x01\x00\x05\x00\x00\x00\x89\f\x01\x00\x06\x00\x00\x00\x8f\f\x01\x00\x11\x00\x00\x00\xa0\f\x01\x00\f\x00\x00\x00\xac\f\x01\x00\f\x00\x00\x00local leases, n, mark = KEYS[1], ARGV[4], tonumber(ARGV[3])\nif not mark then return redis.error_reply('EMQLEASE a mark is a number') end\nlocal time = redis.call('TIME')\nlocal server = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)\nlocal held = redis.call('HMGET', leases, n .. ':token', n .. ':until', n .. ':mark')\nif held[1] ~= ARGV[1] or (tonumber(held[2] or '-1') or -1) < server then return 0 end\nredis.call('HSET', leases, n .. ':until', string.format('%d', server + tonumber(ARGV[2])))\nif mark > (tonumber(held[3] or '-1') or -1) then\n  redis.call('HSET', leases, n .. ':mark', string.format('%d', mark))\nend\nreturn 1\nmark, unix ms\x00\x84\f\x01\x00\x05\x00\x00\x00\x89\f\x01\x00\x06\x00\x00\x00b\x0f\x01\x00\r\x00\x00\x00\xea\"\x01\x00\x04\x00\x00\x00local leases, n, high_water = KEYS[1], ARGV[3], tonumber(ARGV[2])\nif not high_water then return redis.error_reply('EMQLEASE a high water is a number') end\nlocal time = redis.call('TIME')\nlocal server = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)\nlocal held = redis.call('HMGET', leases, n .. ':token', n .. ':until')\nif held[1] ~= ARGV[1] or (tonumber(held[2] or '-1') or -1) < server then return 0 end\nredis.call('HSET', leases, n .. ':mark', string.format('%d', high_water))\nredis.call('HDEL', leases, n .. ':token', n .. ':until')\nreturn 1\nthe owner's high water, unix ms\x00\x00\x84\f\x01\x00\x05\x00\x00\x00\xc3\x11\x01\x00\x1f\x00\x00\x00\xea\"\x01\x00\x04\x00\x00\x00\xc4\b\x01\x00\a\x00\x00\x00>\t\x01\x00$\x03\x00\x00|\f\x01\x00\x01\x00\x00\x00\xb8\f\x01\x00\x05\x00\x00\x00\xcb\b\x01\x00\x05\x00\x00\x00\xe0\f\x01\x00\x82\x02\x00\x00|\f\x01\x00\x01\x00\x00\x00p\x0f\x01\x00\x04\x00\x00\x00\xd7\b\x01\x00\a\x00\x00\x00\x90\x0f\x01\x003\x02\x00\x00|\f\x01\x00\x01\x00\x00\x00\xe4\x11\x01\x00\x03\x00\x00\x00=#\x01\x00C#\x01\x00L#\x01\x00S#\x01\x00X#\x01\x00]#\x01\x00\xea\"\x01\x00\x06\x00\x00\x00\t\x00\x00\x00\a\x00\x00\x00\x05\x00\x00\x00\x05\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00p\b\x01\x00w\b\x01\x00~\b\x01\x00\x82\b\x01\x00\x86\b\x01\x00\x8a\b\x01\x00\x90\b\x01\x00\x97\b\x01\x00\x9c\b\x01\x00\xa5\b\x01\x00\xac\b\x01\x00\a\x00\x00\x00\a\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00\x06\x00\x00\x00\a\x00\x00\x00\x05\x00\x00\x00\t\x00\x00\x00\a\x00\x00\x00\b\x00\x00\x00\xc4\b\x01\x00\xcb\b\x01\x00\xd0\b\x01\x00\xd7\b\x01\x00\a\x00\x00\x00\x05\x00\x00\x00\a\x00\x00\x00\a\x00\x00\x00\xde\b\x01\x00\xe5\b\x01\x00\xf3\b\x01\x00\xf7\b\x01\x00\xfd\b\x01\x00\x00\t\x01\x00\x05\t\x01\x00\f\t\x01\x00\a\x00\x00\x00\x0e\x00\x00\x00\x04\x00\x00\x00\x06\x00\x00\x00\x03\x00\x00\x00\x05\x00\x00\x00\a\x00\x00\x00\x05\x00\x00\x00\x16\t\x01\x00\x1e\t\x01\x00@R\x01\x00&\t\x01\x00*\t\x01\x00\b\x00\x00\x00\b\x00\x00\x00\a\x00\x00\x00\x04\x00\x00\x00\t\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x06\x00\x00\x00\v\x00\x00\x00\f\x00\x00\x00\x00\x00\x00\x00\xff\xff\xff\xff\xff\xff\xff\xff\xfe\xff\xff\xff\xff\xff\xff\xff\xfd\xff\xff\xff\xff\xff\xff\xff\xfc\xff\xff\xff\xff\xff\xff\xff\xfb\xff\xff\xff\xff\xff\xff\xff\xfa\xff\xff\xff\xff\xff\xff\xff\xf5\xff\xff\xff\xff\xff\xff\xff\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x06\x00\x00\x00\v\x00\x00\x00\x00\x00\x00\x00\xda\x06\x01\x00\xf6\x06\x01\x00\x0e\a\x01\x00\xbe\x02\x01\x00\x03\a\x01\x00\xfd\x06\x01\x00\x18\a\x01\x00\xd5\x06\x01\x00\xc6\x06\x01\x00\x1d\a\x01\x00\xeb\x06\x01\x00\t\a\x01\x00\xb7\x02\x01\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x06\x00\x00\x00\v\x00\x00\x00�capacity overflow2\x06\x01\x00P\x00\x00\x00\x1c\x00\x00\x00\x05\x00\x00\x00\x14\x00\x00\x00\f\x00\x00\x00\x04\x00\x00\x00\x15\x00\x00\x00\x16\x00\x00\x00\x17\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x18\x00\x00\x00a formatting trait implementation returned an error when the underlying stream did not\x00\x00\xfc\x02\x01\x00H\x00\x00\x00\x8f\x02\x00\x00\x0e\x00\x00\x00\x00p\x00\a\x00-\x01\x01\x01\x02\x01\x02\x01\x01H\v0\x15\x10\x01e\a\x02\x06\x02\x02\x01\x04#\x01\x1e\x1b[\v:\t\t\x01\x18\x04\x01\t\x01\x03\x01\x05+\x03;\t*\x18\x01 7\x01\x01\x01\x04\b\x04\x01\x03\a\n\x02\x1d\x01:\x01\x01\x01\x02\x04\b\x01\t\x01\n\x02\x1a\x01\x02\x029\x01\x04\x02\x04\x02\x02\x03\x03\x01\x1e\x02\x03\x01\v\x029\x01\x04\x05\x01\x02\x04\x01\x14\x02\x16\x06\x01\x01:\x01\x01\x02\x01\x04\b\x01\a\x03\n\x02\x1e\x01;\x01\x01\x01\f\x01\t\x01(\x01\x03\x017\x01\x01\x03\x05\x03\x01\x04\a\x02\v\x02\x1d\x01:\x01\x02\x02\x01\x01\x03\x03\x01\x04\a\x02\v\x02\x1c\x029\x02\x01\x01\x02\x04\b\x01\t\x01\n\x02\x1d\x01H\x01\x04\x01\x02\x03\x01\x01\b\x01Q\x01\x02\a\f\bb\x01\x02\t\v\aI\x02\x1b\x01\x01\x01\x01\x017\x0e\x01\x05\x01\x02\x05\v\x01$\t\x01f\x04\x01\x06\x01\x02\x02\x02\x19\x02\x04\x03\x10\x04\r\x01\x02\x02\x06\x01\x0f\x01\x00\x03\x00\x04\x1c\x03\x1d\x02\x1e\x02@\x02\x01\a\b\x01\x02\v\t\x01-\x03\x01\x01u\x02\"\x01v\x03\x04\x02\t\x01\x06\x03\xdb\x02\x02\x01:\x01\x01\a\x01\x01\x01\x01\x02\b\x06\n\x02\x010.\x02\f\x14\x040\n\x04\x03&\t\f\x02 \x04\x02\x068\x01\x01\x02\x03\x01\x01\x058\b\x02\x02\x98\x03\x01\r\x01\a\x04\x01\x06\x01\x03\x02\xc6@\x00\x01\xc3!\x00\x03\x8d\x01` \x00\x06i\x02\x00\x04\x01\n \x02P\x02\x00\x01\x03\x01\x04\x01\x19\x02\x05\x01\x97\x02\x1a\x12\r\x01&\b\x19\v\x01\x01,\x030\x01\x02\x04\x02\x02\x02\x01$\x01C\x06\x02\x02\x02\x02\f\x01\b\x01/\x013\x01\x01\x03\x02\x02\x05\x02\x01\x01*\x02\b\x01\xee\x01\x02\x01\x04\x01\x00\x01\x00\x10\x10\x10\x00\x02\x00\x01\xe2\x01\x95\x05\x00\x03\x01\x02\x05\x04(\x03\x04\x01\xa5\x02\x00\x04A\x05\x00\x02M\x06F\v1\x04{\x016\x0f)\x01\x02\x02\n\x031\x04\x02\x02\a\x01=\x03$\x05\x01\b>\x01\f\x024\t\x01\x01\b\x04\x02\x01_\x03\x02\x04\x06\x01\x02\x01\x9d\x01\x03\b\x15\x029\x02\x01\x01\x01\x01\f\x01\t\x01\x0e\a\x03\x05C\x01\x02\x06\x01\x01\x02\x01\x01\x03\x04\x03\x01\x01\x0e\x02U\b\x02\x03\x01\x01\x17\x01Q\x01\x02\x06\x01\x01\x02\x01\x01\x02\x01\x02\xeb\x01\x02\x04\x06\x02\x01\x02\x1b\x02U\b\x02\x01\x01\x02j\x01\x01\x01\x02\be\x01\x01\x01\x02\x04\x01\x05\x00\t\x01\x02\xf5\x01\n\x04\x04\x01\x90\x04\x02\x02\x04\x01 \n(\x06\x02\x04\b\x01\t\x06\x02\x03.\r\x01\x02\xc6\x01\x01\x03\x01\x01\xc9\a\x01\x06\x01\x01R\x16\x02\a\x01\x02\x01\x02z\x06\x03\x01\x01\x02\x01\a\x01\x01H\x02\x03\x01\x01\x01\x00\x02\v\x024\x05\x05\x03\x17\x01\x00\x01\x06\x0f\x00\f\x03\x03\x00\x05;\a\x00\x01?\x04Q\x01\v\x02\x00\x02\x00.\x02\x17\x00\x05\x03\x06\b\b\x02\a\x1e\x04\x94\x03\x007\x042\b\x01\x0e\x01\x16\x05\x01\x0f\x00\a\x01\x11\x02\a\x01\x02\x01\x05d\x01\xa0\a\x00\x01=\x04\x00\x04\xfe\x02\xf3\x01\x02\x01\a\x02\x05\x01\x00\am\a\x00`\x80\xf0\x000123456789abcdef { , :  {\n,\n((\n}) }\x00\x00\x00\x00\x00\x00\f\x00\x00\x00\x04\x00\x00\x00\x19\x00\x00\x00\x1a\x00\x00\x00\x1b\x00\x00\x00[...]called `Option::unwrap()` on a `None` value==00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x03\x04\x04\x04\x04\x04\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x04\x04\x01\x00P\x00\x00\x00\xa0\x00\x00\x00\t\x00\x00\x00\x04\x04\x01\x00P\x00\x00\x00\x84\x00\x00\x00\x1e\x00\x00\x00\x00\x06\x01\x01\x03\x01\x04\x02\x05\a\a\x02\b\b\t\x02\n\x05\v\x02\x0e\x04\x10\x01\x11\x02\x12\x05\x13\x1c\x14\x01\x15\x02\x17\x02\x19\r\x1c\x05\x1d\b\x1f\x01$\x01j\x04k\x02n\x02\xaf\x03\xb1\x02\xbc\x02\xcf\x02\xd1\x02\xd4\f\xd5\t\xd6\x02\xd7\x02\xda\x01\xe0\x05\xe1\x02\xe6\x01\xe7\x04\xe8\x02\xee \xf0\x04\xf8\x02\xfa\x05\xfb\x01\f';>NO\x8f\x9e\x9e\x9f{\x8b\x93\x96\xa2\xb2\xba\x86\xb1\x06\a\t6=>V\xf3\xd0\xd1\x04\x14\x1867VW\x7f\xaa\xae\xaf\xbd5\xe0\x12\x87\x89\x8e\x9e\x04\r\x0e\x11\x12)14:EFIJNOde\x8a\x8c\x8d\x8f\xb6\xc1\xc3\xc4\xc6\xcb\xd6\\\xb6\xb7\x1b\x1c\a\b\n\v\x14\x1769:\xa8\xa9\xd8\xd9\t7\x90\x91\xa8\a\n;>fi\x8f\x92\x11o_\xbf\xee\xefZb\xb9\xba\xf4\xfc\xffST\x9a\x9b./'(U\x9d\xa0\xa1\xa3\xa4\xa7\xa8\xad\xba\xbc\xc4\x06\v\f\x15\x1d:?EQ\xa6\xa7\xcc͠\a\x19\x1a\"%>?\xdf\xe7\xec\xef\xff\xc5\xc6\x04 #%&(38:HJLPSUVXZ\\^`cefksx}\x7f\x8a\xa4\xaa\xaf\xb0\xc0Ю\xafno\xc7\xddޓ^\"{\x05\x03\x04-\x03f\x03\x01/.\x80\x82\x1d\x031\x0f\x1c\x04$\t\x1e\x05+\x05D\x04\x0e*\x80\xaa\x06$\x04$\x04(\b4\vN\x034\f\x817\t\x16\n\b\x18;E9\x03c\b\t0\x16\x05!\x03\x1b\x05\x1b&8\x04K\x05/\x04\n\a\t\a@ '\x04\f\t6\x03:\x05\x1a\a\x04\f\aPI73\r3\a.\b\n\x06&\x03\x1d\b\x02\x80\xd0R\x10\x06\b\t!.\b*\x16\x1a&\x1c\x14\x17\tN\x04$\tD\r\x19\a\n\x06H\b'\tu\vB>*\x06;\x05\n\x06Q\x06\x01\x05\x10\x03\x05\vY\b\x02\x1db\x1eH\b\n\x80\xa6^\"E\v\n\x06\r\x13:\x06\n\x06\x14\x1c,\x04\x17\x80\xb9<dS\fH\t\nFE\x1bH\bS\rI\a\nV\bX\"\x0e\n\x06F\n\x1d\x03GI7\x03\x0e\b\n\x069\a\n\x06,\x04\n\x80\xf6\x19\a;\x03\x1dU\x01\x0f2\r\x83\x9bfu\v\x80ĊLc\r\x840\x10\x16\n\x8f\x9b\x05\x82G\x9a\xb9:\x86Ƃ9\a*\x04\\\x06&\nF\n(\x05\x13\x81\xb0:\x80\xc6[\x054,K\x049\a\x11@\x05\v\a\t\x9c\xd6) as\xa1\xfd\x813\x0f\x01\x1d\x06\x0e\x04\b\x81\x8c\x89\x04k\x05\r\x03\t\a\x10\x8f`\x80\xfd\x03\x81\xb4\x06\x17\x0f\x11\x0fG\tt<\x80\xf6\ns\bp\x15Fz\x14\f\x14\fW\t\x19\x80\x87\x81G\x03\x85B\x0f\x15\x84P\x1f\x06\x06\x80\xd5+\x05>!\x01p-\x03\x1a\x04\x02\x81@\x1f\x11:\x05\x01\x81\xd0*\x80\xd6+\x04\x01\x80\xc06\b\x02\x80\xe0\x80\xf7)L\x04\n\x04\x02\x83\x11DL=\x80\xc2<\x06\x01\x04U\x05\x1b4\x02\x81\x0e,\x04d\fV\n\x80\xae8\x1d\r,\x04\t\a\x02\x0e\x06\x80\x9a\x83\xd9\x03\x11\x03\r\x03\x80\xda\x06\f\x04\x01\x0f\f\x048\b\n\x06(\b,\x04\x02\x0e\t'\x81X\b\x1d\x03\v\x03;\x04\x1e\x04\n\a\x80\xfb\x84\x05\x00\x01\x03\x05\x05\x06\x06\x02\a\x06\b\a\t\x11\n\x1c\v\x19\f\x19\r\x10\x0e\f\x0f\x04\x10\x03\x12\x12\x13\t\x16\x01\x17\x04\x18\x01\x19\x03\x1a\t\x1b\x01\x1c\x02\x1f\x16 \x03+\x02-\v.\x010\x041\x022\x01\xa9\x02\xaa\x04\xab\b\xfa\x02\xfb\x05\xfe\x03\xff\t\xadxy\x8b\x8d\xa20WX\x8b\x8c\x90\x1c\xdd\x0e\x0fKL\xfb\xfc./?\\]_ℍ\x8e\x91\x92\xa9\xb1\xba\xbb\xc5\xc6\xc9\xca\xde\xe4\xe5\xff\x00\x04\x11\x12)147:;=IJ]\x84\x8e\x92\xa9\xb1\xb4\xba\xbb\xc6\xca\xce\xcf\xe4\xe5\x00\x04\r\x0e\x11\x12)14:;EFIJ^de\x84\x91\x9b\x9d\xc9\xce\xcf\r\x11):;EIW[^_de\x8d\x91\xa9\xb4\xba\xbb\xc5\xc9\xdf\xe4\xe5\xf0\r\x11EIde\x80\x84\xb2\xbc\xbe\xbf\xd5\xd7\xf0\U0004314b\xa4\xa6\xbe\xbf\xc5\xc7\xcf\xda\xdbH\x98\xbd\xcd\xc6\xce\xcfINOWY^_\x89\x8e\x8f\xb1\xb6\xb7\xbf\xc1\xc6\xc7\xd7\x11\x16\x17[\\\xf6\xf7\xfe\xff\x80mq\xde\xdf\x0e\x1fno\x1c\x1d_}~\xae\xaf\xde\xdfM\xbb\xbc\x16\x17\x1e\x1fFGNOXZ\\^~\x7f\xb5\xc5\xd4\xd5\xdc\xf0\xf1\xf5rs\x8ftu&./\xa7\xaf\xb7\xbf\xc7\xcf\xd7ߚ\x00@\x97\x980\x8f\x1f\xce\xffNOZ[\a\b\x0f\x10'/\xee\xefno7=?BESgu\xc8\xc9\xd0\xd1\xd8\xd9\xe7\xfe\xff\x00 _\"\x82\xdf\x04\x82D\b\x1b\x04\x06\x11\x81\xac\x0e\x80\xab\x05 \a\x81\x1c\x03\x19\b\x01\x04/\x044\x04\a\x03\x01\a\x06\a\x11\nP\x0f\x12\aU\a\x03\x04\x1c\n\t\x03\b\x03\a\x03\x02\x03\x03\x03\f\x04\x05\x03\v\x06\x01\x0e\x15\x05N\a\x1b\aW\a\x02\x05\x18\fP\x04C\x03-\x03\x01\x04\x11\x06\x0f\f:\x04\x1d%_ m\x04j%\x80\xc8\x05\x82\xb0\x03\x1a\x06\x82\xfd\x03Y\a\x16\t\x18\t\x14\f\x14\fj\x06\n\x06\x1a\x06Y\a+\x05F\n,\x04\f\x04\x01\x031\v,\x04\x1a\x06\v\x03\x80\xac\x06\n\x06L\x14\x80\xf4\b<\x03\x0f\x03>\x058\b+\x05\x82\xff\x11\x18\b/\x11-\x03\"\x0e!\x0f\x80\x8c\x04\x82\x9a\x16\v\x15\x88\x94\x05/\x05;\a\x02\x0e\x18\t\x80\xbe\"t\f\x80\xd6\x1a\x81\x10\x05\x80\xe1\t\xf2\x9e\x037\t\x81\\\x14\x80\xb8\b\x80\xdd\x14<\x03\n\x068\bF\b\f\x06t\v\x1e\x03Z\x04Y\t\x80\x83\x18\x1c\n\x16\tL\x04\x80\x8a\x06\xab\xa4\f\x17\x041\xa1\x04\x81\xda&\a\f\x05\x05\x82\xb3 *\x06L\x04\x80\x8d\x04\x80\xbe\x03\x1b\x03\x0f\rr\x05\x01\x00U\x00\x00\x00\n\x00\x00\x00+\x00\x00\x00r\x05\x01\x00U\x00\x00\x00\x1a\x00\x00\x006\x00\x00\x00\x00\x03\x00\x00\x83\x04 \x00\x91\x05`\x00]\x13\xa0\x00\x12\x17 \x1f\f `\x1f\xef,`+*0\xe0+o\xa6\xa0,\x02\xa8 -\x1e\xfb .\x00\xfe`6\x9e\xff\xa06\xfd\x01!7\x01\na7$\r!8\xab\x0e\xa19/\x18!:\xf3\x1e!K@4\xa1S\x1ea\xe1T\xf0jaUOo\xe1U\x9d\xbcaV\x00\xcfaWeѡW\x00\xda!X\x00\xe0\xa1Y\xae\xe2![\xec\xe4\xe1\\\xd0\xe8a] \x00\xee^\xf0\x01\x7f_..    0x0123456789ABCDEFfalsetrue\x00\x00\x00\xe6\x05\x01\x00K\x00\x00\x00~\v\x00\x00&\x00\x00\x00\xe6\x05\x01\x00K\x00\x00\x00\x87\v\x00\x00\x1a\x00\x00\x00\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x02\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00U\x04\x01\x00O\x00\x00\x00\t\x02\x00\x007\x00\x00\x00Utf8Errorvalid_up_toerror_len\x00\x00\x00U\x04\x01\x00O\x00\x00\x00\xcd\x01\x00\x007\x00\x00\x00cannot recursively acquire mutex^\x03\x01\x00\\\x00\x00\x00\x13\x00\x00\x00\t\x00\x00\x00\x00\x00\x00\x00\b\x00\x00\x00\x04\x00\x00\x00\x1c\x00\x00\x00LengthNamespaceCharsetRangeQueueKindNode\x00\x00\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x1d\x00\x00\x00\x00\x00\x00\x00\b\x00\x00\x00\x04\x00\x00\x00\x1e\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\x02\x00\x00\x00\x1f\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00\r\x00\x00\x00\x00\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00 \x00\x00\x00gatedetailnodeholderacknowledgedwanted\x00\x00\xe0\"\x01\x00\x04\x00\x00\x00\xe4\"\x01\x00\x06\x00\x00\x00\xea\"\x01\x00\x04\x00\x00\x00\xee\"\x01\x00\x06\x00\x00\x00\xf4\"\x01\x00\f\x00\x00\x00\x00#\x01\x00\x06\x00\x00\x00ErrorlengthnamespacecharsetrangequeuekindNoneSome\x00\x00\x00\x00\x00\x00\x00\x18\x00\x00\x00\x04\x00\x00\x00!\x00\x00\x00an Id holds only valid parts\x83\x06\x01\x00\x17\x00\x00\x00`\x00\x00\x00*\x00\x00\x00EMQ_NODE must be a decimal node number in 0..=1023\x00\x00!\x10B c0\x84@\xa5P\xc6`\xe7p\b\x81)\x91J\xa1k\xb1\x8c\xc1\xad\xd1\xce\xe1\xef\xf11\x12\x10\x02s2R\"\xb5R\x94B\xf7r\xd6b9\x93\x18\x83{\xb3Z\xa3\xbdӜ\xc3\xff\xf3\xde\xe3b$C4 \x04\x01\x14\xe6d\xc7t\xa4D\x85Tj\xa5K\xb5(\x85\t\x95\xee\xe5\xcf\xf5\xacō\xd5S6r&\x11\x160\x06\xd7v\xf6f\x95V\xb4F[\xb7z\xa7\x19\x978\x87\xdf\xf7\xfe\xe7\x9d\u05fc\xc7\xc4H\xe5X\x86h\xa7x@\ba\x18\x02(#8\xcc\xc9\xedَ\xe9\xaf\xf9H\x89i\x99\n\xa9+\xb9\xf5Z\xd4J\xb7z\x96jq\x1aP\n3:\x12*\xfd\xdb\xdc˿\xfb\x9e\xeby\x9bX\x8b;\xbb\x1a\xab\xa6l\x87|\xe4L\xc5\\\",\x03<`\fA\x1c\xae\xed\x8f\xfd\xec\xcd\xcd\xdd*\xad\v\xbdh\x8dI\x9d\x97~\xb6n\xd5^\xf4N\x13>2.Q\x1ep\x0e\x9f\xff\xbe\xef\xdd\xdf\xfc\xcf\x1b\xbf:\xafY\x9fx\x8f\x88\x91\xa9\x81ʱ\xeb\xa1\f\xd1-\xc1N\xf1o\xe1\x80\x10\xa1\x00\xc20\xe3 \x04P%@Fpg`\xb9\x83\x98\x93\xfb\xa3ڳ=\xc3\x1c\xd3\x7f\xe3^\xf3\xb1\x02\x90\x12\xf3\"\xd225B\x14RwbVr\xea\xb5˥\xa8\x95\x89\x85n\xf5O\xe5,\xd5\r\xc5\xe24\xc3$\xa0\x14\x81\x04ftGd$T\x05Dۧ\xfa\xb7\x99\x87\xb8\x97_\xe7~\xf7\x1d\xc7<\xd7\xd3&\xf26\x91\x06\xb0\x16Wfvv\x15F4VL\xd9m\xc9\x0e\xf9/\xe9ș鉊\xb9\xab\xa9DXeH\x06x'h\xc0\x18\xe1\b\x828\xa3(}\xcb\\\xdb?\xeb\x1e\xfb\xf9\x8b؛\xbb\xab\x9a\xbbuJTZ7j\x16z\xf1\n\xd0\x1a\xb3*\x92:.\xfd\x0f\xedl\xddMͪ\xbd\x8b\xad\xe8\x9dɍ&|\ald\\EL\xa2<\x83,\xe0\x1c\xc1\f\x1f\xef>\xff]\xcf|ߛ\xaf\xba\xbfُ\xf8\x9f\x17n6~UNt^\x93.\xb2>\xd1\x0e\xf0\x1e\x00\x0013bfSU\xc4\xcc\xf5\xff\xa6\xaa\x97\x99\xa9\x89\x98\xba\xcb\xef\xfa\xdcmE\\v\x0f#>\x10s\x03B0\x11e V\xb7φ\xfcթ\xe4\x9aڊ빸\xec\x89\xdf\x1eF/u| M\x13\xe6\x06\xd75\x84`\xb5S\"\xca\x13\xf9@\xacq\x9fO\x8f~\xbc-\xe9\x1cڋC\xbap\xe9%\xd8\x16\x95\x05\xa46\xf7c\xc6PQ\xc9`\xfa3\xaf\x02\x9c<\x8c\r\xbf^\xeao\xd9\xf8@\xc9s\x9a&\xab\x15\xcc\r\xfd>\xaek\x9fX\b\xc19\xf2j\xa7[\x94e\x84T\xb7\a\xe26ѡH\x90{\xc3.\xf2\x1d\xbf\x0e\x8e=\xddh\xec[{\xc2J\xf1\x19\xa4(\x97\x16\x87'\xb4t\xe1E\xd2\xd2K\xe3x\xb0-\x81\x1e*\v\x1b8Hmy^\xee\xc7\xdf\U0010c87d\x92\x83\x82\xb2\xb1\xe1\xe4\xd0\xd7GNv}%(\x14\x1bY\bh;;n\n]\x9dĬ\xf7\xff\xa2Α\xf0\x81\xc1\xb2\x92\xe7\xa3\xd44M\x05~V+g\x18\x98\x1b\xa9(\xfa}\xcbN\\\xd7m\xe4>\xb1\x0f\x821\x92\x00\xa1S\xf4b\xc7\xf5^\xc4m\x978\xa6\v\xeb\x18\xda+\x89~\xb8M/\xd4\x1e\xe7M\xb2|\x81B\x91s\xa2 \xf7\x11Ć]\xb7n\xe4;\xd5\b~\x1dO.\x1c{-H\xbaы\xe2ط\xe9\x84ה槵\xf2\x84\xc1\x13X\"kq>@\r\r\x1e<-ox^K\xc9\xd2\xf8\u1af4\x9a\x87\xa4\x97\x95\xa4\xc6\xf1\xf7\xc2`[Qh\x02=3\x0eT\x16e%6p\aC\x90ڡ\xe9\xf2\xbcÏ\xfd\x9f̬\x9f\xf9\xae\xca9S\b`[5j\x06'\x15\x16&Est@\xe3\xd9\xd2ꁿ\xb0\x8c\x8e\x9c\xbf\xaf\xec\xfa\xdd\xc9JP{c(6\x19\x05\xb2\x10\x83#\xd0v\xe1Ev\xdcG\xef\x14\xba%\x89\x1b\x99*\xaay\xffH\xcc\xdfU\xeef\xbd3\x8c\x00\xc1\x13\xf0 \xa3u\x92F\x05\xdf4\xecg\xb9V\x8ah\x9aY\xa9\n\xfc;ϬV\x9de\xce0\xff\x03\x00\x0007`nPY\xc0\xdc\xf0렲\x90\x85\xa1\xa9\x91\x9e\xc1\xc7\xf1\xf0auQB\x01\x1b1,cCSt\x03-3\x1a\xa3\x9f\x93\xa8\xc3\xf1\xf3\xc6\xc2\xea\xf2ݢ\x84\x92\xb3\x0262\x01bXRoƆ\xf6\xb1\xa6\xe8\x96\xdf\x06Z6mf4V\x03g/W\x18\aA7v\xa7\xf3\x97\xc4ǝ\xf7\xaa\xa5ŕ\xf2ū\xf5\x9ce\x19U.\x05w5@\x04l4[d\x02T5İ\xf4\x87\xa4ޔ\xe9\xad\x1d\x9d*\xcds\xfdDm\xc1]\xf6\r\xaf=\x98\f\xb4<\x83l\xda\\\xed\xcch\xfc_\xac\x06\x9c1\xce^\xfei\xae0\x9e\a\x0e\x82>\xb5n\xec^\xdbo\xf7_\xc0\x0f\x99?\xae\xaf+\x9f\x1c\xcfE\xffrk\x9b[\xac\v\xf5;«G\x9bp\xcb)\xfb\x1e\xca2\xfa\x05\xaa\\\x9ak\n\xee:\xd9j\x80Z\xb7\b\xd88\xefh\xb6X\x81\xc8\x04\xf83\xa8j\x98]\xa9q\x99F\xc9\x1f\xf9(i\xadY\x9a\t\xc39\xf4Z;j\f:U\nb\x9a\xe7\xaa\xd0\xfa\x89ʾ\xfb\x92˥\x9b\xfc\xab\xcb;N\vy[ k\x179x\tOY\x16i!\xf9\xa4ɓ\x99ʩ\xfd\x98Ѩ\xe6\xf8\xbfȈX\rh:8c\bT\x9c\xbd\xac\x8a\xfc\xd3\xcc\xe4\\alV<\x0f\f8=\x14\r#]zmM\xfd\xc8\xcd\xff\x9d\xa6\xad\x91\xff\xfe\xcfɟ\x90\xaf\xa7?\"\x0f\x15_Lo{^Wn`>9\x0e\x0e\x9e\x8b\xae\xbc\xfe\xe5\xce\xd2\xf7&\xc7\x11\x97H\xa7\x7f7\xfa\a\xcdW\x94g\xa3V\x8ff\xb86\xe1\x06֖S\xa6d\xf6=\xc6\n\x94e\xa4R\xf4\v\xc4<T\xb9d\x8e4\xd7\x04\xe05\xcc\x05\xfbU\xa2e\x95\xf5\x10\xc5'\x95~\xa5I1\xa0\x01\x97Q\xcea\xf9\xf1|\xc1K\x91\x12\xa1%\x90\t\xa0>\xf0g\xc0PP\xd5`\xe20\xbb\x00\x8cR\xe3b\xd42\x8d\x02\xba\x92?\xa2\b\xf2Q\xc2f\xf3J\xc3}\x93$\xa3\x133\x96\x03\xa1S\xf8c\xcf\x00\x00\xb4vh\xedܛ\xf1\xcaE\xbc\x99'-QÅw\xf3\xabh\x1f\x1e2O\x869Z\xa2\xeeԧ\x1b\x13m\xcf\xf6{\x80V\xd1\xe2\xa7><\x8aJd\x9e\xd0\xe8\fs\xb8\x05\x95T!\"\xfd\xb9I\xcfN7\xfaA&ڒ\xac\xbf\xfd\v\x8b\xd7\x10cf\x8d\xb29\xc4\xe5_Q)|x\xc8\x0e\x14\x95\xa0\xe3\xe9,]Z\x81\xc15\xb7\x18欐p\v\xc4}*\xa9\x9e\xdfBD\xf62\xdbco\x15\xb3\x8e\a\xf8\x9cn(\x18\xf4\x83@\xf5m\xa4\xd9\xd2\x05I\xb1?_\xeb\xeb\x9d7\x06\x83p\xae!\x1aW\xc6\xccr\xba;u\x8f\x03S\x98\xe7\xeeʿ~ɢR\x16$\xf8\xf0L\x86\x90\x1d$k\t:\xbdLa\xd7ա\xd2Yf/\xba\xb4\x0e\xc2#\x93\x97\xe5K~\xff\b\x11ܥ\xaay1\xcdG\xe0\x16T`\x88\xfb<\x8duB\xc14\x1d\xaf\xa9ل\x880\xfe\xeceX\x13\xb6\xc7\x02\xb1\xde*j\\G\r\xf3{/\xe0\x9b\x968\u074c\xabP0\xe4F\xc9\x17}a\xa1\xfa\x15\x8c\xfbXO.\x93\xb5'\xc3\n\x92\xbe\xe4b\x7f\xd6\t\x9f\xc6+\xb0\xf7+C]n\f\xdaz\x06Თ\\C\xe854\xae\x80ح\x89\x19\xff\xc5dq\x12v\xea\u009c\x1e\a\xaaq\x87 3V\xef\xcd[\xbb\xb5o\x01\x19݂i\xf4D\xa5\xf0\xd3,H\x98>\xd1\xf1e\x87\xb9\x1c\rj ;\x94MH\xd6\xfc\xa0\x12t\xa6\x02z\x99\xce\xef\xe3\xbeWȋS?%\xa4\xb3\x10\xc5\xcc^x(Uy\xe1\x0f=\x94\x89\xe2g6\xd3@\x0fۻ\xad\x96\xfc\"\x8a\xfe\x11Jg\x03\xa8\xb7\xdekE\xdf3\xf2bF\x14\x9a\x8f.\xf9\xc0-t[\xa8\xc0\x1c\xb61煑Y\n\xed|\xea\x84^\xf2\x82i6\x1f\x1bN\xaf8s\xa3\xc7\xd5)\x01\x9dwA\xec\xf5\x9a\xd8\xcbl\xbd\xb0&\x04PM\x9f\xf9\xe9%r\x91\x04\xbcU\b#Ը`Ύ\x1a:l\xe6\xf7R\x81\x7f\xd0˦\x17=\xa3K\x00\x00Q\xaa\x83D\xd2\xee\x06\x89W#\x85\xcd\xd4g-\x02|\xa8\xaeF\xff\xec+\x8bz!\xa8\xcf\xf9eZ\x04\v\xae\xd9@\x88\xea\\\x8d\r'\xdfɎcw\x06&\xac\xf4B\xa5\xe8q\x8f %\xf2ˣa\xb4\b\xe5\xa27Lf沁\xe3+1\xc5`o\x99\nȠ\x1aNK䟃\xce)\x1c\xc7Mm\xee\f\xbf\xa6mH<\xe2腹/k\xc1:k\xc3\x0e\x92\xa4@J\x11\xe0Ň\x94-F\xc3\x17ih\x119\xbb\xebU\xba\xffn\x98?2\xedܼvE\x13\x14\xb9\xc6W\x97\xfdC\x9a\x120\xc0ޑt2\x15c\xbf\xb1Q\xe0\xfb4\x9ce6\xb7\xd8\xe6r\x1f\x17N\xbd\x9cS\xcd\xf9\x19\x9eH4\x9a\xda\xcbp\xdc\x19\x8d\xb3_]\x0e\xf7ڐ\x8b:Y\xd4\b~\xf1\x1b\xa0\xb1r_#\xf5\xf7\x92\xa68t\xd6%|\x86\x1d\u05f7\x05YT\xf3\x80\x94\xd1>\x03\xd0Rz\xab\x1f\xfa\xb5([y\xf1\xad\x96\xfc<.\xd2\x7fx\xd0\"\x81\x88Sf\x02\xcc֫\x87\x01U\xef\x04E\xfd \xac\x8a~d/\xce\xfb\xa9\xaa\x03x\xed)G\x8a&ی\tbXȌ\xaf\xdd\x05\x0f\xeb^A\xa7$\xf6\x8e$`uʡ\xad\xf0\a\"\xe9sCd*5\x80\xe7n\xb6\xc4b\xa33\t\xe1\xe7\xb0MI(\x18\x82\xcal\x9b\xc6O\xa1\x1e\v\xcc\xe5\x9dO>.o\x84\xbdj\xec\xc08\xa7i\r\xbb\xe3\xeaI\x13,B\x86\x90h\xc1\xc2\x15\xa5D\x0f\x96\xe1\xc7K\xb83\xe9\x99;wjݾ\xba\xef\x10=\xfelT\x951ě\x16uGߓ\xb8\xc2\x12\x10\xfcAV\xe27\xb3\x9das0\xd9侵\x14g\xfa6P\xcf5\x9e\x9fLq\x1d\xdbɼ\x98\x16J\xf8\x1bR\f;]\x91\x8f\x7f\xde\xd5\n\xb2[\x18\x89\xf6\xd8\\!9p\x93\xa2}\xf3\xd7'\xb0v\x1a\xa4\xf4\xf5^V?\a\x95\xd5{\x84\xd1P\xb6\x01\x1c\xd3\xf2\x82X{=*\x97\xf8y\xa9\xd3}\xb4,\x1e\xfe\xf0\xafZ\x00\x00\xa0E@\x8b\xe0Ρ\x06\x01C\xe1\x8dA\xc8B\r\xe2H\x02\x86\xa2\xc3\xe3\vCN\xa3\x80\x03ń\x1a$_đd\xd4%\x1c\x85Ye\x97\xc5\xd2\xc6\x17fR\x86\x9c&\xd9g\x11\xc7T'\x9a\x87\xdf\b5\xa8pH\xbe\xe8\xfb\xa93\tv\xe9\xb8I\xfdJ8\xea}\n\xb3\xaa\xf6\xeb>K{\xab\xb5\v\xf0\x8c/,j̤l\xe1-)\x8dlm\xa2\xcd\xe7\xce\"ng\x8e\xa9.\xeco$\xcfa/\xaf\x8f\xea\x10j\xb0/P\xe1\xf0\xa4\xb1l\x11)\xf1\xe7Q\xa2Rg\xf2\"\x12첩\xf3aS$\xb3\xea\x13\xaf\x94p45\xd4\xfbt\xbe5v\x953u\xfdո\xd6}v8\x96\xf66\xb3w{\xd7>7\xf0\x97\xb5\x18_\xb8\x1aX\xd4\xf8\x91\xb9Y\x19\x1c\xf9\xd2Y\x97ZR\xfa\x17\x1aٺ\x9c\xfbT[\x11\xbb\xdf\x1b\x9a\x9cE<\x00\xdc\xce|\x8b=C\x9d\x06}\xc8ݍ\xdeH~\r\x9e\xc3>\x86\x7fN\xdf\v?ş\x80 Ԁ\x91`_\xc0\x1a\x81\xd2!\x97\xc1Ya\x1cb\xd9\u009c\"R\x82\x17\xc3\xdfc\x9a\x83T#\x11\xa4\xce\x04\x8b\xe4ED\x00\x05ȥ\x8dEC\xe5\x06\xe6\xc3F\x86\xa6H\x06\rG\xc5\xe7\x80\aN\xa7\v(ሤhj\xc8/\x89\xe7)\xa2\xc9li)j\xecʩ*g\x8a\"\xcb\xeak\xaf\x8ba+$\xac\xfb\f\xbe\xecpL5\r\xfd\xad\xb8Mv\xed3\xee\xf6N\xb3\xae}\x0e8O\xf0\xef\xb5\x0f{\xaf>0\xbe\x90\xfbp5\xd0p\x91\xb81\xfd\xd13qvr\xb3\xd2\xf628\x92}ӵs\xf0\x93>3{\xb4\xa4\x14\xe1\xf4/Tj\x15\xa2\xb5\xe7U)\xf5l\xf6\xa9V\xec\xb6\"\x16gW\xaf\xf7\xea\x17$\xb7a8\x8b\x98\xcex\x00\xd8E\x99\x8d9\xc8\xd9\x06yCz\x86\xda\xc3:\r\x9aHۀ{ś\v;N\xbc\x91\x1c\xd4\xfc\x1a\\_\x1d\x97\xbd\xd2]\x1c\xfdY\xfe\x9c^پ\x17\x1eR_\x9a\xff\xdf\x1f\x11\xbfT\x00\x00a\xb8\xe3`\x82\xd8\xc6\xc1\xa7y%\xa1D\x19\xad\x93\xcc+N\xf3/KkR\n\xea\x882\xe9\x8a{7\x1a\x8f\x98W\xf9\xef\xbd\xf6\xdcN^\x96?.֤\xb7\x1c5\xc4T|\x10eq\xdd\xf3\x05\x92\xbd\xf6n\x97\xd6\x15\x0et\xb60\xafQ\x17\xd3ϲw[\xfd:E\xb8\x9d\xd9%\x9d<\xfc\x84~\\\x1f\xe4\x8dY\xec\xe1n9\x0f\x81K\x98* \xa8\xf8\xc9@ \xcaArê\xa2\x12\xe6\v\x87\xb3\x05kd\xd3\xecݍe\x0f\xbdn\x05*\x1cK\xa4\xc9|\xa8\xc4AN \xf6\xa2.Ö\x87\x8f\xe67d\xef\x05W\x97\xea\xf6Rt\x8a\x152Q+0\x93\xb2K\xd3\xf3:y[\xc1\xd9\x19\xb8\xa1\xfc\xb8\x9d\x00\x1f\xd8~`\x1a\xb3{\v\xf9Әk\xdcr\xbd\xca?\x12^\xaa\xb7 ֘T@5\xf8q\xe1\x10Y\x92\x81\xf39a\x84\x00<\x82\xe4\xe3\\\xa7E\xc6\xfdD%%\x9d\xcc\x17\xad\xaf/wN\xcf\n\xd6kn鶈\x0e\xf9\xab\x98\x13\x1a\xcb{s?j^\xd2\xdc\n\xbd\xb2T85\x80\xb7X\xd6\xe0\x92\xf9\xf3Aq\x99\x10!\x82\x9c\xe3$a\xfc\x00DD]%\xe5\xa7=ƅ/\x0fN\xb7\xcco\xad\xd7\xe9Έv\n\xaek\x16\x0f\xc5n}쥍\x1d\xc9\x04\xa8\xbc*dKܢV\xc3\xeeA6 \x8ed\x97\x05/\x87\xf7\xe6Ot\xf2\x15J\x97\x92\xf6*\xb23ӋQS0\xeb\xd9a\xb8\xd9:\x01[\xb9\x1f\xa0~\x18\xfc\xc0\x9dx\x15vt\xce\xf6\x16\x97\xaeӷ\xb2\x0f0\xd7Qo\xb8\xe5\xd9][\x85:=~$\x1f\x9c\x9dD\xfc\xfcnA\x0f\xf9\x8d!왨\x80\xc98K\xe0*X\xc3Ңj \xb2A\n\x05\x13d\xab\xe6s\x87\xcb\xe3\x18\x82\xa0\x00xa\xc0%\xd9Daƹ\xa7\x01N\x8b/3\xad\xeb\xccS\x88J\xe9\xf2k*\n\x92\x98/\xf9\x97{O\x1a\xf7^\xee?V\xbd\x8e\xdc65\xbcT\x04\xd6ܷd\xf3}\x92\xc5\x10\x1dq\xa5\x00\x00\xd3G\xa6\x8fu\xc8m\x0f\xbeHˀ\x18\xc7\xda\x1e\tY|\x91\xafַ\x11dV\x11\x9e\xc2ٴ=gz\x12\xb2\xc1\xf5\xd92\nu\x7f\xbd\xac\xfan#\xbddȬ\x1b\xeb\x03,\xd0k\xa5\xa3v\xe4h{\xbb<\xce\xf4\x1d\xb3\x05t\xd63\xa3\xfbp\xbc\xb2ea\"\x14\xeaǭ\xdfj\f-y媢\xdcF\x0f\x01zɩ\x8e\xb1Ib\x0e\x17\xc6ā\x06X\xd5\x1f\xa0\xd7s\x90kW\xb8\x10\xcd\xd8\x1e\x9f\xd0\xf6\x03\xb1vy\xa5>\xbd\xf9n\xbe\x1bv\xc81\n\xe8ٯ\xacg\x7f g素\xc1h\x12/d˷\x8c\xc2D\x11\x03\t\xc4ڃ\xafK|\f\xbe\xd5m\x92\x18Z\xcb\x1d\xd3\xda\x00\x9duU\xa6\x12\xb8\x8dk\xca\x1e\x02\xcdEՂ\x06\xc5s\r\xa0Jb\x93\xb1\xd4\xc4\x1c\x17[\x0f\x9c\xdc۩\x13zT\f\xb0\xdf\xf7\xaa?yxa\xbf\xb2\xf8\xc70\x14w֮\x05\xe9p!\xa3f\xbb\xa1h\xe6\x1d.\xcei\x81\xfdR\xba'r\xf45\xec\xf2?\xb5J}\x99:[㈤\xfdl.+6\xec嫐cC$5\xc0懓O@\bXϋ\x88\xfe@-\a\xef\xde<\x99IQ\x9a\x16\x82\xd1Q\x96$^\xf7\x19\xe9\x86:\xc1O\t\x9cN\x84\x89W\xce\"\x06\xf1A3\x98\xe0ߕ\x17FP^\x97\x8d\xd0\xf8\x18+_]\xbb\x8e\xfc\xfb4(s0\xb4\xe3\xf3\x96;E|\x87\xa5T\xe2!*\xf2m\xea\xaa9\xedL%\x9fbQ\v\x82L\xf7\x84$\xc3<\x04\xefC\x9a\x8bI̋\x15XR-\x9a\xfe\xdd\xe6\x1a5]@\x95\x93\xd2\xe566qC\xb9\x90\xfe\x889[~.\xb6\xfd\xf1?(\xeco\x99\xa7J\xe0R'\x81`\xf4\xa8'\xef9p\xea7\x9f\xffL\xb8T\x7f\x878\xf2\xf0!\xb7\xe3n0)Eᖦ\x8ea]&(\xee\xfb\xa9\x8dM^\n+\xc2\xf8\x85\xe0B3\x05F͕\x8aWS\x84\x14\xf1\xdc\"\x9b:\\\xe9\x1b\x9c\xd3O\x94\x00\x00#\xebg\xc6D-\xef\x9c\xccw\x88Z\xab\xb1\xff)\xdc\u0098\xef\xbb\x04\x10\xb53^wsT\x98\xfeSݸ\x99\x95\xba~\x11\xcf2$v\tU\xe2\x01z\"\x91f\xbcEW\xee\xe6\xcd\r\x89 \xaa\xcb\xfc\xa7\xdfL\x9ba\xb8\x8a\x13;0\xd0t\xfdW\x16\x03\x8e edHG\xa3\xec\x12\xcf\xf9\x8bԨ?\x02\xf4!\x1fe2F\xd9\xedh\u0383\x8a\xae\xa9E\xfd\xdd\xde6\x9a\x1b\xb9\xf0\x12A1\xaau\x87Vl\xd9_\xfa\xb4\xbe\x99\x9dr6\xc3\x15(Q\x05r\xee&v\x05\x9dA\xb0b[\xc9\xea\xea\x01\xae,\x8d\xc7'\f\x04\xe7@\xcac!Ȑ\xeb{\xafV\x8c\xbd\xd8%\xfbο\xe3\x9c\b7\xb9\x14RP\x7fs\x94%\xf8\x06\x13B>a\xd5\xcad鏭\xa2\x8eI\xda\xd1\xf9:\xbd\x17\x9e\xfc5M\x16\xa6R\x8bq`۫\xf8@\xbcm\x9f\x8647\x17\xdcS\xf1p\x1a$\x82\aiCD`\xaf\xcb\x1e\xe8\xf5\xac؏3\xb2\xbf\x91T\xd5y\xf6\x92]#~\xc8:\xe5\x19\x0eM\x96n}*P\t\xbb\xa2\n\x81\xe1\xc5\xcc\xe6'L\xeco\a+*\b\xc1\xa3p\x80\x9bĶ\xe7]\xb3Ő.\xd4\x03\xf7\xe8\\Y\x7f\xb2;\x9f\x18tN\x18m\xf3)\xde\n5\xa1\x84\x82o\xc6B婱1\x92\xda\xd6\xf7\xf5\x1c^\xad}F9k\x1a\x80\xb0K\x93\xa0\u05cd\xf4f_\xd7|<8\x11\x1b\xfaObl\x89(\xa4\vO\xa0\xfe\x83\x15\xc78\xe4\xd3k\xe0H\v\f&/̈́|\xa7\x97\xe3\xba\xc0Q\x94ɷ\"\xf3\x0f\xd0\xe4{UX\xbe\x1c\x93?x\x95\xb3\xb6X\xf2uўz/Y\xc4\x1d\xe9>\x02j\x9aIq\r\\.\xb7\x85\x06\xa6\xed\xe2\xc0\xc1+\x97G\xb4\xac\xf0\x81\xd3jx\xdb[0\x1f\x1d<\xf6hnK\x85\x0f\xa8,C\x87\xf2\xa4\x19\xe04\xc3\xdfi\x14J\xff\x0e\xd2-9\x86\x88\xa5c\xe1N¥\x96=\xb5\xd6\xf1\xfb\xd2\x10y\xa1ZJ\x1eg=\x8c\x00\x00Eo\x8a\xdeϱ5\xadp¿s\xfa\x1cKJ\x0e%\xc1\x94\x84\xfb~\xe7;\x88\xf49\xb1V\x96\x94\xd3\xfb\x1cJY%\xa39\xe6V)\xe7l\x88\xddޘ\xb1W\x00\x12o\xe8s\xad\x1cb\xad'\xc2\r9HV\x87\xe7\u00888\x94}\xfb\xb2J\xf7%Fs\x03\x1c̭\x89\xc2s\xde6\xb1\xf9\x00\xbco\x9b\xad\xde\xc2\x11sT\x1c\xae\x00\xebo$\xdea\xb1\xd0畈Z9\x1fV\xe5J\xa0%o\x94*\xfb\x1ar_\x1d\x90\xac\xd5\xc3/\xdfj\xb0\xa5\x01\xe0nQ8\x14W\xdb枉d\x95!\xfa\xeeK\xab$\x8c\xe6ɉ\x068CW\xb9K\xfc$3\x95v\xfaǬ\x82\xc3Mr\b\x1d\xf2\x01\xb7nx\xdf=\xb0\x17KR$\x9d\x95\xd8\xfa\"\xe6g\x89\xa88\xedW\\\x01\x19n\xd6ߓ\xb0i\xac,\xc3\xe3r\xa6\x1d\x81\xdfİ\v\x01Nn\xb4r\xf1\x1d>\xac{\xc3ʕ\x8f\xfa@K\x05$\xff8\xbaWu\xe60\x894\xe4q\x8b\xbe:\xfbU\x01ID&\x8b\x97\xce\xf8\x7f\xae:\xc1\xf5p\xb0\x1fJ\x03\x0fl\xc0݅\xb2\xa2p\xe7\x1f(\xaem\xc1\x97\xddҲ\x1d\x03Xl\xe9:\xacUc\xe4&\x8bܗ\x99\xf8VI\x13&9\xdd|\xb2\xb3\x03\xf6l\fpI\x1f\x86\xae\xc3\xc1r\x977\xf8\xf8I\xbd&G:\x02U\xcd䈋\xafI\xea&%\x97`\xf8\x9a\xe4ߋ\x10:UU\xe4\x03\xa1ln\xdd+\xb2Ѯ\x94\xc1[p\x1e\x1f.\x96k\xf9\xa4H\xe1'\x1b;^T\x91\xe5Ԋe\xdc \xb3\xef\x02\xaamPq\x15\x1eگ\x9f\xc0\xb8\x02\xfdm2\xdcw\xb3\x8d\xaf\xc8\xc0\aqB\x1e\xf3H\xb6'y\x96<\xf9\xc6僊L;\tT#\xaff\xc0\xa9q\xec\x1e\x16\x02Sm\x9c\xdcٳh\xe5-\x8a\xe2;\xa7T]H\x18'ז\x92\xf9\xb5;\xf0T?\xe5z\x8a\x80\x96\xc5\xf9\nHO'\xfeq\xbb\x1et\xaf1\xc0\xcb\u070e\xb3A\x02\x04m\x00\x00Iس\xa0\xfaxGQ\x0e\x89\xf4\xf1\xbd)\x8e\xa2\xc7z=\x02t\xda\xc9\xf3\x80+zS3\x8b=Ut\x8d\x8e\xf5\xc7-z\x043\xdcɤ\x80|\xb3\xf7\xfa/\x00WI\x8f\xf4\xa6\xbd~G\x06\x0e\xdez\xaa3r\xc9\n\x80\xd2=\xfbt#\x8e[ǃ\xf4\b\xbd\xd0G\xa8\x0ep\xb3Y\xfa\x81\x00\xf9I!G\xff\x0e'\xf4_\xbd\x87\x00\xaeIv\xb3\x0e\xfa\xd6\xc9]\x80\x85z\xfd3%\x8e\f\xc7\xd4=\xactt\xd5D\x9c\x9cf\xe4/<\x92\x15\xdb\xcd!\xb5hm[\xe6\x12>\xe8F\xa1\x9e\x1c\xb7Uo\xaf\x17\xe6\xcf\xe8\x11\xa1\xc9[\xb1\x12i\xaf@\xe6\x98\x1c\xe0U8f\xb3/k\xd5\x13\x9c\xcb!\xe2h:\x92Bۚ\xaf\xee\xe66\x1cNU\x96迡g[\x1f\x12\xc7!Lh\x94\x92\xec\xdb4f\x1d/\xc5ս\x9ce\x92\xbb\xdbc!\x1bh\xc3\xd5\xea\x9c2fJ/\x92\x1c\x19U\xc1\xaf\xb9\xe6a[H\x12\x90\xe8\xe8\xa10\xaa\x89\xe3Q\x19)P\xf1\xedؤ\x00^x\x17\xa0$+m\xf3\x97\x8b\xdeScz*\xa2\xd0ڙ\x02\x97\xdc\xde\x04$|m\xa4Ѝ\x99Uc-*\xf5\x19~P\xa6\xaa\xde\xe3\x06^/\x17\xf7폤W\xd0#\x99\xfbc\x83*[\x97rު$\xd2m\n^\x81\x17Y\xed!\xa4\xf9\x19\xd0P\b\xaap\xe3\xa8\xedv\xa4\xae^\xd6\x17\x0e\xaa'\xe3\xff\x19\x87P_c\xd4*\f\xd0t\x99\xac$\x85m]\x97%\xde\xfd\x7f\xcd6\x15\xccm\x85\xb58\x9cqD\x8b<\xc2\xe4\xf1o\xb8\xb7B\xcf\v\x17\xb6>\xff\xe6\x05\x9eLFB\x98\v@\xf18\xb8\xe0\x05\xc9L\x11\xb6i\xff\xb1\xcc:\x85\xe2\x7f\x9a6B\x8bk³8\xcbq\x13\x05gL\xbf\xb6\xc7\xff\x1fB6\v\xee\xf1\x96\xb8N\x8b\xc5\xc2\x1d8eq\xbd̔\x85L\x7f46\xec82qꋒ\xc2J\x7fc6\xbb\xccÅ\x1b\xb6\x90\xffH\x050L\xe8\xf1\xc1\xb8\x19Ba\v\xb9\x00\x00u\x03\xea\x06\x9f\x05\xd4\r\xa1\x0e>\vK\b\xa8\x1b\xdd\x18B\x1d7\x1e|\x16\t\x15\x96\x10\xe3\x13P7%4\xba1\xcf2\x84:\xf19n<\x1b?\xf8,\x8d/\x12*g),!Y\"\xc6'\xb3$\xa0n\xd5mJh?ktc\x01`\x9ee\xebf\bu}v\xe2s\x97p\xdcx\xa9{6~C}\xf0Y\x85Z\x1a_o\\$TQW\xceR\xbbQXB-A\xb2D\xc7G\x8cO\xf9LfI\x13J@\xdd5ު\xdb\xdfؔ\xd0\xe1\xd3~\xd6\v\xd5\xe8Ɲ\xc5\x02\xc0w\xc3<\xcbI\xc8\xd6ͣ\xce\x10\xeae\xe9\xfa\xec\x8f\xef\xc4\xe7\xb1\xe4.\xe1[\xe2\xb8\xf1\xcd\xf2R\xf7'\xf4l\xfc\x19\xff\x86\xfa\xf3\xf9ೕ\xb0\n\xb5\x7f\xb64\xbeA\xbd\u07b8\xab\xbbH\xa8=\xab\xa2\xae\u05ed\x9c\xa5\xe9\xa6v\xa3\x03\xa0\xb0\x84ŇZ\x82/\x81d\x89\x11\x8a\x8e\x8f\xfb\x8c\x18\x9fm\x9c\U000991da̒\xb9\x91&\x94S\x97\xa1\xaaԩK\xac>\xafu\xa7\x00\xa4\x9f\xa1\xea\xa2\t\xb1|\xb2㷖\xb4ݼ\xa8\xbf7\xbaB\xb9\U0005d11e\x1b\x9bn\x98%\x90P\x93ϖ\xba\x95Y\x86,\x85\xb3\x80ƃ\x8d\x8b\xf8\x88g\x8d\x12\x8e\x01\xc4t\xc7\xeb\u009e\xc1\xd5ɠ\xca?\xcfJ̩\xdf\xdc\xdcC\xd96\xda}\xd2\bї\xd4\xe2\xd7Q\xf3$\xf0\xbb\xf5\xce\xf6\x85\xfe\xf0\xfdo\xf8\x1a\xfb\xf9\xe8\x8c\xeb\x13\xeef\xed-\xe5X\xe6\xc7\xe3\xb2\xe0\xe1w\x94t\vq~r5z@y\xdf|\xaa\x7fIl<o\xa3j\xd6i\x9da\xe8bwg\x02d\xb1@\xc4C[F.EeM\x10N\x8fK\xfaH\x19[lX\xf3]\x86^\xcdV\xb8U'PRSA\x194\x1a\xab\x1f\xde\x1c\x95\x14\xe0\x17\x7f\x12\n\x11\xe9\x02\x9c\x01\x03\x04v\a=\x0fH\f\xd7\t\xa2\n\x11.d-\xfb(\x8e+\xc5#\xb0 /%Z&\xb95\xcc6S3&0m8\x18;\x87>\xf2=\x00\x00cEƊ\xa5ϭ\x05\xce@k\x8f\b\xcaZ\v9N\x9c\x81\xff\xc4\xf7\x0e\x94K1\x84R\xc1\xb4\x16\xd7Sr\x9c\x11\xd9\x19\x13zVߙ\xbc\xdc\xee\x1d\x8dX(\x97K\xd2C\x18 ]\x85\x92\xe6\xd7h-\vh\xae\xa7\xcd\xe2\xc5(\xa6m\x03\xa2`\xe72&Qc\xf4\xac\x97\xe9\x9f#\xfcfY\xa9:\xec\xdc;\xbf~\x1a\xb1y\xf4q>\x12{\xb7\xb4\xd4\xf1\x860\xe5u@\xba#\xff+5Hp\xed\xbf\x8e\xfa\xd0Z\xb3\x1f\x16\xd0u\x95}_\x1e\x1a\xbb\xd5ؐ\x8aQ\xe9\x14L\xdb/\x9e'TD\x11\xe1ނ\x9bdL\a\t\xa2\xc6\xc1\x83\xc9I\xaa\f\x0f\xc3l\x86>G]\x02\xf8͛\x88\x93B\xf0\aU\xc86\x8d\xb8w\xdb2~\xfd\x1d\xb8\x15rv7\xd3\xf8\xb0\xbd\xe2|\x819$\xf6G\xb3Oy,<\x89\xf3\xea\xb6\fao$\xca멮\xa1d\xc2!g\xee\x04\xabVj5/\x90\xe0\xf3\xa5\xfbo\x98*=\xe5^\xa0\xa0\xb5\xc3\xf0f?\x05z\r\xb0n\xf5\xcb:\xa8\x7f\xfa\xbe\x99\xfb<4_qW\xbb4\xfe\x911\xf2t\x14\xa3w\xe6\xd2)\xb1l\xb9\xa6\xda\xe3\x7f,\x1ciN\xa8-\xed\x88\"\xebg㭀\xe8%'FbȘ\xab\xdd\x0e\x12mWe\x9d\x06أ\x17\xc0R\x92\x93\xf1\xd6T\x197\\?\x96\\\xd3\xf9\x1c\x9aY|\x8e\x1f˺\x04\xd9Aы\xb2\xce\x17\x01tD&\x85E\xc0\xe0\x0f\x83J\x8b\x80\xe8\xc5M\n.Op\xef\x13\xaa\xb6e\xd5 \xdd꾯\x1b`x%*\xe4I\xa1\xecn\x8f+\x87\xe1\xe4\xa4Ak\".\xc4\xf9\xa7\xbc\x02sa6i\xfc\n\xb9\xafv\xcc3\x9e\xf2\xfd\xb7Xx;=3\xf7P\xb2\xf5}\x968\x18\xc2{\x87\xdeH\xbd\r\xb5\xc7ւsM\x10\bB\xc9!\x8c\x84C\xe7\x06\xef̌\x89)FJ\x03\xac\xd4ϑj^\t\x1b\x01\xd1b\x94\xc7[\xa4\x1e\xf6ߕ\x9a0US\x10[\xda8\x9f\x9dP\xfe\x15\x00\x00a{\xc2\xf6\xa3\x8d\xa5\xfdĆg\v\x06pk\xeb\n\x90\xa9\x1d\xc8f\xce\x16\xafm\f\xe0m\x9b\xf7Ɩ\xbd50TKR;3@\x90\xcd\xf1\xb6\x9c-\xfdV^\xdb?\xa09\xd0X\xab\xfb&\x9a]ϝ\xae\xe6\rkl\x10j`\v\x1b\xa8\x96\xc9\xed\xa4v\xc5\rf\x80\a\xfb\x01\x8b`\xf0\xc3}\xa2\x068[Y \xfa\xad\x9b֝\xa6\xfc\xdd_P>+S\xb02ˑF\xf0=\xf6M\x9764\xbbU\xc0\xbf+\xdeP}\xdd\x1c\xa6\x1a\xd6{\xad\xd8 \xb9[\xd4\xc0\xb5\xbb\x166wMq=\x10F\xb3\xcbҰH\xed)\x96\x8a\x1b\xeb`\xed\x10\x8ck/\xe6N\x9d#\x06B}\xe1\xf0\x80\x8b\x86\xfb\xe7\x80D\r%vp\xb6\x11Ͳ@\xd3;\xd5K\xb40\x17\xbdv\xc6\x1b]z&٫\xb8о\xa0\xdf\xdb|V\x1d-\x87p\xe6\vE\x86$\xfd\"\x8dC\xf6\xe0{\x81\x00웍\xe0.mO\x16If(\x1d\x8b\x90\xea\xeb~W\x1f,\xbc\xa1\xdd\xda۪\xba\xd1\x19\\x'\x15\xbct\xc7\xd7J\xb61\xb0A\xd1:r\xb7\x13̉\x91\xe8\xeaKg*\x1c,lM\x17\ue68f\xe1\xe2z\x83\x01 \x8cA\xf7G\x87&\xfc\x85q\xe4\n\xb1\xcaбs<\x12G\x147uL\xd6\xc1\xb7\xba\xda!\xbbZ\x18\xd7y\xac\x7f\xdc\x1e\xa7\xbd*\xdcQF\f'w\x84\xfa\xe5\x81\xe3\xf1\x82\x8a!\a@|-\xe7L\x9c\xef\x11\x8ej\x88\x1a\xe9aJ\xec+\x97\xc1|\xa0\a\x03\x8ab\xf1d\x81\x05\xfa\xa6w\xc7\f\xaa\x97\xcb\xecha\t\x1a\x0fjn\x11͜\xac\xe76\xbaW\xc1\xf4L\x957\x93G\xf2<Q\xb10\xca]Q<*\x9f\xa7\xfe\xdc\xf8\xac\x99\xd7:Z[!\x0e\xe1o\x9a\xcc\x17\xadl\xab\x1c\xcagi\xea\b\x91e\n\x04q\xa7\xfcƇ\xc0\xf7\xa1\x8c\x02\x01cz\xf9'\x98\\;\xd1Z\xaa\\\xda=\xa1\x9e,\xffW\x92\xcc\xf3\xb7P:1A71VJ\xf5ǔ\xbc\x00\x00\xfc\xae\xd9M%㲛N5k֗xE'\xb9\x89\x9cj`\xc4\xf7\xbc\v\x12.\xf1\xd2_\x8aNv\xe0S\x03\xaf\xad8\xd5\xc4{\xe1\x98\x1d6\xcfi3\xc7\x16$\xea\x8a}\xf2\x81\\\xa4\xbfX\x11\x14\x9d\xe83\xcd\xd01~\xa6\x06Z\xa8\x7fK\x83\xe5Q\xba\xad\x14\x88\xf7tY\xe3!\x1f\x8f:l\xc6\u009e\xd3b}G\x9e\xbb0,H\xd0\xe6\xf5\x05\t\xab\xdb\xf4'Z\x02\xb9\xfe\x17io\x95\xc1\xb0\"L\x8c\t*\xf5\x84\xd0g,ɻ\xb1G\x1fb\xfc\x9eRL\r\xb0\xa3\x95@i\xee\xfe\x96\x028'\xdb\xdbu\x83d\x7f\xcaZ)\xa6\x871\xff\xcdQ\xe8\xb2\x14\x1c\xc6C:\xed\x1f\x0e\xe3\xa0t؈v\xad\x95Q;\x1d\xb7\xe1\x19\xc4\xfa8T\xaf,S\x82va\x8a\xcfX\x90\xa4>\x81\xdd}s\xea\v\x16\xa53F\xcf\xe8\x97\xf9kWN\xb4\xb2\x1a%b\xd9\xcc\xfc/\x00\x81\xd2\xde.p\v\x93\xf7=`E\x9c\xeb\xb9\bE\xa6\x12T\xee\xfa\xcb\x197\xb7\xa0\xcf\\ay\x82\x85,Ws\xabݎ>r\x90\xe5\xe8\x19F<\xa5\xc0\v\x98\x1ad\xb4AW\xbd\xf9*\x81\xd6/\xf3\xcc\x0fb\xdd=!\x93\x04p\xf8\xdeo\xa6\x93\b\xb6\xebJE\x06\xc9\xfag߄#*\xb4RH\xfcm\x1f\x91\xb1C\xee\xbf@\x9a\xa3f\r\xf1u\r\xdb(8Ԗ\x8c\x87p)Uʩd>\x1c²\xe7Q\x1b\xffɠ5\x0e\x10\xed\xecC{;\x87\x95\xa2v^\xd8\x1b~\xe7\xd0\xc23>\x9d\xa9\xe5UKp\xa8\x8c\x06^Y\xa2\xf7\x87\x14{\xba\xec\xc2\x10l5\x8f\xc9!\x910m\x9eH}\xb4\xd3#\xab\xdf\x05\xfa\xe6\x06H\xd4\x17(\xb9\rZ\xf1\xf4f\x8c\x9a\"\xbf\xc1Co\x0f\xe3\xf3M֮*\x00\xbdxA\xd6d5\x98\x9bJĶj\x93\x89o'\xf8_\x04\xf1!\x12ݼ\x85\xady\x03\\\xe0\xa0N76˘\xee{\x12\xd5\xc0\x8a<$\x19\xc7\xe5ir\x11\x8e\xbf\xab\\W\xf2\x00\x00\xe2\x02\x01\x00\x19\x00\x00\x00\xa5\x00\x00\x00\x1d\x00\x00\x00\xe2\x02\x01\x00\x19\x00\x00\x00\xa2\x00\x00\x00\x18\x00\x00\x00decode USR0KHTOWnGLuC USR 274557032793636864 1769526697641 0 0 234878118\ndecode USR0NgWEfAEJfs USR 320636799581945856 1780512970164 0 0 3694611501\ndecode ZZZAzL8n0Y58m7 ZZZ 9223372036854775807 3903090455551 1023 4095 2186628710\nencode USR 274557032793636864 USR0KHTOWnGLuC\nencode MAX 9223372036854775807 MAXAzL8n0Y58m7\nreject USRzzzzzzzzzzz range\nreject usr0KHTOWnGLuC namespace\nreject USR0KHTOWnGLu length\nreject USR0KHTOWnGL!C charset\nencode_reject USR 9223372036854775808 range\nmin_for 1769526697641 274557032793636864\nmint 0 1769526697641 1769526697000 274557032793636864 274557032793636865\nslot 123456789 12739\nslot {fills} 4165\nslot emq:{payments}:pending 8507\nhashtag foo{{bar}}zap {bar\nhashtag foo{}{bar} foo{}{bar}\nkey orders pending - emq:{orders}:pending\nkey orders g:vip:pending - emq:{orders}:g:vip:pending\nkey orders job JOB0Nb1VTbfnu4 emq:{orders}:job:JOB0Nb1VTbfnu4\nkey_reject ord{e}rs pending - queue\nkey_reject orders nope - kind\nxadd_id EVT000xY9Wvvcd 1704117200000-1620567\nthe host-local claim file could not be created: point EMQ_NODE_DIR at a directory every minting process can writethe claim directory or file is a symbolic link: refused, as another user could point it anywhereEMQ_NODE_DIR must be an absolute path, the same for every process of the hostthe host-local claim file could not be locked (a file system without locks?): point EMQ_NODE_DIR at a local directorythe claim file records a high-water mark no snowflake can follow (past the 41-bit limit): check the fileanother live process on this host mints with this node: give each minting process its own node (EMQ_NODE)EMQ_NODE_DIRa namespace is three bytes A-Za snowflake is below 2^63the first three bytes must be A-Zthe payload holds a byte outside base62 [0-9A-Za-z]the payload is above AzL8n0Y58m7 (2^63 - 1)a branded id is exactly 14 bytesevery node 0..=1023 is leased: no node for another minter until one is released\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x00\x00\x00>\x00\x00\x00|\x00\x00\x00\xba\x00\x00\x00\xf8\x00\x00\x006\x01\x00\x00t\x01\x00\x00\xb2\x01\x00\x00\xf0\x01\x00\x00.\x02\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00l\x02\x00\x00\xaa\x02\x00\x00\xe8\x02\x00\x00&\x03\x00\x00d\x03\x00\x00\xa2\x03\x00\x00\xe0\x03\x00\x00\x1e\x04\x00\x00\\\x04\x00\x00\x9a\x04\x00\x00\xd8\x04\x00\x00\x16\x05\x00\x00T\x05\x00\x00\x92\x05\x00\x00\xd0\x05\x00\x00\x0e\x06\x00\x00L\x06\x00\x00\x8a\x06\x00\x00\xc8\x06\x00\x00\x06\a\x00\x00D\a\x00\x00\x82\a\x00\x00\xc0\a\x00\x00\xfe\a\x00\x00<\b\x00\x00z\b\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\xb8\b\x00\x00\xf6\b\x00\x004\t\x00\x00r\t\x00\x00\xb0\t\x00\x00\xee\t\x00\x00,\n\x00\x00j\n\x00\x00\xa8\n\x00\x00\xe6\n\x00\x00$\v\x00\x00b\v\x00\x00\xa0\v\x00\x00\xde\v\x00\x00\x1c\f\x00\x00Z\f\x00\x00\x98\f\x00\x00\xd6\f\x00\x00\x14\r\x00\x00R\r\x00\x00\x90\r\x00\x00\xce\r\x00\x00\f\x0e\x00\x00J\x0e\x00\x00\x88\x0e\x00\x00\xc6\x0e\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x00\x00\x80\x00\x000123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\x02\x00\x00\x00\x03\x00\x00\x00\x04\x00\x00\x00\x05\x00\x00\x00\x06\x00\x00\x00\a\x00\x00\x00\b\x00\x00\x00\t\x00\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\n\x00\x00\x00\v\x00\x00\x00\f\x00\x00\x00\r\x00\x00\x00\x0e\x00\x00\x00\x0f\x00\x00\x00\x10\x00\x00\x00\x11\x00\x00\x00\x12\x00\x00\x00\x13\x00\x00\x00\x14\x00\x00\x00\x15\x00\x00\x00\x16\x00\x00\x00\x17\x00\x00\x00\x18\x00\x00\x00\x19\x00\x00\x00\x1a\x00\x00\x00\x1b\x00\x00\x00\x1c\x00\x00\x00\x1d\x00\x00\x00\x1e\x00\x00\x00\x1f\x00\x00\x00 \x00\x00\x00!\x00\x00\x00\"\x00\x00\x00#\x00\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00$\x00\x00\x00%\x00\x00\x00&\x00\x00\x00'\x00\x00\x00(\x00\x00\x00)\x00\x00\x00*\x00\x00\x00+\x00\x00\x00,\x00\x00\x00-\x00\x00\x00.\x00\x00\x00/\x00\x00\x000\x00\x00\x001\x00\x00\x002\x00\x00\x003\x00\x00\x004\x00\x00\x005\x00\x00\x006\x00\x00\x007\x00\x00\x008\x00\x00\x009\x00\x00\x00:\x00\x00\x00;\x00\x00\x00<\x00\x00\x00=\x00\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00\x00@\x00\x00a name in a key is 1-128 bytes of [A-Za-z0-9_.-]a job key takes an id of namespace JOBthis family of keys takes no parameter\xc6\x02\x01\x00\x1b\x00\x00\x00\xc3\x00\x00\x00(\x00\x00\x00pendingactivescheduledeadringwakemetapausedrepeatgactiveglimitgweightlimitereventsflow:outboxmetrics:completedmetrics:completed:datametrics:failedmetrics:failed:datag::pendingde:repeat:stream::archivedjob::lock:logs\x00@R\x01\x00\a\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00GR\x01\x00\x06\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00MR\x01\x00\b\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00UR\x01\x00\x04\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00YR\x01\x00\x04\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00]R\x01\x00\x04\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00aR\x01\x00\x04\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00eR\x01\x00\x06\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00kR\x01\x00\x06\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00qR\x01\x00\a\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00xR\x01\x00\x06\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00~R\x01\x00\a\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x85R\x01\x00\a\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x8cR\x01\x00\x06\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x92R\x01\x00\v\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x9dR\x01\x00\x11\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xaeR\x01\x00\x16\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xc4R\x01\x00\x0e\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xd2R\x01\x00\x13\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\xe5R\x01\x00\x02\x00\x00\x00\xe7R\x01\x00\b\x00\x00\x00\x01\x00\x00\x00\xefR\x01\x00\x03\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\xf2R\x01\x00\a\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\xf9R\x01\x00\a\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x01\x00\x00\x00\xf9R\x01\x00\a\x00\x00\x00\x00S\x01\x00\t\x00\x00\x00\x01\x00\x00\x00\tS\x01\x00\x04\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x00\x00\tS\x01\x00\x04\x00\x00\x00\rS\x01\x00\x05\x00\x00\x00\x02\x00\x00\x00\tS\x01\x00\x04\x00\x00\x00\x12S\x01\x00\x05\x00\x00\x00\x02\x00\x00\x00a type of key no family of the keyspace hasthe reserve did not run the acquire for a whole TTL (the cluster down, resharding, loading or failing over): no node is takena stream entry id is <unix_ms>-<sequence>, both decimalno snowflake has this time or tail\x00\x00\x00\xa5\x04\x01\x00\x1b\x00\x00\x00^\x00\x00\x00\t\x00\x00\x00\xa5\x04\x01\x00\x1b\x00\x00\x00e\x00\x00\x00(\x00\x00\x00\xa5\x04\x01\x00\x1b\x00\x00\x00e\x00\x00\x00\f\x00\x00\x00entry ids are ASCII digits and '-'\x00\x00\xa5\x04\x01\x00\x1b\x00\x00\x005\x00\x00\x00>\x00\x00\x00\xa5\x04\x01\x00\x1b\x00\x00\x005\x00\x00\x00'\x00\x00\x00\xa5\x04\x01\x00\x1b\x00\x00\x00S\x00\x00\x00\x05\x00\x00\x00a stream entry id is made from an EVT idEMQ_NODEevery node 0..=1023 is held by a live process on this hostthis process already mints with this node; a process keeps its node for its lifetimethe high-water mark of a burst could not be recorded in the node's claim file}:job:emq:{a queue name is 1-128 bytes of [A-Za-z0-9_.:-]a key is at most MAX_KEY_LEN bytes\x00\x00\xc8\x05\x01\x00\x1d\x00\x00\x00a\x00\x00\x00\x12\x00\x00\x00this kind of key takes no id\x00\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00\"\x00\x00\x00\x14\x00\x00\x00\f\x00\x00\x00\x04\x00\x00\x00#\x00\x00\x00$\x00\x00\x00%\x00\x00\x00\x00\x00\x00\x00\b\x00\x00\x00\x04\x00\x00\x00&\x00\x00\x00'\x00\x00\x00(\x00\x00\x00)\x00\x00\x00*\x00\x00\x00\x10\x00\x00\x00\x04\x00\x00\x00+\x00\x00\x00,\x00\x00\x00-\x00\x00\x00.\x00\x00\x00m]\xcb\xd6,P\xebcxA\xa6Wq\x1b\x8b\xb9\x15\xa2\\U4U\a\xd4Sx\xad\x81Q\xf0\xa3\xf7assertion failed: psize >= size + min_overhead\x00\x00\x9b\x06\x01\x00*\x00\x00\x00\xb1\x04\x00\x00\t\x00\x00\x00assertion failed: psize <= size + max_overhead\x00\x00\x9b\x06\x01\x00*\x00\x00\x00\xb7\x04\x00\x00\r\x00\x00\x00cannot modify the panic hook from a panicking thread%\x05\x01\x00L\x00\x00\x00\x90\x00\x00\x00\t\x00\x00\x00\x00\x00\x00\x00\b\x00\x00\x00\x04\x00\x00\x00/\x00\x00\x00panicked at \x14\x00\x00\x00\f\x00\x00\x00\x04\x00\x00\x000\x00\x00\x00\x06\x00\x00\x00\a\x00\x00\x00\x06\x00\x00\x00\x06\x00\x00\x00=#\x01\x00C#\x01\x00L#\x01\x00S#\x01\x00X#\x01\x00]#\x01\x00\xea\"\x01\x00\x06\x00\x00\x00\t\x00\x00\x00\a\x00\x00\x00\x05\x00\x00\x00\x05\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00\x06\x00\x00\x00\t\x00\x00\x00\a\x00\x00\x00\x05\x00\x00\x00\x05\x00\x00\x00\x04\x00\x00\x00\x04\x00\x00\x00h\"\x01\x00n\"\x01\x00w\"\x01\x00~\"\x01\x00\x83\"\x01\x00\x88\"\x01\x00\x8c\"\x01\x00\x02\x00\x00\x00\x00\x00\x00\x00"

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 )
 
@@ -45,12 +46,14 @@ func claimFile(handle int32) *os.File {
 // refuses O_CREAT on another user's file in a sticky directory), and a
 // symbolic link, as the directory or the file, is refused.
 func (h *host) Xclaim_open(p, n int32) int32 {
-	path := string(h.bytes(p, n))
+	// The path as the core joined it, not cleaned: `..` is the system's to
+	// resolve (through links), as it is for a native claim, and every later
+	// operation names the file by this same path.
+	path := filepath.FromSlash(string(h.bytes(p, n)))
 	if !filepath.IsAbs(path) {
 		return openRelative
 	}
-	path = filepath.Clean(path)
-	dir := filepath.Dir(path)
+	dir := path[:max(strings.LastIndexByte(path, filepath.Separator), 1)]
 	switch info, err := os.Lstat(dir); {
 	case err == nil && info.Mode()&fs.ModeSymlink != 0:
 		return openLinked

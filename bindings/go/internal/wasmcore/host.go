@@ -32,7 +32,7 @@ func (h *host) bytes(p, n int32) []byte {
 func (h *host) Xnow_ns() int64 { return time.Now().UnixNano() }
 
 // origin is the monotonic clock's zero, one for the process: every instance
-// reads the same clock, as the core's lease fences need.
+// reads the same clock (emq_monotonic_ms), as one native process does.
 var origin = time.Now()
 
 func (h *host) Xmonotonic_ns() int64 { return int64(time.Since(origin)) }

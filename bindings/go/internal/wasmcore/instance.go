@@ -53,7 +53,7 @@ func newInstance() *Instance {
 func (in *Instance) Reserve(n int) int32 {
 	size := (n + 7) &^ 7
 	if n < 0 || n > 1<<30 {
-		panic(fmt.Errorf("emqid: %d bytes exceed the core's memory", n))
+		panic(refused{fmt.Errorf("emqid: %d bytes exceed the core's memory", n)})
 	}
 	if int(in.used)+size <= scratchSize {
 		p := in.scratch + in.used
@@ -62,7 +62,7 @@ func (in *Instance) Reserve(n int) int32 {
 	}
 	p := in.M.Xemq_wasm_alloc(int32(max(size, 8)))
 	if p == 0 {
-		panic(fmt.Errorf("emqid: the core could not give %d bytes", n))
+		panic(refused{fmt.Errorf("emqid: the core could not give %d bytes", n)})
 	}
 	in.extra = append(in.extra, [2]int32{p, int32(max(size, 8))})
 	return p
@@ -118,6 +118,9 @@ func Get() *Instance { return pool.Get().(*Instance) }
 // batch grew is dropped too (a module's memory never shrinks): the pool
 // keeps small ones, and the collector takes the rest.
 func (in *Instance) Done(recovered any) error {
+	if r, ok := recovered.(refused); ok {
+		return in.refuse(r) // the module never ran: the instance is as it was
+	}
 	if recovered != nil {
 		return trapOf(in, recovered)
 	}

@@ -22,17 +22,28 @@ type State struct {
 var state = sync.OnceValue(func() *State { return &State{} })
 
 // Lock begins a use of the state's instance (made at the first use). A
-// trapped state panics with its trap, which the caller recovers (Unlock).
+// trapped state (or one whose instance could not be made) gives nil, which
+// fails the call; Unlock then answers the trap.
 func Lock() *Instance {
 	s := state()
 	s.mu.Lock()
+	if s.trap == nil && s.in == nil {
+		s.in, s.trap = instantiate()
+	}
 	if s.trap != nil {
 		return nil
 	}
-	if s.in == nil {
-		s.in = newInstance()
-	}
 	return s.in
+}
+
+// instantiate is a new instance, or the trap that making it was.
+func instantiate() (in *Instance, trap *Trap) {
+	defer func() {
+		if recovered := recover(); recovered != nil {
+			trap = trapOf(nil, recovered)
+		}
+	}()
+	return newInstance(), nil
 }
 
 // Unlock ends a use begun by Lock. recovered is the caller's recover(), and a
@@ -41,7 +52,11 @@ func Unlock(in *Instance, recovered any) error {
 	s := state()
 	defer s.mu.Unlock()
 	if s.trap != nil {
+		last.Store(s.trap)
 		return s.trap
+	}
+	if r, ok := recovered.(refused); ok {
+		return in.refuse(r)
 	}
 	if recovered != nil {
 		s.trap = trapOf(in, recovered)

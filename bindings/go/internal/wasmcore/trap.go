@@ -21,6 +21,21 @@ func (t *Trap) Error() string { return ErrTrap.Error() + ": " + t.Message }
 // Is makes errors.Is(t, ErrTrap) hold.
 func (t *Trap) Is(target error) bool { return target == ErrTrap }
 
+// refused is memory an input or an output needs that the module cannot
+// give, raised by Reserve before the module runs: the call fails, but the
+// instance is whole (its allocator said no), so it is not a trap of it.
+type refused struct{ error }
+
+// refuse ends a use whose call was refused before the module ran: the
+// blocks it took go back, and the refusal is the call's *Trap (the detail of
+// its statusPanic) without condemning the instance.
+func (in *Instance) refuse(r refused) *Trap {
+	in.done()
+	t := &Trap{Message: r.Error()}
+	last.Store(t)
+	return t
+}
+
 // last is the latest trap of the process, for a status that can carry no message.
 var last atomic.Pointer[Trap]
 

@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
@@ -58,7 +59,7 @@ func TestTheModuleMintsAndHoldsItsNodeAgainstAnotherProcess(t *testing.T) {
 	}
 	defer func() { stdin.Close(); holder.Wait() }()
 	line := make([]byte, 17)
-	if _, err := out.Read(line); err != nil || !strings.HasPrefix(string(line), "JOB") || line[15] != '0' {
+	if _, err := io.ReadFull(out, line); err != nil || !strings.HasPrefix(string(line), "JOB") || line[15] != '0' {
 		t.Fatalf("the holder printed %q (%v)", line, err)
 	}
 	if _, status, err := mint(); err != nil || status != 11 { // EMQ_ERR_NODE
@@ -189,5 +190,25 @@ func TestAGrownInstanceLeavesThePool(t *testing.T) {
 			t.Fatal("an instance grown past pooledMemory went back to the pool")
 		}
 		defer in.Done(nil)
+	}
+}
+
+// Memory the module cannot give fails the call alone: the state's instance
+// never ran, so it stays usable (not a sticky trap).
+func TestMemoryTheStateCannotGiveIsNotATrap(t *testing.T) {
+	err := func() (err error) {
+		var in *Instance
+		defer func() { err = Unlock(in, recover()) }()
+		in = Lock()
+		in.Reserve(1 << 31)
+		return nil
+	}()
+	if !errors.Is(err, ErrTrap) || !strings.Contains(err.Error(), "exceed the core's memory") {
+		t.Fatalf("the refusal: %v", err)
+	}
+	t.Setenv("EMQ_NODE_DIR", t.TempDir())
+	t.Setenv("EMQ_NODE", "614")
+	if id, status, err := mint(); err != nil || status != 0 || id[:3] != "JOB" {
+		t.Fatalf("the state after the refusal: %q %d %v", id, status, err)
 	}
 }
