@@ -30,6 +30,10 @@ pub const PLATFORMS: [(&str, &str); 9] = [
     ("windows", "amd64"),
 ];
 
+/// The oldest Go release the module's `go 1.22` line admits (the last patch
+/// of 1.22): the generated core needs 1.21, the package's own code 1.22.
+const OLDEST_GO: &str = "go1.22.12";
+
 /// `go test -race` of the default backend: `-race` needs cgo, which the
 /// pure-Go build does not use (no tag: the WebAssembly backend).
 fn race(dir: &str) -> Command {
@@ -60,6 +64,11 @@ pub fn run() -> Result<()> {
     sh(go("bindings/go")
         .env("GOFLAGS", "-tags=emqid_cgo,emqid_diff")
         .args(["test", "-count=1", "-v", "-run", "Backends", "."]))?;
+    // The oldest Go the module's go line admits, fetched from the module proxy
+    // as a toolchain: the package and its tests build and pass there too.
+    sh(go_with("bindings/go", Backend::Wasm).env("GOTOOLCHAIN", OLDEST_GO).args(["vet", ".", "./internal/wasmcore"]))?;
+    sh(go_with("bindings/go", Backend::Wasm).env("GOTOOLCHAIN", OLDEST_GO).args(["test", "-count=1", "./..."]))?;
+    println!("go: the module builds, vets and passes its tests with {OLDEST_GO}, the oldest its go line admits");
     for (os, arch) in PLATFORMS {
         sh(go_with("bindings/go", Backend::Wasm).env("GOOS", os).env("GOARCH", arch).args(["build", "./..."]))?;
     }
