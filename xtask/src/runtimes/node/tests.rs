@@ -10,9 +10,11 @@ use super::PACKAGE;
 use crate::{root, sh};
 
 /// `node --test` on the package (its clock-jump test preloads libfaketime;
-/// the holder's live tests start the Valkey xtask installs for every live test).
+/// the holder's live tests start the Valkey xtask installs for every live test,
+/// over the clients of its dev dependencies, installed here: a fresh clone has none).
 pub fn run() -> Result<()> {
     super::build::package()?;
+    super::bench::dev_dependencies()?;
     let faketime = crate::setup::faketime()?;
     let valkey = crate::runtimes::valkey::setup::server_binary()?;
     sh(Command::new("node")
