@@ -106,10 +106,17 @@ func (in *Instance) done() {
 	in.used = 0
 }
 
+// pool holds the instances of stateless calls beyond the one each P keeps
+// at hand (perp.go).
 var pool = sync.Pool{New: func() any { return newInstance() }}
 
-// Get is an instance of the pool, for a stateless call; Done gives it back.
-func Get() *Instance { return pool.Get().(*Instance) }
+// Get is an instance for a stateless call; Done gives it back.
+func Get() *Instance {
+	if in := takeAtHand(); in != nil {
+		return in
+	}
+	return pool.Get().(*Instance)
+}
 
 // Done ends a use of a pooled instance. recovered is the caller's recover():
 // nil, the instance goes back to the pool; a panic (a trap of the module, or
@@ -125,7 +132,7 @@ func (in *Instance) Done(recovered any) error {
 		return trapOf(in, recovered)
 	}
 	in.done()
-	if len(*in.mem) <= pooledMemory {
+	if len(*in.mem) <= pooledMemory && !putAtHand(in) {
 		pool.Put(in)
 	}
 	return nil
