@@ -272,7 +272,7 @@ fn allocations(default: &[String], cgo: &[String]) -> Result<String> {
 
 /// A program whose first act is `emqid.Parse`, timing it; and the second Parse
 /// after two collections have emptied the pool of instances (sync.Pool drops
-/// its victim cache at the second), so it pays for a fresh instance.
+/// its victim cache at the second): each P's instance at hand outlives them.
 const STARTUP_MAIN: &str = r#"package main
 
 import (
@@ -354,18 +354,23 @@ fn startup() -> Result<String> {
         fresh_ns.push(fresh);
         init_ms.push(emqid_init_ms(&String::from_utf8_lossy(&out.stderr)));
     }
+    let (new_ns, new_bytes) = new_instance()?;
     let mb = |bytes: u64| bytes as f64 / 1e6;
     let growth = mb(startup_bytes) - mb(hello_bytes);
     Ok(format!(
         "\nStart-up of the default backend, the median of {STARTS} fresh processes (target/go-startup): the emqid \
          packages' init, whose self-check makes the first instances, {:.2} ms (`GODEBUG=inittrace=1`); then the \
-         first `emqid.Parse` {:.1} µs; a Parse that must make a fresh instance (the pool emptied by two \
-         collections) {:.1} µs. A cold `go build` (empty GOCACHE, `CGO_ENABLED=0`) of that program takes {:.1} s, \
+         first `emqid.Parse` {:.1} µs; a Parse after two collections (they empty the pool; each P keeps the \
+         instance it has at hand) {:.1} µs. Making an instance, what a call pays when its P has none at hand \
+         and the pool is empty (`go test -bench NewInstance ./internal/wasmcore`, the median of 5): {:.1} µs and \
+         {:.0} KB. A cold `go build` (empty GOCACHE, `CGO_ENABLED=0`) of that program takes {:.1} s, \
          against {:.1} s for a hello-world; its binary is {:.1} MB, {:+.1} MB over the hello-world's {:.1} MB \
          (goal ≤ 3 MB: {}).\n",
         median(init_ms),
         median(first_ns) / 1e3,
         median(fresh_ns) / 1e3,
+        new_ns / 1e3,
+        new_bytes / 1e3,
         startup_s,
         hello_s,
         mb(startup_bytes),
@@ -405,4 +410,32 @@ fn emqid_init_ms(trace: &str) -> f64 {
         .filter_map(|l| l.strip_prefix("init github.com/echomq/emq-id/bindings/go"))
         .filter_map(|rest| rest.split(", ").nth(1)?.strip_suffix(" ms clock")?.parse::<f64>().ok())
         .sum()
+}
+
+/// What making one instance of the core costs (ns and bytes allocated): the
+/// median of `BenchmarkNewInstance` over five counts.
+fn new_instance() -> Result<(f64, f64)> {
+    let out = sh_out(go_with("bindings/go", Backend::Wasm).args([
+        "test",
+        "-run",
+        "^$",
+        "-bench",
+        "NewInstance",
+        "-benchmem",
+        "-count",
+        "5",
+        "./internal/wasmcore",
+    ]))?;
+    let (mut ns, mut bytes) = (vec![], vec![]);
+    for line in out.lines().filter(|line| line.starts_with("BenchmarkNewInstance")) {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        let before =
+            |unit: &str| fields.iter().position(|f| *f == unit).and_then(|i| fields[i - 1].parse::<f64>().ok());
+        if let (Some(n), Some(b)) = (before("ns/op"), before("B/op")) {
+            ns.push(n);
+            bytes.push(b);
+        }
+    }
+    anyhow::ensure!(!ns.is_empty(), "BenchmarkNewInstance printed no result: {out}");
+    Ok((median(ns), median(bytes)))
 }
