@@ -64,6 +64,14 @@ func (s wasmSession) end(recovered any, st *status) {
 	}
 }
 
+// endNegative is finish for a call answering a value or a negated status
+// (emq_parse_i64, emq_slot_i32, the minters' next_i64): a trap is -statusPanic.
+func endNegative[T int32 | int64](s wasmSession, recovered any, r *T) {
+	if s.finish(recovered) != nil {
+		*r = -T(statusPanic)
+	}
+}
+
 // endValue is finish for a call with no status to carry a trap: a zero would
 // pass for an answer, so it panics with the trap, as an aborting native
 // library would end the process.
@@ -198,11 +206,7 @@ func wasmSelfCheckVectors() string {
 
 func wasmParseI64(data *byte, n int) (r int64) {
 	var s wasmSession
-	defer func() {
-		if s.finish(recover()) != nil {
-			r = -int64(statusPanic)
-		}
-	}()
+	defer func() { endNegative(s, recover(), &r) }()
 	s = wasmOpen()
 	return s.M.Xemq_parse_i64(s.PutBytes(unsafe.Slice(data, n)), i32(n))
 }
@@ -313,11 +317,7 @@ func wasmFromXaddID(entry, ns string, out *[IDLen]byte) (st status) {
 
 func wasmSlotI32(data *byte, n int) (r int32) {
 	var s wasmSession
-	defer func() {
-		if s.finish(recover()) != nil {
-			r = -int32(statusPanic)
-		}
-	}()
+	defer func() { endNegative(s, recover(), &r) }()
 	s = wasmOpen()
 	return s.M.Xemq_slot_i32(s.PutBytes(unsafe.Slice(data, n)), i32(n))
 }
@@ -441,11 +441,7 @@ func wasmMinterNextI64(h minterHandle, nowMs int64) (r int64) {
 		nowMs = time.Now().UnixMilli()
 	}
 	var s wasmSession
-	defer func() {
-		if s.finish(recover()) != nil {
-			r = -int64(statusPanic)
-		}
-	}()
+	defer func() { endNegative(s, recover(), &r) }()
 	s = wasmState()
 	return s.M.Xemq_minter_next_i64(int32(h), nowMs)
 }
@@ -592,11 +588,7 @@ func wasmLeasedMinterFree(h leasedMinterHandle) {
 
 func wasmLeasedMinterNextI64(h leasedMinterHandle, nowMs int64, monoMs uint64) (r int64) {
 	var s wasmSession
-	defer func() {
-		if s.finish(recover()) != nil {
-			r = -int64(statusPanic)
-		}
-	}()
+	defer func() { endNegative(s, recover(), &r) }()
 	s = wasmState()
 	return s.M.Xemq_leased_minter_next_i64(int32(h), nowMs, int64(monoMs))
 }
