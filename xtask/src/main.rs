@@ -64,14 +64,16 @@ Tasks:
   dist [--platform NAME]... [--runtime NAME]...
                               build every package a user installs into target/dist/ (the
                               .deb files, npm tarballs, wheels and sdist, the Mix tarball, the
-                              static CLI and libemqid.a) and print each one's version, size and
-                              sha256; --platform (linux-x64-gnu, linux-arm64-gnu, linux-x64-musl,
-                              linux-arm64-musl): only that platform's native packages; --runtime
-                              (c, cli, postgres, node, wasm, python, elixir): only its packages
-  dist-check [--platform NAME]...
+                              static CLI and libemqid.a, the Maven jars and poms) and print each
+                              one's version, size and sha256; --platform (linux-x64-gnu,
+                              linux-arm64-gnu, linux-x64-musl, linux-arm64-musl): only that
+                              platform's native packages; --runtime
+                              (c, cli, postgres, node, wasm, python, elixir, jvm): only its packages
+  dist-check [--platform NAME]... [--runtime NAME]...
                               dist, then install each package outside the checkout and use it
-                              (dpkg -i and -r, npm install, pip, mix; arm64 under qemu),
-                              leaving nothing installed
+                              (dpkg -i and -r, npm install, pip, mix, mvn -o; arm64 under qemu),
+                              leaving nothing installed; --runtime: only its packages and
+                              proofs (Go's module is proven with --runtime c)
   fuzz [TARGET] [--time SECONDS]
                               run the libFuzzer targets of fuzz/ (decode, slot, keyspace,
                               resp, c_abi, lease, pg_binary; default: all) for SECONDS each (60) under

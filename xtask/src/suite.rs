@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use anyhow::{bail, ensure, Result};
 
-use crate::runtimes::{c, elixir, go, node, postgres, python, valkey, wasm};
+use crate::runtimes::{c, elixir, go, jvm, node, postgres, python, valkey, wasm};
 use crate::sh;
 use crate::tree::readme;
 
@@ -15,7 +15,7 @@ type Step = (&'static str, fn() -> Result<()>);
 
 /// The features that only `cargo xtask bench` builds: the floors it measures
 /// calls against, kept out of every package.
-const BENCH_FEATURES: &str = "emq-id-node/bench,emq-id-python/bench,emq-id-elixir/bench";
+const BENCH_FEATURES: &str = "emq-id-node/bench,emq-id-python/bench,emq-id-elixir/bench,emq-id-jvm/bench";
 
 const STEPS: &[Step] = &[
     ("format", || sh(Command::new("cargo").args(["fmt", "--all", "--check"]))),
@@ -60,7 +60,7 @@ const STEPS: &[Step] = &[
     ("C header --check", || sh(Command::new("cargo").args(["xtask", "header", "--check"]))),
     ("C ABI tests under valgrind, drop-in host", c::tests::run),
     ("Go: vet, test -race", go::tests::run),
-    ("the book's examples in C, Go, Node, Elixir and Python, compiled and run", readme::examples),
+    ("the book's examples in C, Go, Node, Elixir, Python and Java, compiled and run", readme::examples),
     ("README and book shell transcripts, run and compared with what they print", crate::tree::transcripts::readme),
     (
         "docs: the book and every API reference built (warnings denied), every link resolved, screenshots (cargo xtask docs)",
@@ -83,6 +83,10 @@ const STEPS: &[Step] = &[
     }),
     ("Elixir: mix format --check-formatted, mix test (ExUnit and doctests)", elixir::tests::run),
     ("Python: pytest, mypy --strict, stubtest (its packages are proven in the dist step)", python::tests::run),
+    (
+        "JVM: mvn test on JDK 17 and on Temurin 25 (JUnit; one node across a JVM and the CLI; its packages are proven in the dist step)",
+        jvm::tests::run,
+    ),
     ("PostgreSQL extension: fmt --check, clippy -D warnings (its own workspace)", || {
         postgres::setup::prerequisites()?;
         let dir = crate::root().join(postgres::EXTENSION);

@@ -295,16 +295,29 @@ fn write_file(node: u16, mark: i64) -> std::io::Result<()> {
     std::fs::File::open(path.parent().unwrap_or(std::path::Path::new(".")))?.sync_all()
 }
 
+/// The largest node (`emq::MAX_NODE`): the bound of the mark table's nodes, so
+/// the table's SQL never types the core's number.
+#[pg_extern(immutable, parallel_safe)]
+fn emq_max_node() -> i32 {
+    i32::from(emq::MAX_NODE)
+}
+extension_sql!(
+    "COMMENT ON FUNCTION emq_max_node() IS 'The largest node an id can carry (nodes are 0 to this).';",
+    name = "emq_max_node_comment",
+    requires = [emq_max_node],
+);
+
 extension_sql!(
     r#"
 -- The durable high-water mark of each node this cluster's primary mints on
 -- (SPEC.md section 5.3), written by the emq_id mark worker of the database
 -- emq_id.database. Not for applications.
 CREATE TABLE emq_id_mark (
-    node int PRIMARY KEY CHECK (node BETWEEN 0 AND 1023),
+    node int PRIMARY KEY CHECK (node BETWEEN 0 AND emq_max_node()),
     mark_ms bigint NOT NULL
 );
 COMMENT ON TABLE emq_id_mark IS 'emq_id: per node, a Unix ms no minted id has passed (kept by the emq_id mark worker)';
 "#,
     name = "mark_table",
+    requires = [emq_max_node],
 );

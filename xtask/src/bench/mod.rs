@@ -7,13 +7,13 @@ pub mod record;
 
 use anyhow::{bail, Result};
 
-use crate::runtimes::{elixir, go, node, postgres, python, rust, wasm};
+use crate::runtimes::{elixir, go, jvm, node, postgres, python, rust, wasm};
 
 /// A runtime's benchmark: it runs, prints and records its tables.
 type Bench = fn() -> Result<()>;
 
 /// Every benchmark by the name `cargo xtask bench` takes, in the order a full run takes them.
-const BENCHES: [(&str, Bench); 7] = [
+const BENCHES: [(&str, Bench); 8] = [
     ("core", rust::bench::run),
     ("go", go::bench::run),
     ("node", node::bench::run),
@@ -21,9 +21,10 @@ const BENCHES: [(&str, Bench); 7] = [
     ("elixir", elixir::bench::run),
     ("python", python::bench::run),
     ("postgres", postgres::bench::run),
+    ("jvm", jvm::bench::run),
 ];
 
-/// `cargo xtask bench [core|go|node|wasm|elixir|python|postgres]...` (default: all).
+/// `cargo xtask bench [core|go|node|wasm|elixir|python|postgres|jvm]...` (default: all).
 /// `node` is the addon's table; `wasm` the WASM package's, in Node and in headless Chromium.
 pub fn run(which: &[String]) -> Result<()> {
     if let Some(unknown) = which.iter().find(|w| !BENCHES.iter().any(|(name, _)| name == w)) {

@@ -1,7 +1,7 @@
 //! Running arm64 artifacts on this x86-64 host: Debian's qemu-user, started
 //! directly (`qemu-aarch64 -L <root> <program>`; the host's binfmt settings
-//! are never touched), over a root of Debian's own arm64 packages — `nodejs`
-//! and `python3.11` with everything they depend on — downloaded through a
+//! are never touched), over a root of Debian's own arm64 packages — `nodejs`,
+//! `python3.11` and `openjdk-17-jre-headless` with everything they depend on — downloaded through a
 //! private apt state and unpacked, never installed: the host's dpkg does not
 //! learn of a foreign architecture.
 
@@ -13,7 +13,7 @@ use anyhow::{ensure, Context, Result};
 use crate::{root, setup, sh};
 
 /// What the root holds: the runtimes the aarch64 conformance runs use.
-const PACKAGES: [&str; 2] = ["nodejs", "python3.11"];
+const PACKAGES: [&str; 3] = ["nodejs", "python3.11", "openjdk-17-jre-headless"];
 
 /// `target/arm64/root`, made once (a stamp names what it holds).
 pub fn arm64_root() -> Result<PathBuf> {

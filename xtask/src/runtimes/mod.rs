@@ -13,6 +13,7 @@ pub mod c;
 pub mod cli;
 pub mod elixir;
 pub mod go;
+pub mod jvm;
 pub mod node;
 pub mod postgres;
 pub mod python;
@@ -110,6 +111,16 @@ pub const TARGETS: &[Target] = &[
         "python-arm64",
         "the manylinux2014 aarch64 wheel, Debian's arm64 CPython 3.11 under qemu-aarch64, conformance/python",
         python::adapter::prepare_arm64,
+    ),
+    Target::new(
+        "jvm",
+        "the Maven artifact io.echomq:emq-id (JNI) on the JDK 17, conformance/jvm",
+        jvm::adapter::prepare,
+    ),
+    Target::new(
+        "jvm-arm64",
+        "the emq-id jar carrying the aarch64 glibc library (zig), Debian's arm64 JRE 17 under qemu-aarch64, conformance/jvm",
+        jvm::adapter::prepare_arm64,
     ),
     Target::new(
         "valkey",

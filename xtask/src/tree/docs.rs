@@ -54,6 +54,7 @@ pub fn run(args: &[String]) -> Result<()> {
     js()?;
     python_reference()?;
     go()?;
+    java()?;
     crate::runtimes::elixir::reference::write(&api().join("elixir.txt"))?;
     sql_and_c()?;
     let checked = check_links(&out())?;
@@ -156,6 +157,35 @@ fn go() -> Result<()> {
     crate::write(api().join("go.txt"), text)
 }
 
+/// Javadoc of the JVM artifacts (`io.echomq:emq-id`, `emq-id-jedis`, `emq-id-lettuce`: every
+/// package under `io.echomq.emqid`), read from their sources by the JDK 17's `javadoc` with
+/// every doclint check on and a warning an error. Its class path is what Maven resolved for the
+/// holders (Jedis, Lettuce and theirs), the artifacts' own jars and classes left out, so every
+/// page comes from the sources.
+fn java() -> Result<()> {
+    use crate::runtimes::jvm;
+    let resolved = jvm::holder::class_path()?;
+    let own = [jvm::repository().join("io/echomq"), jvm::dir("examples")];
+    let class_path =
+        std::env::join_paths(std::env::split_paths(&resolved).filter(|p| !own.iter().any(|o| p.starts_with(o))))?;
+    let artifacts = ["emq-id", "emq-id-jedis", "emq-id-lettuce"];
+    let sources = std::env::join_paths(artifacts.map(|a| root().join(jvm::PACKAGE).join(a).join("src/main/java")))?;
+    let title = format!("emq-id {} for the JVM", crate::dist::version());
+    sh(jvm::setup::jdk17_tool("javadoc")?
+        .args(["-Xdoclint:all", "-Werror", "--release", "17", "-quiet", "-notimestamp"])
+        .args(["-encoding", "UTF-8", "-docencoding", "UTF-8", "-charset", "UTF-8"])
+        .args(["-doctitle", &title, "-windowtitle", &title])
+        .arg("-sourcepath")
+        .arg(sources)
+        .arg("-classpath")
+        .arg(class_path)
+        .arg("-d")
+        .arg(api().join("java"))
+        .args(["-subpackages", "io.echomq.emqid"]))?;
+    ensure!(api().join("java/io/echomq/emqid/Id.html").exists(), "javadoc wrote no page of Id");
+    Ok(())
+}
+
 /// SQL's reference, every function of the extension with its `COMMENT ON`,
 /// read from a throwaway server's catalogue; and C's, its header, in which
 /// every declaration is commented.
@@ -204,6 +234,8 @@ pub fn check_links(dir: &Path) -> Result<usize> {
             checked += 1;
             let (file, fragment) = link.split_once('#').unwrap_or((&link, ""));
             let file = file.split('?').next().unwrap_or_default();
+            // Javadoc writes `#%3Cinit%3E(int)` for the id `&lt;init&gt;(int)`: both read as a browser does.
+            let fragment = &percent_decoded(fragment);
             let target =
                 if file.is_empty() { page.clone() } else { page.parent().expect("a page's directory").join(file) };
             let target = if target.is_dir() { target.join("index.html") } else { target };
@@ -232,7 +264,29 @@ pub fn check_links(dir: &Path) -> Result<usize> {
     Ok(checked)
 }
 
-/// The values of the named attributes (`href="…"`, double- or single-quoted), entities of `&amp;` undone.
+/// A URL's fragment as the `id` it names: `%XX` escapes undone (UTF-8), as a browser does.
+fn percent_decoded(fragment: &str) -> String {
+    let bytes = fragment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes.get(i + 1..i + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[i], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                i += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The values of the named attributes (`href="…"`, double- or single-quoted), the entities
+/// `&lt;`, `&gt;`, `&quot;`, `&#39;` and `&amp;` undone.
 fn attributes(html: &str, names: &[&str]) -> Vec<String> {
     let mut values = vec![];
     for name in names {
@@ -240,7 +294,8 @@ fn attributes(html: &str, names: &[&str]) -> Vec<String> {
             let open = format!(" {name}={quote}");
             for piece in html.split(&open).skip(1) {
                 if let Some(value) = piece.split(quote).next() {
-                    values.push(value.replace("&amp;", "&"));
+                    let value = value.replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", "\"");
+                    values.push(value.replace("&#39;", "'").replace("&amp;", "&"));
                 }
             }
         }
@@ -272,13 +327,16 @@ fn shoot() -> Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::{attributes, check_links};
+    use super::{attributes, check_links, percent_decoded};
 
     #[test]
     fn reads_attributes() {
         let html = r#"<a href="a.html#x">a</a> <img src='i.png'> <h2 id="x">x</h2> <a href="?q=1&amp;r=2">"#;
         assert_eq!(attributes(html, &["href", "src"]), vec!["a.html#x", "?q=1&r=2", "i.png"]);
         assert_eq!(attributes(html, &["id"]), vec!["x"]);
+        assert_eq!(attributes(r#"<section id="&lt;init&gt;(int[])">"#, &["id"]), vec!["<init>(int[])"]);
+        assert_eq!(percent_decoded("%3Cinit%3E(byte%5B%5D)"), "<init>(byte[])");
+        assert_eq!(percent_decoded("100%"), "100%");
     }
 
     #[test]

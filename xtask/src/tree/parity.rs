@@ -3,11 +3,16 @@
 //! Each runtime's public surface is read from its own source of truth (the
 //! core's re-exports and impls, the C header, Go's exported identifiers, the
 //! npm packages' `.d.ts`, the extension's SQL functions, the Elixir modules'
-//! `def`s, the Python package's stub). `xtask/parity/operations.txt` names every operation in each
+//! `def`s, the Python package's stub, the JVM artifact's Java source).
+//! `xtask/parity/operations.txt` names every operation in each
 //! runtime's spelling; an operation a runtime lacks fails the run unless
 //! `xtask/parity/exclusions.txt` gives the reason. The table goes into the
 //! book's API index (docs/src/reference/api-index.md) between markers;
 //! `--check` fails when it is stale.
+//!
+//! The same run holds the bindings to the core's numbers ([`numbers`]): a
+//! contract number typed by hand in a binding fails it, unless
+//! `xtask/parity/numbers.txt` gives the reason.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,7 +20,12 @@ use anyhow::{bail, Context, Result};
 
 use crate::root;
 
-pub const RUNTIMES: [&str; 7] = ["rust", "c", "go", "js", "sql", "elixir", "python"];
+mod java;
+pub mod numbers;
+
+pub const RUNTIMES: [&str; 8] = ["rust", "c", "go", "js", "sql", "elixir", "python", "jvm"];
+/// The Java package of the JVM artifact `emq-id`, whose files are its API.
+const JAVA_PACKAGE: &str = "bindings/jvm/emq-id/src/main/java/io/echomq/emqid";
 const OPERATIONS: &str = "xtask/parity/operations.txt";
 const EXCLUSIONS: &str = "xtask/parity/exclusions.txt";
 const DOC: &str = "docs/src/reference/api-index.md";
@@ -267,6 +277,21 @@ fn python() -> Result<BTreeSet<String>> {
     Ok(out)
 }
 
+/// The JVM: the public members of the public top-level types of the
+/// artifact's package, `Class.member` (a constructor `Class.new`); see [`java`].
+fn jvm() -> Result<BTreeSet<String>> {
+    let dir = root().join(JAVA_PACKAGE);
+    let listing = || format!("listing {JAVA_PACKAGE}");
+    let mut out = BTreeSet::new();
+    for entry in std::fs::read_dir(&dir).with_context(listing)? {
+        let path = entry.with_context(listing)?.path();
+        if path.extension().is_some_and(|e| e == "java") {
+            out.extend(java::surface(&crate::read(&path)?));
+        }
+    }
+    Ok(out)
+}
+
 pub fn surfaces() -> Result<BTreeMap<&'static str, BTreeSet<String>>> {
     Ok(BTreeMap::from([
         ("rust", rust()?),
@@ -276,6 +301,7 @@ pub fn surfaces() -> Result<BTreeMap<&'static str, BTreeSet<String>>> {
         ("sql", sql()?),
         ("elixir", elixir()?),
         ("python", python()?),
+        ("jvm", jvm()?),
     ]))
 }
 
@@ -379,8 +405,9 @@ pub fn run(check: bool, list: bool) -> Result<()> {
         }
         return Ok(());
     }
-    let (table, problems) = table()?;
+    let (table, mut problems) = table()?;
     print!("{table}");
+    problems.extend(numbers::check()?);
     if !problems.is_empty() {
         bail!("parity: {} problem(s):\n  {}", problems.len(), problems.join("\n  "));
     }
@@ -393,7 +420,7 @@ pub fn run(check: bool, list: bool) -> Result<()> {
         if fresh != doc {
             bail!("{DOC}: the parity table is stale: run `cargo xtask parity`");
         }
-        println!("parity: every operation in every runtime, or reasoned; {DOC} is current");
+        println!("parity: every operation in every runtime, or reasoned; no contract number typed in a binding; {DOC} is current");
     } else if fresh != doc {
         crate::write(root().join(DOC), fresh)?;
         println!("parity: wrote the table into {DOC}");

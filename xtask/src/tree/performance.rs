@@ -22,7 +22,7 @@ const CHARTS: &str = "docs/src/performance";
 const SUMMARY: (&str, &str) = ("<!-- summary -->", "<!-- /summary -->");
 
 /// Each benchmark's section name and the heading its summary takes.
-const TITLES: [(&str, &str); 7] = [
+const TITLES: [(&str, &str); 8] = [
     ("core", "Rust (the core)"),
     ("go", "Go"),
     ("node", "Node.js (native addon)"),
@@ -30,6 +30,7 @@ const TITLES: [(&str, &str); 7] = [
     ("elixir", "Elixir"),
     ("python", "Python"),
     ("postgres", "PostgreSQL"),
+    ("jvm", "JVM"),
 ];
 
 /// `sync(false)` writes the summary and the charts; `sync(true)` fails if

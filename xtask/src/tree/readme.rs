@@ -1,10 +1,13 @@
-//! The documentation's C, Go, Node, Elixir and Python examples, compiled and
-//! run as written: documentation whose examples rot is worse than none. Every
-//! block fenced with exactly the language's name runs, in every document
-//! ([`documents`]); a block fenced with a word after the name (```javascript
-//! lease) is another task's. SQL runs in `runtimes::postgres::tests`, on the
+//! The documentation's C, Go, Node, Elixir, Python and Java examples,
+//! compiled and run as written: documentation whose examples rot is worse
+//! than none. Every block fenced with exactly the language's name runs, in
+//! every document ([`documents`]); a block fenced with a word after the name
+//! (```javascript lease) is another task's (the Java ones are compiled here
+//! all the same: [`java`]). SQL runs in `runtimes::postgres::tests`, on the
 //! live server; Rust in the core's doctests; shell transcripts in
 //! `tree::transcripts`.
+
+pub mod java;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -179,6 +182,9 @@ pub fn examples() -> Result<()> {
             .env("EMQ_NODE_DIR", dir.join("claims")))
     })?;
     ran.push(format!("{n} Python"));
+
+    let (n, leases) = java::examples(&dir.join("java"))?;
+    ran.push(format!("{n} Java (and {leases} Java lease examples compiled)"));
     println!("readme: the documentation's examples ran as written: {}", ran.join(", "));
     Ok(())
 }
@@ -221,7 +227,7 @@ mod tests {
             assert!(docs.contains(&root().join(package)), "{package} is not among the documents");
         }
         // Every language the examples run has examples, the quick start's first.
-        for lang in ["c", "go", "javascript", "elixir", "python", "sql"] {
+        for lang in ["c", "go", "javascript", "elixir", "python", "sql", "java"] {
             let found = every(lang).unwrap();
             assert_eq!(found[0].file, root().join("README.md"), "{lang}: the quick start comes first");
         }

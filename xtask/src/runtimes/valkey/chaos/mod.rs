@@ -113,6 +113,7 @@ fn programs(dir: &std::path::Path) -> Result<Vec<Program>> {
     programs.extend(crate::runtimes::python::holder::chaos_holders()?);
     programs.extend(crate::runtimes::node::holder::chaos_holders()?);
     programs.push(crate::runtimes::elixir::holder::chaos_holder()?);
+    programs.extend(crate::runtimes::jvm::holder::chaos_holders()?);
     Ok(programs)
 }
 
