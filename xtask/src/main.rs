@@ -78,7 +78,7 @@ Tasks:
                               run the libFuzzer targets of fuzz/ (decode, slot, keyspace,
                               resp, c_abi, lease, pg_binary; default: all) for SECONDS each (60) under
                               AddressSanitizer and print executions and crashes
-  bench [TARGET]...           run benchmarks (core, go, node, wasm, elixir, python, postgres;
+  bench [TARGET]...           run benchmarks (core, go, node, wasm, elixir, python, jvm, postgres;
                               default: all; wasm runs in Node and in headless Chromium) and write
                               the tables into docs/src/performance.md (ratios against the anchors)
 ";

@@ -56,7 +56,7 @@ pub fn prepare_arm64() -> Result<Box<dyn Adapter>> {
     use crate::dist::{emulated, platform};
     let arm64 = platform::named("linux-arm64-gnu");
     let native = super::build::platform_natives(&[arm64], "arm64")?;
-    let jars = super::build::package(&native, "arm64", &[])?;
+    let jars = super::build::package(&native, "arm64", &[super::ARTIFACT], &[])?;
     let jar = jars.join(format!("{}-{}.jar", super::ARTIFACT, crate::dist::version()));
     let classes = compile(&jar)?;
     let rootfs = emulated::arm64_root()?;

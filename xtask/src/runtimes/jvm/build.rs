@@ -101,14 +101,14 @@ pub fn installed(artifact: &str, ext: &str) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// The emq-id jar packed (`mvn package`, no tests) over the libraries of
-/// `native` with Maven `profiles` (`-P`), its outputs copied into
-/// `target/jvm/jars/<name>/` (Maven's own output folder is the next build's);
-/// answers that folder.
-pub fn package(native: &Path, name: &str, profiles: &[&str]) -> Result<PathBuf> {
+/// The jars of `artifacts` (modules of the parent pom: `emq-id`, the holders) packed (`mvn
+/// package`, no tests) over the libraries of `native` with Maven `profiles` (`-P`), their
+/// outputs copied into `target/jvm/jars/<name>/` (Maven's own output folders are the next
+/// build's); answers that folder.
+pub fn package(native: &Path, name: &str, artifacts: &[&str], profiles: &[&str]) -> Result<PathBuf> {
     let mut maven = mvn()?;
     maven
-        .args(["package", "-DskipTests", "--no-transfer-progress", "-pl", ARTIFACT, "-am"])
+        .args(["package", "-DskipTests", "--no-transfer-progress", "-pl", &artifacts.join(","), "-am"])
         .arg(format!("-Demqid.native={}", native.display()));
     if !profiles.is_empty() {
         maven.arg(format!("-P{}", profiles.join(",")));
@@ -117,13 +117,16 @@ pub fn package(native: &Path, name: &str, profiles: &[&str]) -> Result<PathBuf> 
     let out = dir("jars").join(name);
     let _ = std::fs::remove_dir_all(&out);
     crate::mkdir(&out)?;
-    let built = root().join(super::PACKAGE).join(ARTIFACT).join("target");
-    let prefix = format!("{ARTIFACT}-{}", dist::version());
-    for entry in std::fs::read_dir(&built).with_context(|| built.display().to_string())? {
-        let path = entry?.path();
-        let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
-        if file.starts_with(&prefix) && file.ends_with(".jar") {
-            std::fs::copy(&path, out.join(&file)).with_context(|| format!("copying {}", path.display()))?;
+    for artifact in artifacts {
+        let built = root().join(super::PACKAGE).join(artifact).join("target");
+        // `emq-id-0.1.0…`, never `emq-id-jedis-0.1.0…`: the version follows the name at once.
+        let prefix = format!("{artifact}-{}", dist::version());
+        for entry in std::fs::read_dir(&built).with_context(|| built.display().to_string())? {
+            let path = entry?.path();
+            let file = path.file_name().unwrap_or_default().to_string_lossy().into_owned();
+            if file.starts_with(&prefix) && file.ends_with(".jar") {
+                std::fs::copy(&path, out.join(&file)).with_context(|| format!("copying {}", path.display()))?;
+            }
         }
     }
     Ok(out)

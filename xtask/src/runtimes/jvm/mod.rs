@@ -30,6 +30,10 @@ pub const PACKAGE: &str = "bindings/jvm";
 /// The main artifact's id (`io.echomq:emq-id`), as Maven names its files.
 pub const ARTIFACT: &str = "emq-id";
 
+/// Every artifact users get, each a module of the parent pom: the contract, and the lease
+/// holders over Jedis and over Lettuce.
+pub const ARTIFACTS: [&str; 3] = [ARTIFACT, "emq-id-jedis", "emq-id-lettuce"];
+
 /// `target/jvm/<name>`: this room's outputs.
 pub fn dir(name: &str) -> PathBuf {
     root().join("target/jvm").join(name)

@@ -10,7 +10,7 @@ use std::process::Command;
 use anyhow::{ensure, Context, Result};
 
 use super::cluster::Replicated;
-use crate::runtimes::{elixir, go, node, python};
+use crate::runtimes::{elixir, go, jvm, node, python};
 use crate::{root, sh, sh_out};
 
 /// The port every example names.
@@ -68,6 +68,17 @@ pub fn run() -> Result<()> {
         let run = go::go_with("target/readme-examples/lease/go", go::Backend::Wasm).args(["run", "."]).output()?;
         ensure!(run.status.success(), "the Go lease example: {}", String::from_utf8_lossy(&run.stderr));
         check("go", String::from_utf8_lossy(&run.stdout).into_owned())?;
+    }
+
+    // Compiled against the artifacts this run installed, with Jedis and Lettuce as Maven resolved them.
+    let class_path = jvm::holder::class_path()?;
+    for mut block in crate::tree::readme::every("java lease")? {
+        ensure!(block.text.contains(PORT), "the java lease example at {} names no port {PORT}", block.place());
+        block.text = block.text.replace(PORT, &port.to_string());
+        let (classes, class) = crate::tree::readme::java::compile(&dir.join("java"), &block, &class_path)?;
+        let path = format!("{}:{class_path}", classes.display());
+        let java = jvm::setup::jdk17()?.join("bin/java");
+        check("java", sh_out(Command::new(java).args(["--enable-native-access=ALL-UNNAMED", "-cp", &path, &class]))?)?;
     }
 
     check("rust", rust(&dir.join("rust"), &rust_example(port)?)?)?;

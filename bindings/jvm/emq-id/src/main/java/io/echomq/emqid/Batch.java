@@ -22,13 +22,12 @@ final class Batch {
         if (text == null || text.length() != len) {
             return false;
         }
+        int seen = 0;
         for (int i = 0; i < len; i++) {
             char c = text.charAt(i);
-            if (c >= 0x80) {
-                return false;
-            }
+            seen |= c;
             out[offset + i] = (byte) c;
         }
-        return true;
+        return seen < 0x80;
     }
 }

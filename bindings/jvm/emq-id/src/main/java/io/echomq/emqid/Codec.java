@@ -75,20 +75,21 @@ public final class Codec {
         if (text.length() != len) {
             return NOT_PACKED;
         }
+        // Two straight loops and one test of every character at the end: no branch per character.
         long low = 0;
         long high = 0;
-        for (int i = 0; i < len; i++) {
+        int seen = 0;
+        for (int i = 0; i < Long.BYTES; i++) {
             char c = text.charAt(i);
-            if (c >= 0x80) {
-                return NOT_PACKED;
-            }
-            if (i < 8) {
-                low |= (long) c << (8 * i);
-            } else {
-                high |= (long) c << (8 * (i - 8));
-            }
+            seen |= c;
+            low |= (long) c << (i << 3);
         }
-        return Native.decodePacked(low, high);
+        for (int i = Long.BYTES; i < len; i++) {
+            char c = text.charAt(i);
+            seen |= c;
+            high |= (long) c << ((i - Long.BYTES) << 3);
+        }
+        return seen < 0x80 ? Native.decodePacked(low, high) : NOT_PACKED;
     }
 
     /**
@@ -165,7 +166,7 @@ public final class Codec {
         }
         Id[] ids = new Id[n];
         for (int i = 0; i < n; i++) {
-            ids[i] = new Id(Text.ofAscii(packed, i * len, Native.NS_LEN), snowflakes[i]);
+            ids[i] = new Id(Packed.namespaceOf(texts.get(i)), snowflakes[i]);
         }
         return ids;
     }

@@ -35,8 +35,13 @@ public final class Keyspace {
      * @throws IllegalArgumentException for text with a lone surrogate (it has no UTF-8)
      */
     public static int slot(CharSequence key) {
-        int slot = Packed.slot(key);
-        return slot >= 0 ? slot : Native.slot(Text.utf8(key, "key"));
+        if (key instanceof String text) {
+            int slot = Packed.slot(text);
+            if (slot >= 0) {
+                return slot;
+            }
+        }
+        return slot(Text.utf8(key, "key"));
     }
 
     /**

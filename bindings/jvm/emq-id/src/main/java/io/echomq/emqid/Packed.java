@@ -1,5 +1,10 @@
 package io.echomq.emqid;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+
 /**
  * Short values crossing as {@code long}s instead of arrays: a call whose arguments are all
  * primitives costs the JVM no array access, which for a key of 20 bytes is more than the slot
@@ -11,55 +16,61 @@ final class Packed {
     /** The longest key {@link #slot} packs: five longs. */
     static final int KEY_BYTES = 5 * Long.BYTES;
 
+    /** Eight bytes of an array at once, little-endian: the packing is a few loads, not a loop. */
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
+    /** {@code '?'} in every byte: Java's encoder writes it for a lone surrogate. */
+    private static final long QUESTION_MARKS = 0x3F3F_3F3F_3F3F_3F3FL;
+
     /** Namespaces read recently, by a hash of their three characters: an id's namespace is one of few. */
     private static final String[] NAMESPACES = new String[256];
 
-    /** The slot of a key of at most {@link #KEY_BYTES} bytes. */
-    static int slot(byte[] key) {
-        long w0 = 0;
-        long w1 = 0;
-        long w2 = 0;
-        long w3 = 0;
-        long w4 = 0;
-        for (int i = 0; i < key.length; i++) {
-            long shifted = (key[i] & 0xFFL) << ((i & 7) << 3);
-            switch (i >>> 3) {
-                case 0 -> w0 |= shifted;
-                case 1 -> w1 |= shifted;
-                case 2 -> w2 |= shifted;
-                case 3 -> w3 |= shifted;
-                default -> w4 |= shifted;
-            }
+    /** Word {@code at} of a key of at most {@link #KEY_BYTES} bytes: its bytes from {@code 8 × at}, zero past its end. */
+    private static long word(byte[] key, int at) {
+        int from = at * Long.BYTES;
+        if (from + Long.BYTES <= key.length) {
+            return (long) LONGS.get(key, from);
         }
-        return Native.slotPacked(w0, w1, w2, w3, w4, key.length);
+        long word = 0;
+        for (int i = from; i < key.length; i++) {
+            word |= (key[i] & 0xFFL) << ((i - from) << 3);
+        }
+        return word;
     }
 
-    /** The slot of a key of ASCII text of at most {@link #KEY_BYTES} characters, else -1 (not packed). */
-    static int slot(CharSequence key) {
-        int len = key.length();
-        if (len > KEY_BYTES) {
+    /** Whether a byte of {@code word} is zero (the classic test: no loop, no branch per byte). */
+    private static boolean hasZeroByte(long word) {
+        return ((word - 0x0101_0101_0101_0101L) & ~word & 0x8080_8080_8080_8080L) != 0;
+    }
+
+    /** The slot of a key of at most {@link #KEY_BYTES} bytes. */
+    static int slot(byte[] key) {
+        return Native.slotPacked(word(key, 0), word(key, 1), word(key, 2), word(key, 3), word(key, 4), key.length);
+    }
+
+    /**
+     * The slot of a key that is ASCII text of at most {@link #KEY_BYTES} characters (its UTF-8 is
+     * its characters), else -1: the caller takes the general path, which also decides any key
+     * holding a {@code '?'} (Java's encoder writes one for a lone surrogate, which has no UTF-8).
+     */
+    static int slot(String key) {
+        if (key.length() > KEY_BYTES) {
             return -1;
         }
-        long w0 = 0;
-        long w1 = 0;
-        long w2 = 0;
-        long w3 = 0;
-        long w4 = 0;
-        for (int i = 0; i < len; i++) {
-            char c = key.charAt(i);
-            if (c >= 0x80) {
-                return -1;
-            }
-            long shifted = (long) c << ((i & 7) << 3);
-            switch (i >>> 3) {
-                case 0 -> w0 |= shifted;
-                case 1 -> w1 |= shifted;
-                case 2 -> w2 |= shifted;
-                case 3 -> w3 |= shifted;
-                default -> w4 |= shifted;
-            }
+        byte[] bytes = key.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length != key.length()) {
+            return -1;
         }
-        return Native.slotPacked(w0, w1, w2, w3, w4, len);
+        long w0 = word(bytes, 0);
+        long w1 = word(bytes, 1);
+        long w2 = word(bytes, 2);
+        long w3 = word(bytes, 3);
+        long w4 = word(bytes, 4);
+        if (hasZeroByte(w0 ^ QUESTION_MARKS) || hasZeroByte(w1 ^ QUESTION_MARKS) || hasZeroByte(w2 ^ QUESTION_MARKS)
+                || hasZeroByte(w3 ^ QUESTION_MARKS) || hasZeroByte(w4 ^ QUESTION_MARKS)) {
+            return -1;
+        }
+        return Native.slotPacked(w0, w1, w2, w3, w4, bytes.length);
     }
 
     /** A namespace of three ASCII characters as an int, else -1 (not packed: the bytes form answers). */

