@@ -1,5 +1,6 @@
 package io.echomq.emqid.testing;
 
+import io.echomq.emqid.Contract;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,6 +24,9 @@ import java.util.concurrent.TimeUnit;
  * emq-id-testing: never installed, never shipped).
  */
 public final class Valkey implements AutoCloseable {
+    /** The last hash slot, as the core counts them: every slot is one node's in these clusters. */
+    private static final String LAST_SLOT = Integer.toString(Contract.SLOTS - 1);
+
     /** The server's loopback port. */
     public final int port;
     private final Process process;
@@ -213,7 +217,7 @@ public final class Valkey implements AutoCloseable {
         try {
             Valkey primary = start(dir, "--cluster-enabled", "yes");
             servers.add(primary);
-            primary.ok("CLUSTER", "ADDSLOTSRANGE", "0", "16383");
+            primary.ok("CLUSTER", "ADDSLOTSRANGE", "0", LAST_SLOT);
             String primaryId = (String) primary.ok("CLUSTER", "MYID");
             for (int i = 0; i < replicas; i++) {
                 Valkey replica = start(dir, "--cluster-enabled", "yes");
@@ -250,7 +254,7 @@ public final class Valkey implements AutoCloseable {
     public static Valkey oneNodeWithoutItsHost(Path dir) throws Exception {
         Valkey node = start(dir, "--cluster-enabled", "yes");
         try {
-            node.ok("CLUSTER", "ADDSLOTSRANGE", "0", "16383");
+            node.ok("CLUSTER", "ADDSLOTSRANGE", "0", LAST_SLOT);
             await(10_000, "the one node serves every slot", () -> node.ok("CLUSTER", "INFO").toString().contains("cluster_state:ok"));
             List<?> range = (List<?>) ((List<?>) node.ok("CLUSTER", "SLOTS")).get(0);
             Object host = ((List<?>) range.get(2)).get(0);
