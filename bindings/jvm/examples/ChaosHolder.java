@@ -59,7 +59,15 @@ public final class ChaosHolder {
         void close();
     }
 
+    /**
+     * Lettuce's own logger, quieted to errors: under the fleet's faults its topology refresh
+     * logs every node it cannot reach, with a stack trace, and the fleet's verdict says what
+     * mattered. Held here, as java.util.logging keeps its loggers only weakly.
+     */
+    private static final java.util.logging.Logger LETTUCE = java.util.logging.Logger.getLogger("io.lettuce");
+
     public static void main(String[] argv) throws Exception {
+        LETTUCE.setLevel(java.util.logging.Level.SEVERE);
         Map<String, String> args = arguments(argv);
         List<HostAndPort> seeds = seeds(args.get("--seeds"));
         int replicas = Integer.parseInt(args.get("--replicas"));

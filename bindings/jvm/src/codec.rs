@@ -58,12 +58,10 @@ pub extern "system" fn Java_io_echomq_emqid_Native_compare(
     b: jbyteArray,
 ) -> jint {
     guard(env, || {
-        let left = with_bytes(env, a, <[u8]>::to_vec);
-        let right = with_bytes(env, b, <[u8]>::to_vec);
-        match (left, right) {
-            (Some(l), Some(r)) => answer_raw(env, emq_id::compare(&l, &r).map(|o| o as jint)),
-            _ => 0,
-        }
+        // No JNI call after a failed pin: its exception is pending.
+        let Some(left) = with_bytes(env, a, <[u8]>::to_vec) else { return 0 };
+        let Some(right) = with_bytes(env, b, <[u8]>::to_vec) else { return 0 };
+        answer_raw(env, emq_id::compare(&left, &right).map(|o| o as jint))
     })
 }
 

@@ -8,7 +8,7 @@ use jni::sys::{jclass, jint, jlong};
 use jni::EnvUnowned;
 
 use crate::handle::{borrow, free, into_handle};
-use crate::jvm::{answer_raw, bytes_in, bytes_out, call, guard, longs_out, Fail, RawEnv};
+use crate::jvm::{answer_raw, bytes_in, bytes_out, call, guard, longs_out, refuse_raw, Fail, RawEnv};
 
 /// The terms of two numbers, checked by the core.
 fn terms(ttl_ms: jlong, margin_ms: jlong) -> emq_id::Result<emq_id::LeaseTerms> {
@@ -64,10 +64,12 @@ pub extern "system" fn Java_io_echomq_emqid_Native_parseWait(
     acknowledged: jlong,
     replicas: jlong,
 ) {
-    guard(env, || {
-        // Replicas past u32 are more than any deployment has: the core refuses u32::MAX's count of them.
-        let wanted = u32::try_from(replicas).unwrap_or(u32::MAX);
-        answer_raw(env, emq_id::parse_wait(acknowledged, wanted))
+    guard(env, || match u32::try_from(replicas) {
+        Ok(wanted) => answer_raw(env, emq_id::parse_wait(acknowledged, wanted)),
+        // The core counts replicas in a u32: a long outside it is no count, refused where it is converted.
+        Err(_) => {
+            refuse_raw(env, &emq_id::Error::from_gate(emq_id::Gate::Range, "replicas is a count from 0 to 2^32 - 1"))
+        }
     })
 }
 

@@ -132,6 +132,19 @@ pub extern "system" fn Java_io_echomq_emqid_Native_parseKey<'l>(
     })
 }
 
+/// A key the core builds from one argument's bytes, as UTF-8 bytes.
+fn key_of<'l>(
+    env: EnvUnowned<'l>,
+    arg: &JByteArray<'l>,
+    build: fn(&[u8]) -> emq_id::Result<emq_id::Key>,
+) -> JByteArray<'l> {
+    call(env, |env| {
+        let bytes = bytes_in(env, arg)?;
+        let key = build(&bytes)?;
+        bytes_out(env, key.as_bytes())
+    })
+}
+
 /// `reserve(byte[] name)`.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_io_echomq_emqid_Native_reserve<'l>(
@@ -139,11 +152,7 @@ pub extern "system" fn Java_io_echomq_emqid_Native_reserve<'l>(
     _: JClass<'l>,
     name: JByteArray<'l>,
 ) -> JByteArray<'l> {
-    call(env, |env| {
-        let n = bytes_in(env, &name)?;
-        let key = emq_id::reserve(&n)?;
-        bytes_out(env, key.as_bytes())
-    })
+    key_of(env, &name, emq_id::reserve)
 }
 
 /// `queuePrefix(byte[] queue)`.
@@ -153,11 +162,7 @@ pub extern "system" fn Java_io_echomq_emqid_Native_queuePrefix<'l>(
     _: JClass<'l>,
     queue: JByteArray<'l>,
 ) -> JByteArray<'l> {
-    call(env, |env| {
-        let q = bytes_in(env, &queue)?;
-        let key = emq_id::queue_prefix(&q)?;
-        bytes_out(env, key.as_bytes())
-    })
+    key_of(env, &queue, emq_id::queue_prefix)
 }
 
 /// `jobPrefix(byte[] queue)`.
@@ -167,11 +172,7 @@ pub extern "system" fn Java_io_echomq_emqid_Native_jobPrefix<'l>(
     _: JClass<'l>,
     queue: JByteArray<'l>,
 ) -> JByteArray<'l> {
-    call(env, |env| {
-        let q = bytes_in(env, &queue)?;
-        let key = emq_id::job_prefix(&q)?;
-        bytes_out(env, key.as_bytes())
-    })
+    key_of(env, &queue, emq_id::job_prefix)
 }
 
 /// `prefixBytes(byte[] queue, byte[] type)`.

@@ -19,11 +19,18 @@ public final class Codec {
      * @param ns three letters {@code A-Z}
      * @param snowflake 0 to 2^63 - 1
      * @return the id's text
-     * @throws EmqIdException {@code namespace} or {@code range}
+     * @throws EmqIdException {@code range}: a namespace that is not three letters, or a snowflake past 2^63 - 1
      */
     public static String encode(String ns, long snowflake) {
         byte[] text = encodeBytes(ns, snowflake);
         return Text.ofAscii(text, 0, text.length);
+    }
+
+    /** The id's bytes of a namespace key ({@link Packed#namespaceKey}) the core accepted before. */
+    static byte[] encodeBytes(int nsKey, long snowflake) {
+        byte[] text = new byte[Native.ID_LEN];
+        Native.encodePacked(Packed.namespaceOfKey(nsKey), snowflake, text);
+        return text;
     }
 
     static byte[] encodeBytes(String ns, long snowflake) {
@@ -47,7 +54,7 @@ public final class Codec {
     public static Id decode(CharSequence text) {
         long snowflake = decodePacked(text);
         if (snowflake >= 0) {
-            return new Id(Packed.namespaceOf(text), snowflake);
+            return new Id(Packed.namespaceKey(text), snowflake);
         }
         // Not packable, or refused: the bytes form answers, or throws the core's refusal.
         return decode(Text.utf8(text, "text"));
@@ -62,7 +69,7 @@ public final class Codec {
      */
     public static Id decode(byte[] text) {
         long snowflake = Native.decode(Objects.requireNonNull(text, "text"));
-        return new Id(Text.ofAscii(text, 0, Native.NS_LEN), snowflake);
+        return new Id(Packed.namespaceKey(text, 0), snowflake);
     }
 
     /**
@@ -98,7 +105,7 @@ public final class Codec {
      * @param ns three letters {@code A-Z}
      * @param snowflakes each 0 to 2^63 - 1
      * @return their texts, in order
-     * @throws EmqIdException {@code namespace}, or the first refused snowflake's {@code range} (naming its index)
+     * @throws EmqIdException {@code range}: the namespace, or the first refused snowflake (naming its index)
      */
     public static String[] encodeMany(String ns, long[] snowflakes) {
         byte[] packed = encodeManyPacked(ns, snowflakes);
@@ -116,7 +123,7 @@ public final class Codec {
      * @param ns three letters {@code A-Z}
      * @param snowflakes each 0 to 2^63 - 1
      * @return {@code snowflakes.length} × {@link Contract#ID_LEN} bytes
-     * @throws EmqIdException {@code namespace}, or the first refused snowflake's {@code range} (naming its index)
+     * @throws EmqIdException {@code range}: the namespace, or the first refused snowflake (naming its index)
      */
     public static byte[] encodeManyPacked(String ns, long[] snowflakes) {
         byte[] nsBytes = Text.utf8(ns, "ns");
@@ -166,7 +173,7 @@ public final class Codec {
         }
         Id[] ids = new Id[n];
         for (int i = 0; i < n; i++) {
-            ids[i] = new Id(Packed.namespaceOf(texts.get(i)), snowflakes[i]);
+            ids[i] = new Id(Packed.namespaceKey(packed, i * len), snowflakes[i]);
         }
         return ids;
     }

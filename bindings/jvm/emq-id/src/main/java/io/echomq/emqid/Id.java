@@ -15,12 +15,17 @@ import java.time.Instant;
  * }</pre>
  */
 public final class Id implements Comparable<Id> {
-    /** The namespace, three letters. */
-    private final String ns;
+    /**
+     * The namespace's three ASCII letters, the first in the high byte ({@link Packed#namespaceKey}):
+     * ordered as the text is, compared and hashed as a number, so reading an id makes no String.
+     */
+    private final int ns;
     /** The snowflake, 0 to 2^63 - 1. */
     private final long snowflake;
+    /** The namespace as text, made on first use (a race makes it twice, never wrong: a String is immutable). */
+    private String nsText;
 
-    Id(String ns, long snowflake) {
+    Id(int ns, long snowflake) {
         this.ns = ns;
         this.snowflake = snowflake;
     }
@@ -53,11 +58,11 @@ public final class Id implements Comparable<Id> {
      * @param ns three letters {@code A-Z}
      * @param snowflake 0 to 2^63 - 1
      * @return the id
-     * @throws EmqIdException {@code namespace} or {@code range}
+     * @throws EmqIdException {@code range}: a namespace that is not three letters, or a snowflake past 2^63 - 1
      */
     public static Id of(String ns, long snowflake) {
         Codec.encode(ns, snowflake);
-        return new Id(ns, snowflake);
+        return new Id(Packed.namespaceKey(ns), snowflake);
     }
 
     /**
@@ -109,7 +114,12 @@ public final class Id implements Comparable<Id> {
      * @return three letters
      */
     public String ns() {
-        return ns;
+        String text = nsText;
+        if (text == null) {
+            text = Packed.namespaceText(ns);
+            nsText = text;
+        }
+        return text;
     }
 
     /**
@@ -182,23 +192,24 @@ public final class Id implements Comparable<Id> {
      */
     @Override
     public String toString() {
-        return Codec.encode(ns, snowflake);
+        byte[] text = Codec.encodeBytes(ns, snowflake);
+        return Text.ofAscii(text, 0, text.length);
     }
 
     /** Ordered as the texts' bytes: by namespace, then by snowflake. */
     @Override
     public int compareTo(Id other) {
-        int byNs = ns.compareTo(other.ns);
-        return byNs != 0 ? Integer.signum(byNs) : Long.compare(snowflake, other.snowflake);
+        int byNs = Integer.compare(ns, other.ns);
+        return byNs != 0 ? byNs : Long.compare(snowflake, other.snowflake);
     }
 
     @Override
     public boolean equals(Object other) {
-        return other instanceof Id id && id.snowflake == snowflake && id.ns.equals(ns);
+        return other instanceof Id id && id.snowflake == snowflake && id.ns == ns;
     }
 
     @Override
     public int hashCode() {
-        return 31 * ns.hashCode() + Long.hashCode(snowflake);
+        return 31 * ns + Long.hashCode(snowflake);
     }
 }

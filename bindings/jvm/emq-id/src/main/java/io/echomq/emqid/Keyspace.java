@@ -127,7 +127,7 @@ public final class Keyspace {
      * The part of a key that is hashed: the first non-empty {@code {…}}, else the whole key.
      *
      * @param key the key's bytes
-     * @return those bytes
+     * @return those bytes: a copy of the tag, or {@code key} itself when the whole key is hashed
      */
     public static byte[] hashtag(byte[] key) {
         long span = Native.hashtagSpan(Objects.requireNonNull(key, "key"));
@@ -284,7 +284,7 @@ public final class Keyspace {
      * @param entry the entry id
      * @param ns three letters {@code A-Z}
      * @return the id's text
-     * @throws EmqIdException {@code namespace}, {@code charset} or {@code range}
+     * @throws EmqIdException {@code charset} or {@code range} (a namespace that is not three letters is {@code range})
      */
     public static String fromXaddId(String entry, String ns) {
         return Text.of(Native.fromXaddId(Text.utf8(entry, "entry"), Text.utf8(ns, "ns")));

@@ -99,6 +99,7 @@ public final class Lease {
      * @param replicas those wanted
      * @throws EmqIdException {@code node} for fewer (mint nothing on that acquire, do not record
      *     that renewal; the exception's counts say how many), {@code range} for a negative reply
+     *     or a count of replicas outside 0 to 2^32 - 1
      */
     public static void parseWait(long acknowledged, long replicas) {
         Native.parseWait(acknowledged, replicas);

@@ -20,7 +20,7 @@ public final class Mint {
      *
      * @param ns three letters {@code A-Z}
      * @return the id's text
-     * @throws EmqIdException {@code namespace}; {@code node} when another live process of this
+     * @throws EmqIdException {@code range} for a namespace that is not three letters; {@code node} when another live process of this
      *     host holds the node; {@code range} for a bad {@code EMQ_NODE}
      */
     public static String mint(String ns) {

@@ -38,7 +38,16 @@ final class NativeLibrary {
             Path copy = dir.resolve(FILE);
             try {
                 Files.copy(library, copy, StandardCopyOption.REPLACE_EXISTING);
-                System.load(copy.toAbsolutePath().toString());
+                try {
+                    System.load(copy.toAbsolutePath().toString());
+                } catch (UnsatisfiedLinkError refused) {
+                    // Most often a temporary directory mounted noexec: say where else to put it.
+                    UnsatisfiedLinkError error = new UnsatisfiedLinkError("emq-id could not load its native library for "
+                            + platform + " from " + copy + " (" + refused.getMessage() + "); if that directory does not"
+                            + " allow executables, point -Djava.io.tmpdir elsewhere, or load a copy with -Demqid.library=PATH");
+                    error.initCause(refused);
+                    throw error;
+                }
             } finally {
                 Files.deleteIfExists(copy);
                 Files.deleteIfExists(dir);

@@ -89,17 +89,34 @@ final class Packed {
         return packed;
     }
 
-    /** The namespace of an id's text the core accepted (its first three characters), shared when seen before. */
-    static String namespaceOf(CharSequence text) {
-        int packed = text.charAt(0) | text.charAt(1) << 8 | text.charAt(2) << 16;
-        int at = (packed ^ packed >>> 8 ^ packed >>> 16) & (NAMESPACES.length - 1);
+    /**
+     * The namespace of an id's text the core accepted, as its three ASCII letters in an int, the
+     * first in the high byte: ordered as the text is, compared and hashed as a number.
+     */
+    static int namespaceKey(CharSequence text) {
+        return text.charAt(0) << 16 | text.charAt(1) << 8 | text.charAt(2);
+    }
+
+    /** {@link #namespaceKey(CharSequence)} of an id's bytes at {@code offset}. */
+    static int namespaceKey(byte[] text, int offset) {
+        return (text[offset] & 0xFF) << 16 | (text[offset + 1] & 0xFF) << 8 | (text[offset + 2] & 0xFF);
+    }
+
+    /** A namespace key as {@link #namespace(String)} packs it for the core (the first letter lowest). */
+    static int namespaceOfKey(int key) {
+        return Integer.reverseBytes(key) >>> 8;
+    }
+
+    /** The text of a namespace key, shared with every id read before it of that namespace. */
+    static String namespaceText(int key) {
+        int at = (key ^ key >>> 8 ^ key >>> 16) & (NAMESPACES.length - 1);
         String seen = NAMESPACES[at];
         // A String is immutable (final fields): another thread's entry is safe to read, and a lost
         // write only costs the next reader a new String.
-        if (seen != null && namespace(seen) == packed) {
+        if (seen != null && namespaceKey(seen) == key) {
             return seen;
         }
-        String ns = text.subSequence(0, Native.NS_LEN).toString();
+        String ns = new String(new byte[] {(byte) (key >>> 16), (byte) (key >>> 8), (byte) key}, StandardCharsets.ISO_8859_1);
         NAMESPACES[at] = ns;
         return ns;
     }

@@ -104,7 +104,7 @@ public final class JedisLease {
      */
     public static LeaseHolder acquire(RedisClient client, int replicas, LeaseTerms terms) {
         Objects.requireNonNull(client, "client");
-        JedisWire wire = JedisWire.ofServer(() -> client.getPool().getResource());
+        JedisWire wire = JedisWire.ofServer(client.getPool());
         return LeaseHolder.acquire(wire, replicas, terms);
     }
 }

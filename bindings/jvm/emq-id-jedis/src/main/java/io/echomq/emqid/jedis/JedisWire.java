@@ -4,6 +4,7 @@ import io.echomq.emqid.Keyspace;
 import io.echomq.emqid.Lease;
 import io.echomq.emqid.holder.Wire;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,8 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.commands.ProtocolCommand;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.util.Pool;
 
 /**
  * A {@link Wire} over Jedis: each write on one {@link Connection} borrowed from the pool of its
@@ -45,12 +48,14 @@ final class JedisWire implements Wire {
 
     /** A cluster client, or {@code null} for a client of one server. */
     private final Cluster cluster;
-    /** A client of one server: a connection of its pool. */
-    private final Supplier<Connection> server;
+    /** A client of one server: its pool. */
+    private final Pool<Connection> server;
     /** The node a {@code MOVED} named, where the next write to the primary goes ({@code null}: the client's). */
     private Node movedTo;
+    /** The reserve's primary as the last write found it ({@code null}: ask the client's map). */
+    private Node primary;
 
-    private JedisWire(Cluster cluster, Supplier<Connection> server) {
+    private JedisWire(Cluster cluster, Pool<Connection> server) {
         this.cluster = cluster;
         this.server = server;
     }
@@ -75,13 +80,13 @@ final class JedisWire implements Wire {
         }, null);
     }
 
-    static JedisWire ofServer(Supplier<Connection> server) {
+    static JedisWire ofServer(Pool<Connection> server) {
         return new JedisWire(null, server);
     }
 
     @Override
     public Sent send(Optional<Node> to, List<List<String>> commands, long withinMs) {
-        Connection connection = to.isPresent() ? borrow(to.get()) : primary();
+        Connection connection = to.isPresent() ? borrow(to.get(), withinMs) : primary(withinMs);
         boolean complete = false;
         try {
             HostAndPort address = connection.getHostAndPort();
@@ -111,6 +116,7 @@ final class JedisWire implements Wire {
     @Override
     public void reroute(int slot, Optional<Node> to) {
         movedTo = to.orElse(null);
+        primary = null;
         refresh();
     }
 
@@ -137,17 +143,29 @@ final class JedisWire implements Wire {
         }
     }
 
-    /** A connection to the reserve's primary: the node a MOVED named, else the client's. */
-    private Connection primary() {
+    /**
+     * A connection to the reserve's primary: the node a MOVED named, else the one the last write
+     * found, else the client's for the slot (the one wait Jedis bounds by its own pool settings,
+     * taken only until a write has found the primary).
+     */
+    private Connection primary(long withinMs) {
         if (cluster == null) {
-            return server.get();
+            return bounded(server, withinMs);
         }
         Node moved = movedTo;
         movedTo = null;
         if (moved != null) {
-            return borrow(moved);
+            primary = moved;
         }
-        return cluster.bySlot(SLOT);
+        if (primary != null) {
+            return borrow(primary, withinMs);
+        }
+        Connection connection = cluster.bySlot(SLOT);
+        HostAndPort address = connection.getHostAndPort();
+        if (address != null) {
+            primary = new Node(address.getHost(), address.getPort());
+        }
+        return connection;
     }
 
     /**
@@ -155,19 +173,40 @@ final class JedisWire implements Wire {
      * the wire's own, closed after the write (a node an ASK names that the map does not have
      * yet, or any node behind a client of one server).
      */
-    private Connection borrow(Node node) {
+    private Connection borrow(Node node, long withinMs) {
         if (cluster != null) {
             ConnectionPool pool = cluster.nodes().get(node.toString());
             if (pool == null && node.host().contains(":")) {
                 pool = cluster.nodes().get("[" + node.host() + "]:" + node.port());
             }
             if (pool != null) {
-                return pool.getResource();
+                return bounded(pool, withinMs);
             }
         }
         // Without the client's configuration (it keeps it private): a plain connection, bounded.
         DefaultJedisClientConfig config = DefaultJedisClientConfig.builder().connectionTimeoutMillis(2_000).build();
         return new Connection(new HostAndPort(node.host(), node.port()), config);
+    }
+
+    /**
+     * A connection of {@code pool} within {@code withinMs}, handed back to it when closed. Jedis
+     * leaves its pools' wait unbounded (commons-pool's default), so a program that holds every
+     * connection of a node would otherwise park the renewer, and the fence would close on a
+     * lease nobody can renew or release.
+     */
+    static Connection bounded(Pool<Connection> pool, long withinMs) {
+        if (!(pool instanceof ConnectionPool connections)) {
+            return pool.getResource();
+        }
+        try {
+            Connection connection = connections.borrowObject(Duration.ofMillis(Math.max(1, withinMs)));
+            connection.setHandlingPool(connections);
+            return connection;
+        } catch (RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new JedisException("no connection of the pool within " + withinMs + " ms", e);
+        }
     }
 
     /** A command's name, as Jedis sends it. */

@@ -1,153 +1,43 @@
 package io.echomq.emqid.jedis;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-
-import io.echomq.emqid.EmqIdException;
-import io.echomq.emqid.Gate;
-import io.echomq.emqid.Keyspace;
-import io.echomq.emqid.Lease;
-import io.echomq.emqid.LeaseTerms;
-import io.echomq.emqid.Snowflake;
-import io.echomq.emqid.holder.Held;
-import io.echomq.emqid.holder.HolderStats;
-import io.echomq.emqid.holder.LeaseHolder;
+import io.echomq.emqid.testing.LiveLeases;
+import io.echomq.emqid.testing.LiveLeases.Client;
 import io.echomq.emqid.testing.Valkey;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Set;
-import org.junit.jupiter.api.Test;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
 
 /**
- * The Jedis holder against live valkey-servers: a lease on a cluster with a replica (each write
- * acknowledged by WAIT) taken, minted on and renewed over several TTLs, then released; an acquire
- * no replica acknowledged refused and handed back; the reserve's slot migrated under a held lease
- * (ASK followed with ASKING, then MOVED rerouted) without a lost lease; a lease on a one-node
- * cluster that names no host of its own kept on one node.
+ * The Jedis holder against live valkey-servers, in the scenarios every holder passes
+ * ({@link LiveLeases}, which says what each one proves): this test only makes Jedis' clients.
  */
 class JedisLeaseLiveTest {
-    /** Renewed every 300 ms, fenced 150 ms before the TTL. */
-    private static final LeaseTerms TERMS = LeaseTerms.of(900, 150);
-
     @TempDir
     Path dir;
 
-    /** Mints for {@code ms} (as fast as a renewal allows), each id on the node held, no lease lost. */
-    private static void mintsFor(LeaseHolder lease, long ms, String when) throws InterruptedException {
-        Held held = lease.held().orElseThrow(() -> new AssertionError(when + ": no lease held"));
-        long end = System.nanoTime() + ms * 1_000_000;
-        long last = 0;
-        while (System.nanoTime() < end) {
-            long snowflake;
-            try {
-                snowflake = lease.next();
-            } catch (EmqIdException refused) {
-                throw new AssertionError(when + ": " + refused.getMessage() + " " + lease.stats(), refused);
-            }
-            assertEquals(held.node(), Snowflake.node(snowflake));
-            assertTrue(Long.compareUnsigned(snowflake, last) > 0, "ids increase");
-            last = snowflake;
-            Thread.sleep(5);
-        }
-        HolderStats stats = lease.stats();
-        assertEquals(1, stats.taken(), when + ": " + stats);
-        assertEquals(0, stats.lost(), when + ": " + stats);
+    /**
+     * A cluster client seeded with {@code seed}. Jedis loads its slot map when the client is made,
+     * before the acquire's time starts; its map names a node that names no host by the address the
+     * client was given.
+     */
+    private static Client cluster(Valkey seed) {
+        RedisClusterClient client = RedisClusterClient.create(new HostAndPort("127.0.0.1", seed.port));
+        return new Client((replicas, terms) -> JedisLease.acquire(client, replicas, terms), client::close);
     }
 
-    /** The reserve's fields. */
-    @SuppressWarnings("unchecked")
-    private static List<Object> fields(Valkey server) throws Exception {
-        return (List<Object>) server.ok("HKEYS", Lease.KEY);
+    /** A client of one server. */
+    private static Client server(Valkey server) {
+        RedisClient client = RedisClient.create("127.0.0.1", server.port);
+        return new Client((replicas, terms) -> JedisLease.acquire(client, replicas, terms), client::close);
     }
 
-    @Test
-    void aLeaseOnAClusterWithAReplicaIsTakenMintedRenewedAndReleased() throws Exception {
-        List<Valkey> cluster = Valkey.cluster(dir, 1);
-        Valkey primary = cluster.get(0);
-        try (RedisClusterClient client = RedisClusterClient.create(new HostAndPort("127.0.0.1", primary.port))) {
-            LeaseHolder lease = JedisLease.acquire(client, 1, TERMS);
-            int node = lease.held().orElseThrow().node();
-            assertTrue(lease.mint("JOB").startsWith("JOB"));
-            mintsFor(lease, 4 * TERMS.ttlMs(), "renewed over four TTLs");
-            assertTrue(fields(primary).contains(node + ":token"));
-            assertTrue(lease.release());
-            List<Object> after = fields(primary);
-            assertFalse(after.contains(node + ":token"), "handed back: " + after);
-            assertTrue(after.contains(node + ":mark"), "its mark kept: " + after);
-            assertEquals(Gate.NODE, assertThrows(EmqIdException.class, lease::next).gate());
-        } finally {
-            cluster.forEach(Valkey::close);
-        }
-    }
-
-    @Test
-    void anAcquireNoReplicaAcknowledgedIsRefusedByWaitAndHandedBack() throws Exception {
-        try (Valkey server = Valkey.start(dir); RedisClient client = RedisClient.create("127.0.0.1", server.port)) {
-            EmqIdException refusal = assertThrows(EmqIdException.class, () -> JedisLease.acquire(client, 1, TERMS));
-            assertEquals(Gate.NODE, refusal.gate());
-            assertEquals(0, refusal.acknowledged().orElseThrow());
-            assertEquals(1, refusal.replicas().orElseThrow());
-            assertTrue(fields(server).stream().noneMatch(f -> f.toString().endsWith(":token")), "released");
-            // Without replicas asked for, the same server leases.
-            try (LeaseHolder lease = JedisLease.acquire(client, 0, TERMS)) {
-                mintsFor(lease, 300, "a standalone server");
-            }
-        }
-    }
-
-    @Test
-    void aLeaseFollowsItsSlotsMigration() throws Exception {
-        try (Valkey source = Valkey.start(dir, "--cluster-enabled", "yes");
-                Valkey target = Valkey.start(dir, "--cluster-enabled", "yes")) {
-            source.ok("CLUSTER", "ADDSLOTSRANGE", "0", "16383");
-            source.ok("CLUSTER", "MEET", "127.0.0.1", Integer.toString(target.port));
-            Valkey.await(10_000, "a cluster of two", () -> source.ok("CLUSTER", "INFO").toString().contains("cluster_state:ok")
-                    && target.ok("CLUSTER", "INFO").toString().contains("cluster_known_nodes:2")
-                    && target.ok("CLUSTER", "INFO").toString().contains("cluster_state:ok"));
-            String sourceId = (String) source.ok("CLUSTER", "MYID");
-            String targetId = (String) target.ok("CLUSTER", "MYID");
-            String slot = Integer.toString(Keyspace.slot(Lease.KEY));
-            try (RedisClusterClient client = RedisClusterClient.create(Set.of(new HostAndPort("127.0.0.1", source.port)))) {
-                LeaseHolder lease = JedisLease.acquire(client, 0, TERMS);
-                mintsFor(lease, 300, "before the migration");
-
-                // The key leaves the source: the source answers ASK for it, and each renewal is
-                // followed to the target (ASKING, the script, on one connection).
-                target.ok("CLUSTER", "SETSLOT", slot, "IMPORTING", sourceId);
-                source.ok("CLUSTER", "SETSLOT", slot, "MIGRATING", targetId);
-                source.ok("MIGRATE", "127.0.0.1", Integer.toString(target.port), "", "0", "5000", "KEYS", Lease.KEY);
-                mintsFor(lease, 2 * TERMS.ttlMs(), "the key on the importing node");
-                Object asked = source.call("HLEN", Lease.KEY);
-                assertTrue(asked.toString().startsWith("-ASK "), "the source on the key: " + asked);
-
-                // The slot is the target's: the source answers MOVED, and the client's map is refreshed.
-                target.ok("CLUSTER", "SETSLOT", slot, "NODE", targetId);
-                source.ok("CLUSTER", "SETSLOT", slot, "NODE", targetId);
-                mintsFor(lease, 2 * TERMS.ttlMs(), "the slot on the target");
-                assertTrue(lease.release());
-                assertTrue(fields(target).stream().noneMatch(f -> f.toString().endsWith(":token")), "released on the target");
-            }
-        }
-    }
-
-    @Test
-    void aLeaseOnAOneNodeClusterWithoutItsHostIsKeptOnOneNode() throws Exception {
-        // Jedis loads its slot map when the client is made, before the acquire's time starts; its
-        // map names the node that names no host by the address the client was given.
-        try (Valkey node = Valkey.oneNodeWithoutItsHost(dir);
-                RedisClusterClient client = RedisClusterClient.create(Set.of(new HostAndPort("127.0.0.1", node.port)))) {
-            LeaseHolder lease = JedisLease.acquire(client, 0, TERMS);
-            mintsFor(lease, 3 * TERMS.ttlMs(), "on the one node");
-            int held = lease.held().orElseThrow().node();
-            assertTrue(lease.release());
-            assertTrue(fields(node).contains(held + ":mark"), "released on the node");
-            assertTrue(fields(node).stream().noneMatch(f -> f.toString().endsWith(":token")), "one lease, handed back");
-        }
+    @TestFactory
+    Stream<DynamicTest> scenarios() {
+        return LiveLeases.scenarios(dir, JedisLeaseLiveTest::cluster, JedisLeaseLiveTest::server);
     }
 }

@@ -14,6 +14,7 @@ import io.echomq.emqid.Outcome;
 import io.echomq.emqid.Redirect;
 import io.echomq.emqid.Step;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -102,7 +103,10 @@ public final class LeaseHolder implements AutoCloseable {
      */
     public static LeaseHolder acquire(Wire wire, int replicas, LeaseTerms terms) {
         Objects.requireNonNull(wire, "wire");
-        Objects.requireNonNull(terms, "terms");
+        if (terms == null) {
+            wire.close();
+            throw new NullPointerException("terms");
+        }
         if (replicas < 0) {
             wire.close();
             throw refused(Gate.RANGE, "replicas must be 0 or more, not " + replicas);
@@ -169,7 +173,7 @@ public final class LeaseHolder implements AutoCloseable {
      *
      * @param ns the namespace (three characters)
      * @return the id's 14 characters
-     * @throws EmqIdException the namespace's gate, or {@code node} as {@link #nextMinted()}
+     * @throws EmqIdException {@code range} for a namespace that is not three letters, or {@code node} as {@link #nextMinted()}
      */
     public String mint(String ns) {
         Codec.encode(ns, 0);
@@ -197,11 +201,15 @@ public final class LeaseHolder implements AutoCloseable {
         stop.countDown();
         Thread thread = renewer;
         if (thread != null && thread != Thread.currentThread()) {
-            // A write in flight ends within withinMs; the keeper is this thread's afterwards.
+            // A write in flight ends within its bound (the wait and a second); the keeper is
+            // this thread's afterwards. A renewer stuck past that in its client is left behind
+            // (a daemon): the release goes ahead, and its late write can only fail, as the
+            // release takes the lease away from its token.
             boolean interrupted = false;
-            while (thread.isAlive()) {
+            long deadline = System.nanoTime() + Duration.ofMillis(2 * withinMs).toNanos();
+            while (thread.isAlive() && System.nanoTime() < deadline) {
                 try {
-                    thread.join();
+                    thread.join(Math.max(1, Duration.ofNanos(deadline - System.nanoTime()).toMillis()));
                 } catch (InterruptedException e) {
                     interrupted = true;
                 }

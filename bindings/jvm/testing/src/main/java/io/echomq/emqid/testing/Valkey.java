@@ -24,8 +24,11 @@ import java.util.concurrent.TimeUnit;
  * emq-id-testing: never installed, never shipped).
  */
 public final class Valkey implements AutoCloseable {
-    /** The last hash slot, as the core counts them: every slot is one node's in these clusters. */
-    private static final String LAST_SLOT = Integer.toString(Contract.SLOTS - 1);
+    /**
+     * The last hash slot, as the core counts them: every slot is one node's in these clusters
+     * (and in {@link LiveLeases}' migration, before its slot moves).
+     */
+    static final String LAST_SLOT = Integer.toString(Contract.SLOTS - 1);
 
     /** The server's loopback port. */
     public final int port;
