@@ -90,11 +90,9 @@ pub fn answer_raw<T: Default>(env: RawEnv, result: emq_id::Result<T>) -> T {
 /// passes arrays it made); `None` when the JVM could not pin a long array (an
 /// `OutOfMemoryError` is then pending).
 pub fn with_bytes<R>(env: RawEnv, array: jbyteArray, body: impl FnOnce(&[u8]) -> R) -> Option<R> {
-    // SAFETY: `env` is the calling thread's JNIEnv and `array` a live local
-    // reference to a byte[] the caller passed; GetArrayLength and
-    // GetByteArrayRegion read within its bounds; between Get- and
-    // ReleasePrimitiveArrayCritical no JNI function is called (`body` is the
-    // core's pure code) and the release runs even if `body` panics.
+    // Reads stay within the array's own length; while it is pinned no JNI function is called
+    // (`body` is the core's pure code), and the release runs even if `body` panics.
+    // SAFETY: `env` is the calling thread's JNIEnv and `array` a live byte[] the caller passed.
     unsafe {
         let table = &**env;
         let len = (table.v1_1.GetArrayLength)(env, array) as usize;
@@ -134,11 +132,10 @@ pub fn with_pinned<A: Copy, B: Copy, R>(
     output: jarray,
     body: impl FnOnce(&[A], &mut [B]) -> R,
 ) -> Option<R> {
-    // SAFETY: as in `with_bytes`: live arrays the caller passed, each viewed
-    // with its own length in elements of the Java type the caller named;
-    // nested critical sections (which JNI allows) with no JNI call inside,
-    // released in reverse order even if `body` panics; the output is copied
-    // back (mode 0), the input is not (JNI_ABORT).
+    // Each array is viewed with its own length in elements of the Java type the caller named;
+    // the critical sections nest (JNI allows it) with no JNI call inside, and are released in
+    // reverse order even if `body` panics: the output copied back (mode 0), the input not.
+    // SAFETY: `env` is the calling thread's JNIEnv; `input` and `output` live arrays the caller passed.
     unsafe {
         let table = &**env;
         let in_len = (table.v1_1.GetArrayLength)(env, input) as usize;
