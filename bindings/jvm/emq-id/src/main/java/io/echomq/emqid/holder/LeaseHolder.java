@@ -250,14 +250,14 @@ public final class LeaseHolder implements AutoCloseable {
     private long start() {
         while (true) {
             Turn turn = step();
-            if (turn.refusal != null) {
-                throw turn.refusal;
+            if (turn.refusal() != null) {
+                throw turn.refusal();
             }
             if (held != null) {
-                return turn.afterMs;
+                return turn.afterMs();
             }
             try {
-                Thread.sleep(turn.afterMs);
+                Thread.sleep(turn.afterMs());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 // A pending lease is left to its TTL: nothing was minted on it.
@@ -278,7 +278,7 @@ public final class LeaseHolder implements AutoCloseable {
                 return;
             }
             try {
-                wait = step().afterMs; // no refusal once started: the core never gives up then
+                wait = step().afterMs(); // no refusal once started: the core never gives up then
             } catch (RuntimeException e) {
                 wait = terms.retryMs();
             }
@@ -306,8 +306,8 @@ public final class LeaseHolder implements AutoCloseable {
             prepared = e;
         }
         Settled settled = exchange(write, prepared);
-        Came came = settled.came;
-        switch (settled.step.action()) {
+        Came came = settled.came();
+        switch (settled.step().action()) {
             case PUBLISH:
                 publish(write);
                 break;
@@ -330,7 +330,7 @@ public final class LeaseHolder implements AutoCloseable {
                 }
                 break;
         }
-        return new Turn(settled.step.afterMs(), null);
+        return new Turn(settled.step().afterMs(), null);
     }
 
     /**
@@ -624,18 +624,18 @@ public final class LeaseHolder implements AutoCloseable {
             // Without WAIT: a release lost in a failover leaves the mark higher, which is safe.
             Write write = new Write(Lease.RELEASE, args, 0, lease);
             Settled settled = exchange(write, null);
-            switch (settled.step.action()) {
+            switch (settled.step().action()) {
                 case RELEASED:
-                    return wasHeld && settled.came.outcome == Outcome.COUNTED;
+                    return wasHeld && settled.came().outcome == Outcome.COUNTED;
                 case GIVE_UP:
-                    throw settled.came.failure("release");
+                    throw settled.came().failure("release");
                 default:
                     break;
             }
             // Sent again (where the reserve went, or once the server runs it) after the keeper's
             // wait: the release's own, not ended by the renewer's stop.
             try {
-                Thread.sleep(settled.step.afterMs());
+                Thread.sleep(settled.step().afterMs());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new LeaseWireException("release: interrupted", e);
@@ -724,27 +724,21 @@ public final class LeaseHolder implements AutoCloseable {
         }
     }
 
-    /** The core's step and what the write came to. */
-    private static final class Settled {
-        final Step step;
-        final Came came;
+    /**
+     * The core's step and what the write came to.
+     *
+     * @param step the core's decision
+     * @param came what the write came to
+     */
+    private record Settled(Step step, Came came) {}
 
-        Settled(Step step, Came came) {
-            this.step = step;
-            this.came = came;
-        }
-    }
-
-    /** When the next write is due, or why the first acquire gave up. */
-    private static final class Turn {
-        final long afterMs;
-        final RuntimeException refusal;
-
-        Turn(long afterMs, RuntimeException refusal) {
-            this.afterMs = afterMs;
-            this.refusal = refusal;
-        }
-    }
+    /**
+     * When the next write is due, or why the first acquire gave up.
+     *
+     * @param afterMs ms until the next write
+     * @param refusal the first acquire's refusal, or {@code null}
+     */
+    private record Turn(long afterMs, RuntimeException refusal) {}
 
     /** Leases taken and lost, and the time without one, read by any thread. */
     private static final class Stats {
