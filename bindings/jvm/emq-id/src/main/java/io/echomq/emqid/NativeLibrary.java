@@ -28,12 +28,7 @@ final class NativeLibrary {
             return;
         }
         String platform = platform();
-        try (InputStream library = NativeLibrary.class.getResourceAsStream("native/" + platform + "/" + FILE)) {
-            if (library == null) {
-                throw new UnsatisfiedLinkError("emq-id has no native library for this platform, " + platform
-                        + " (os.name " + System.getProperty("os.name") + ", os.arch " + System.getProperty("os.arch")
-                        + "); this jar carries: " + carried());
-            }
+        try (InputStream library = open(platform)) {
             Path dir = Files.createTempDirectory("emq-id-");
             Path copy = dir.resolve(FILE);
             try {
@@ -58,6 +53,17 @@ final class NativeLibrary {
             error.initCause(e);
             throw error;
         }
+    }
+
+    /** The jar's library for {@code platform}, or {@link UnsatisfiedLinkError} naming it and the ones the jar carries. */
+    static InputStream open(String platform) {
+        InputStream library = NativeLibrary.class.getResourceAsStream("native/" + platform + "/" + FILE);
+        if (library == null) {
+            throw new UnsatisfiedLinkError("emq-id has no native library for this platform, " + platform
+                    + " (os.name " + System.getProperty("os.name") + ", os.arch " + System.getProperty("os.arch")
+                    + "); this jar carries: " + carried());
+        }
+        return library;
     }
 
     /** This JVM's platform as the jar names it: {@code linux-<arch>-<libc>}. */
