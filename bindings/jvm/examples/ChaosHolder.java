@@ -52,11 +52,20 @@ public final class ChaosHolder {
     private ChaosHolder() {}
 
     /** A client of the fleet's Valkey, and how to close it. */
-    private interface Client extends AutoCloseable {
-        LeaseHolder acquire(int replicas, LeaseTerms terms);
+    private record Client(Acquire take, Runnable shut) implements AutoCloseable {
+        LeaseHolder acquire(int replicas, LeaseTerms terms) {
+            return take.acquire(replicas, terms);
+        }
 
         @Override
-        void close();
+        public void close() {
+            shut.run();
+        }
+    }
+
+    /** How one client takes a lease. */
+    private interface Acquire {
+        LeaseHolder acquire(int replicas, LeaseTerms terms);
     }
 
     /**
@@ -195,30 +204,10 @@ public final class ChaosHolder {
                 .socketTimeoutMillis(READ_MS).connectionTimeoutMillis(CONNECT_MS).build();
         if (cluster[0]) {
             RedisClusterClient valkey = RedisClusterClient.builder().nodes(new HashSet<>(seeds)).clientConfig(config).build();
-            return new Client() {
-                @Override
-                public LeaseHolder acquire(int replicas, LeaseTerms terms) {
-                    return JedisLease.acquire(valkey, replicas, terms);
-                }
-
-                @Override
-                public void close() {
-                    valkey.close();
-                }
-            };
+            return new Client((replicas, terms) -> JedisLease.acquire(valkey, replicas, terms), valkey::close);
         }
         RedisClient valkey = RedisClient.builder().hostAndPort(seed).clientConfig(config).build();
-        return new Client() {
-            @Override
-            public LeaseHolder acquire(int replicas, LeaseTerms terms) {
-                return JedisLease.acquire(valkey, replicas, terms);
-            }
-
-            @Override
-            public void close() {
-                valkey.close();
-            }
-        };
+        return new Client((replicas, terms) -> JedisLease.acquire(valkey, replicas, terms), valkey::close);
     }
 
     private static Client lettuce(List<HostAndPort> seeds) {
@@ -231,31 +220,13 @@ public final class ChaosHolder {
         }
         if (cluster[0]) {
             io.lettuce.core.cluster.RedisClusterClient valkey = io.lettuce.core.cluster.RedisClusterClient.create(uris);
-            return new Client() {
-                @Override
-                public LeaseHolder acquire(int replicas, LeaseTerms terms) {
-                    return LettuceLease.acquire(valkey, replicas, terms);
-                }
-
-                @Override
-                public void close() {
-                    valkey.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-                }
-            };
+            return new Client((replicas, terms) -> LettuceLease.acquire(valkey, replicas, terms),
+                    () -> valkey.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
         }
         io.lettuce.core.RedisClient valkey = io.lettuce.core.RedisClient.create();
         RedisURI server = RedisURI.builder().withHost(seed.getHost()).withPort(seed.getPort())
                 .withTimeout(Duration.ofMillis(READ_MS)).build();
-        return new Client() {
-            @Override
-            public LeaseHolder acquire(int replicas, LeaseTerms terms) {
-                return LettuceLease.acquire(valkey, server, replicas, terms);
-            }
-
-            @Override
-            public void close() {
-                valkey.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-            }
-        };
+        return new Client((replicas, terms) -> LettuceLease.acquire(valkey, server, replicas, terms),
+                    () -> valkey.shutdown(Duration.ZERO, Duration.ofSeconds(2)));
     }
 }
